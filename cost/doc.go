@@ -1,0 +1,25 @@
+// Package cost measures what a tool listing costs in a model's prompt: bytes and tokens, per tool
+// and in total, in the form a host renders the tools, with the tokenizer of the model it ships with.
+//
+// Tokenizers: o200k_base and cl100k_base through github.com/tiktoken-go/tokenizer, whose
+// vocabularies are embedded in the binary (nothing is downloaded at run time). A Hugging Face
+// tokenizer.json is recognised but refused with an explanation: no maintained pure-Go library
+// counts byte-level BPE files such as Qwen3's correctly (see OpenTokenizer).
+//
+// Renderings (see Renderings for each one's source):
+//
+//   - wire: the tools/list result as the server sends it (bytes as written);
+//   - compact: the tools array as compact JSON, what the reference checker's INFO line counts;
+//   - seed-host: one JSON line per tool, as the seed book's host (Qwen3's chat template) shows it;
+//   - openai: OpenAI function tools, estimated with the OpenAI cookbook's published constants;
+//   - harmony: the TypeScript-like "namespace functions" block of the harmony format (gpt-oss);
+//   - anthropic: Anthropic's tool format, plus the tool-use system prompt Anthropic adds per model.
+//
+// Counts are per tool: each tool's text is tokenized on its own and the listing's total is the
+// sum of its tools and the rendering's fixed overhead. A host tokenizes the whole prompt at once,
+// where a token can span the boundary between two tools, so its count may differ from the total
+// by a few tokens; per-tool counting is what lets an edit re-count only the edited tool.
+//
+// A Counter caches each tool's cost by its content hash (listing.HashOf) and is safe for
+// concurrent use, so one Counter can serve every open workspace of a server.
+package cost

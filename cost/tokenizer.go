@@ -1,0 +1,170 @@
+package cost
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// Tokenizer counts the tokens of a text. Implementations are safe for concurrent use.
+type Tokenizer interface {
+	// Name is the encoding's name, such as "o200k_base".
+	Name() string
+	// Count returns the number of tokens in s, treating special-token text as ordinary text.
+	Count(s string) int
+}
+
+// Encodings are the tokenizers built in, by name.
+var Encodings = []string{"o200k_base", "cl100k_base"}
+
+type tiktoken struct {
+	name  string
+	codec tokenizer.Codec
+}
+
+func (t *tiktoken) Name() string { return t.name }
+
+func (t *tiktoken) Count(s string) int {
+	// The codec's default error mode never fails: it tokenizes invalid UTF-8 bytes as they are.
+	n, err := t.codec.Count(s)
+	if err != nil {
+		ids, _, _ := t.codec.Encode(s)
+		return len(ids)
+	}
+	return n
+}
+
+// Loading a vocabulary builds large maps; do it once per encoding per process.
+var (
+	codecMu sync.Mutex
+	codecs  = map[string]*tiktoken{}
+)
+
+// ErrUnknownTokenizer is a tokenizer name that is neither a built-in encoding nor a file.
+var ErrUnknownTokenizer = errors.New("unknown tokenizer")
+
+// ErrHuggingFaceUnsupported is a Hugging Face tokenizer.json that this build cannot count with.
+var ErrHuggingFaceUnsupported = errors.New("Hugging Face tokenizer.json files are not supported")
+
+// NewTokenizer returns a built-in encoding by name: "o200k_base" or "cl100k_base".
+func NewTokenizer(name string) (Tokenizer, error) {
+	var enc tokenizer.Encoding
+	switch name {
+	case "o200k_base":
+		enc = tokenizer.O200kBase
+	case "cl100k_base":
+		enc = tokenizer.Cl100kBase
+	default:
+		return nil, fmt.Errorf("%w %q: use one of %s, or the path of a tokenizer.json", ErrUnknownTokenizer, name, strings.Join(Encodings, ", "))
+	}
+	codecMu.Lock()
+	defer codecMu.Unlock()
+	if t, ok := codecs[name]; ok {
+		return t, nil
+	}
+	c, err := tokenizer.Get(enc)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", name, err)
+	}
+	t := &tiktoken{name: name, codec: c}
+	codecs[name] = t
+	return t, nil
+}
+
+// OpenTokenizer returns the built-in encoding named spec, or reads spec as the path of a Hugging
+// Face tokenizer.json. A readable tokenizer.json is described and then refused with
+// ErrHuggingFaceUnsupported: the pure-Go libraries available either do not load byte-level BPE
+// files whose pre-tokenizer needs look-ahead (github.com/sugarme/tokenizer v0.3.0 panics on
+// Qwen3's) or are not published as modules, and a wrong count is worse than none.
+func OpenTokenizer(spec string) (Tokenizer, error) {
+	for _, e := range Encodings {
+		if spec == e {
+			return NewTokenizer(spec)
+		}
+	}
+	if !strings.ContainsAny(spec, `/\`) && !strings.HasSuffix(spec, ".json") {
+		return NewTokenizer(spec)
+	}
+	b, err := os.ReadFile(spec)
+	if err != nil {
+		return nil, fmt.Errorf("reading tokenizer file: %w", err)
+	}
+	info, err := InspectHuggingFace(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec, err)
+	}
+	return nil, fmt.Errorf("%s (%s): %w: no maintained pure-Go library counts them correctly, so no count is given rather than a wrong one; use --tokenizer o200k_base or cl100k_base",
+		spec, info, ErrHuggingFaceUnsupported)
+}
+
+// HuggingFaceInfo describes a tokenizer.json: its model type and pre-tokenizer, and its vocabulary size.
+type HuggingFaceInfo struct {
+	Model        string
+	PreTokenizer string
+	Vocab        int
+	Merges       int
+}
+
+func (h HuggingFaceInfo) String() string {
+	return fmt.Sprintf("model %s, pre-tokenizer %s, %d vocabulary entries, %d merges", h.Model, h.PreTokenizer, h.Vocab, h.Merges)
+}
+
+// InspectHuggingFace reads the outline of a Hugging Face tokenizer.json and says what is wrong
+// with it if it is not one.
+func InspectHuggingFace(b []byte) (HuggingFaceInfo, error) {
+	var doc struct {
+		Model *struct {
+			Type   string          `json:"type"`
+			Vocab  json.RawMessage `json:"vocab"`
+			Merges json.RawMessage `json:"merges"`
+		} `json:"model"`
+		PreTokenizer *struct {
+			Type          string `json:"type"`
+			PreTokenizers []struct {
+				Type string `json:"type"`
+			} `json:"pretokenizers"`
+		} `json:"pre_tokenizer"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return HuggingFaceInfo{}, fmt.Errorf("not a tokenizer.json: %w", err)
+	}
+	if doc.Model == nil || doc.Model.Type == "" {
+		return HuggingFaceInfo{}, errors.New(`not a tokenizer.json: it has no "model" object with a "type"`)
+	}
+	info := HuggingFaceInfo{Model: doc.Model.Type, PreTokenizer: "none"}
+	if len(doc.Model.Vocab) > 0 {
+		var vocab map[string]json.RawMessage
+		if err := json.Unmarshal(doc.Model.Vocab, &vocab); err != nil {
+			var list []json.RawMessage // Unigram models list [piece, score] pairs
+			if err2 := json.Unmarshal(doc.Model.Vocab, &list); err2 != nil {
+				return HuggingFaceInfo{}, fmt.Errorf(`not a tokenizer.json: "model.vocab" is neither an object nor a list: %w`, err)
+			}
+			info.Vocab = len(list)
+		} else {
+			info.Vocab = len(vocab)
+		}
+	}
+	if len(doc.Model.Merges) > 0 {
+		var merges []json.RawMessage
+		if err := json.Unmarshal(doc.Model.Merges, &merges); err != nil {
+			return HuggingFaceInfo{}, fmt.Errorf(`not a tokenizer.json: "model.merges" is not a list: %w`, err)
+		}
+		info.Merges = len(merges)
+	}
+	if p := doc.PreTokenizer; p != nil {
+		info.PreTokenizer = p.Type
+		if len(p.PreTokenizers) > 0 {
+			parts := make([]string, len(p.PreTokenizers))
+			for i, s := range p.PreTokenizers {
+				parts[i] = s.Type
+			}
+			info.PreTokenizer += "[" + strings.Join(parts, ", ") + "]"
+		}
+	}
+	return info, nil
+}

@@ -1,0 +1,442 @@
+// Package reference is a faithful port of the lint half of the reference checker,
+// shared/reference/tool_design_check.py: the same checks in the same order, worded the same way,
+// so that `workbench check --rules reference` prints the reference's bytes. The ranking half is
+// in package selection; the check command puts the two together.
+package reference
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/words"
+)
+
+// Levels of a line.
+const (
+	Pass = "PASS"
+	Warn = "WARN"
+	Fail = "FAIL"
+	Info = "INFO"
+)
+
+// The reference's thresholds.
+const (
+	Duplicate = 0.5 // Jaccard overlap of two descriptions that is reported as a near-duplicate
+	Short     = 8   // fewer words cannot say both what a tool does and when to use it
+)
+
+// Line is one line of the reference's report.
+type Line struct {
+	Level  string `json:"level"`
+	Check  string `json:"check"`         // as printed: "name-spec", "description:get_data"
+	Rule   string `json:"rule"`          // the check without its tool: "description"
+	Tool   int    `json:"tool"`          // index of the tool the line is about, or -1
+	Detail string `json:"detail"`        // the text after the colon
+	Ptr    string `json:"ptr,omitempty"` // JSON pointer of what the line is about
+}
+
+// String formats the line exactly as the reference prints it.
+func (l Line) String() string {
+	if l.Level == Info {
+		return "INFO " + l.Detail
+	}
+	return l.Level + " " + l.Check + ": " + l.Detail
+}
+
+func line(ok bool, level, rule string, tool int, name, detail, ptr string) Line {
+	check := rule
+	if tool >= 0 {
+		check = rule + ":" + name
+	}
+	if ok {
+		level = Pass
+	}
+	return Line{Level: level, Check: check, Rule: rule, Tool: tool, Detail: detail, Ptr: ptr}
+}
+
+// Lint runs the reference's lint checks on l. Call Validate first: on input where the reference
+// crashes, Lint's output is undefined.
+func Lint(l *listing.Listing) []Line {
+	tools := l.Tools
+	names := l.Names()
+	out := make([]Line, 0, 8+6*len(tools))
+	size := len(listing.PythonJSON(listing.NewArray(tools...), true))
+	out = append(out, Line{Level: Info, Tool: -1,
+		Detail: fmt.Sprintf("%d tools, %d bytes as compact JSON (a client sends this, in some form, to the model)", len(tools), size)})
+
+	cursor := l.NextCursor().Truthy()
+	detail := "the listing has no further page"
+	if cursor {
+		detail = "nextCursor present: only the first page was read"
+	}
+	out = append(out, line(!cursor, Warn, "list-complete", -1, "", detail, ""))
+
+	var bad []string
+	for _, n := range names {
+		if !nameOK(n) {
+			bad = append(bad, listing.PythonRepr(n))
+		}
+	}
+	detail = "all names are 1-128 characters from A-Z a-z 0-9 _ - ."
+	if len(bad) > 0 {
+		detail = "outside the allowed set: " + strings.Join(bad, ", ")
+	}
+	out = append(out, line(len(bad) == 0, Fail, "name-spec", -1, "", detail, ""))
+
+	count := map[string]int{}
+	for _, n := range names {
+		count[n]++
+	}
+	var dup []string
+	for n, c := range count {
+		if c > 1 {
+			dup = append(dup, n)
+		}
+	}
+	sort.Strings(dup)
+	detail = "every name is unique"
+	if len(dup) > 0 {
+		detail = "repeated: " + strings.Join(dup, ", ")
+	}
+	out = append(out, line(len(dup) == 0, Fail, "name-unique", -1, "", detail, ""))
+
+	var order []string
+	folded := map[string][]string{}
+	for _, n := range names {
+		k := strings.Join(words.Tokens(n), "")
+		if _, ok := folded[k]; !ok {
+			order = append(order, k)
+		}
+		folded[k] = append(folded[k], n)
+	}
+	var clash []string
+	for _, k := range order {
+		if u := uniqueSorted(folded[k]); len(u) > 1 {
+			clash = append(clash, strings.Join(u, " / "))
+		}
+	}
+	detail = "no two names differ only in case or separators"
+	if len(clash) > 0 {
+		detail = "differ only in case or separators: " + strings.Join(clash, "; ")
+	}
+	out = append(out, line(len(clash) == 0, Warn, "name-case-collision", -1, "", detail, ""))
+
+	styleSet := map[string]bool{}
+	for _, n := range names {
+		if s := style(n); s != "" {
+			styleSet[s] = true
+		}
+	}
+	styles := sortedKeys(styleSet)
+	if len(styles) < 2 {
+		detail = "one naming style"
+		if len(styles) == 1 {
+			detail += " (" + styles[0] + ")"
+		}
+	} else {
+		detail = "mixed styles: " + strings.Join(styles, ", ")
+	}
+	out = append(out, line(len(styles) < 2, Warn, "name-style", -1, "", detail, ""))
+
+	var generic []string
+	for _, n := range names {
+		toks := words.Tokens(n)
+		all := len(toks) > 0
+		for _, t := range toks {
+			if !words.Generic[t] {
+				all = false
+				break
+			}
+		}
+		if all {
+			generic = append(generic, n)
+		}
+	}
+	detail = "every name says which object it works on"
+	if len(generic) > 0 {
+		detail = "names that never say which object: " + strings.Join(generic, ", ")
+	}
+	out = append(out, line(len(generic) == 0, Warn, "name-generic", -1, "", detail, ""))
+
+	for i, t := range tools {
+		out = append(out, toolLines(i, t, names[i])...)
+	}
+	out = append(out, nearDuplicates(tools, names))
+	return out
+}
+
+func toolLines(i int, t *listing.Value, n string) []Line {
+	var out []Line
+	base := fmt.Sprintf("/tools/%d", i)
+	schema := t.Get("inputSchema")
+	ok := schema.IsObject()
+	detail := "inputSchema is a JSON Schema object"
+	if !ok {
+		detail = "inputSchema must be an object, got " + pyTypeName(schema)
+	}
+	out = append(out, line(ok, Fail, "input-schema", i, n, detail, base+"/inputSchema"))
+	if !ok {
+		schema = nil
+	}
+
+	desc := t.Get("description")
+	nw := 0
+	if desc.IsString() {
+		nw = len(words.Tokens(desc.Str))
+	}
+	switch {
+	case nw >= Short:
+		detail = fmt.Sprintf("%d words", nw)
+	case nw == 0:
+		detail = "no description"
+	default:
+		detail = fmt.Sprintf("%d words, fewer than %d", nw, Short)
+	}
+	out = append(out, line(nw >= Short, Warn, "description", i, n, detail, base+"/description"))
+
+	var props []listing.Member
+	if p := schema.Get("properties"); p.IsObject() {
+		props = p.Fields()
+	}
+	var loose, opaque []string
+	for _, m := range props {
+		v := m.Value
+		if !v.IsObject() || !(v.Get("description").Truthy() || v.Has("enum") || v.Has("const")) {
+			loose = append(loose, m.Key)
+		}
+		if v.IsObject() && v.Get("type").IsString() && v.Get("type").Str == "object" && !v.Get("properties").Truthy() {
+			opaque = append(opaque, m.Key)
+		}
+	}
+	detail = "every parameter has a description, enum or const"
+	if len(loose) > 0 {
+		detail = "no description or enum: " + strings.Join(loose, ", ")
+	}
+	out = append(out, line(len(loose) == 0, Warn, "params-described", i, n, detail, base+"/inputSchema/properties"))
+	if len(props) > 0 {
+		has := schema.Has("required")
+		detail = "required is declared"
+		if !has {
+			detail = "no `required` (use an empty list when all are optional)"
+		}
+		out = append(out, line(has, Warn, "params-required", i, n, detail, base+"/inputSchema"))
+	}
+	detail = "no free-form object parameter"
+	if len(opaque) > 0 {
+		detail = "object parameter without `properties`: " + strings.Join(opaque, ", ")
+	}
+	out = append(out, line(len(opaque) == 0, Warn, "params-opaque", i, n, detail, base+"/inputSchema/properties"))
+	if len(props) == 0 {
+		ap := schema.Get("additionalProperties")
+		closed := ap != nil && ap.Kind == listing.Bool && !ap.Bool
+		detail = "closed with additionalProperties: false"
+		if !closed {
+			detail = "a tool without parameters should say additionalProperties: false"
+		}
+		out = append(out, line(closed, Warn, "no-params-closed", i, n, detail, base+"/inputSchema"))
+	}
+
+	verb := ""
+	for _, w := range words.Tokens(n) {
+		if words.WriteVerbs[w] || words.ReadVerbs[w] {
+			verb = w
+			break
+		}
+	}
+	if verb != "" {
+		hints := t.Get("annotations")
+		if !hints.IsObject() {
+			hints = nil
+		}
+		want := []string{"readOnlyHint"}
+		if words.WriteVerbs[verb] {
+			want = []string{"readOnlyHint", "destructiveHint"}
+		}
+		done := false
+		for _, k := range want {
+			if hints.Has(k) {
+				done = true
+			}
+		}
+		detail = strings.Join(want, " or ") + " is set"
+		if !done {
+			detail = "`" + strings.Join(want, "` or `") + "` is not set; the schema default says the tool may modify and be destructive"
+		}
+		out = append(out, line(done, Warn, "annotations", i, n, detail, base+"/annotations"))
+	}
+	return out
+}
+
+// nearDuplicates reports pairs of descriptions whose word sets overlap (Jaccard) by Duplicate or
+// more. Like the reference it looks descriptions up by name, so with repeated names the last
+// tool's description stands for all of them. Only pairs that share a word can qualify, so it
+// counts shared words through an inverted index instead of comparing every pair.
+func nearDuplicates(tools []*listing.Value, names []string) Line {
+	ids := map[string]int32{}
+	byName := make(map[string][]int32, len(tools))
+	for i, t := range tools {
+		d := t.Get("description")
+		text := ""
+		if d.IsString() {
+			text = d.Str
+		}
+		var doc []int32
+		for w := range words.Content(text) {
+			id, ok := ids[w]
+			if !ok {
+				id = int32(len(ids))
+				ids[w] = id
+			}
+			doc = append(doc, id)
+		}
+		byName[names[i]] = doc
+	}
+	docs := make([][]int32, len(tools))
+	postings := make([][]int32, len(ids))
+	for i, n := range names {
+		docs[i] = byName[n]
+		for _, w := range docs[i] {
+			postings[w] = append(postings[w], int32(i))
+		}
+	}
+	shared := make([]int32, len(tools))
+	var touched, hits []int32
+	var pairs []string
+	for i, a := range names {
+		touched = touched[:0]
+		for _, w := range docs[i] {
+			for _, j := range postings[w] {
+				if int(j) > i {
+					if shared[j] == 0 {
+						touched = append(touched, j)
+					}
+					shared[j]++
+				}
+			}
+		}
+		hits = hits[:0]
+		for _, j := range touched {
+			inter := int(shared[j])
+			shared[j] = 0
+			union := len(docs[i]) + len(docs[j]) - inter
+			if a != names[j] && float64(inter)/float64(union) >= Duplicate {
+				hits = append(hits, j)
+			}
+		}
+		sort.Slice(hits, func(x, y int) bool { return hits[x] < hits[y] })
+		for _, j := range hits {
+			inter := 0
+			for _, w := range docs[i] {
+				for _, w2 := range docs[j] {
+					if w == w2 {
+						inter++
+					}
+				}
+			}
+			union := len(docs[i]) + len(docs[j]) - inter
+			pairs = append(pairs, fmt.Sprintf("%s and %s (%.0f%%)", a, names[j], float64(100*inter)/float64(union)))
+		}
+	}
+	detail := fmt.Sprintf("no two descriptions overlap by %.0f%% or more", 100*Duplicate)
+	if len(pairs) > 0 {
+		detail = "descriptions that share most of their words: " + strings.Join(pairs, "; ")
+	}
+	return line(len(pairs) == 0, Warn, "near-duplicate", -1, "", detail, "")
+}
+
+// nameOK matches ^[A-Za-z0-9_.-]{1,128}$ as Python's re does, where $ also matches before a
+// final newline.
+func nameOK(n string) bool {
+	n = strings.TrimSuffix(n, "\n")
+	if len(n) < 1 || len(n) > 128 {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func style(name string) string {
+	switch {
+	case strings.Contains(name, "_"):
+		return "snake_case"
+	case strings.Contains(name, "-"):
+		return "kebab-case"
+	case strings.Contains(name, "."):
+		return "dotted"
+	}
+	for i := 0; i+1 < len(name); i++ {
+		if name[i] >= 'a' && name[i] <= 'z' && name[i+1] >= 'A' && name[i+1] <= 'Z' {
+			return "camelCase"
+		}
+	}
+	return ""
+}
+
+func uniqueSorted(xs []string) []string {
+	m := map[string]bool{}
+	for _, x := range xs {
+		m[x] = true
+	}
+	return sortedKeys(m)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// pyTypeName is Python's type(x).__name__ for a decoded JSON value.
+func pyTypeName(v *listing.Value) string {
+	if v == nil {
+		return "NoneType"
+	}
+	switch v.Kind {
+	case listing.Null:
+		return "NoneType"
+	case listing.Bool:
+		return "bool"
+	case listing.Number:
+		if strings.ContainsAny(v.Str, ".eEN") || strings.HasSuffix(v.Str, "Infinity") {
+			return "float"
+		}
+		return "int"
+	case listing.String:
+		return "str"
+	case listing.Array:
+		return "list"
+	default:
+		return "dict"
+	}
+}
+
+// Counts returns how many lines pass, warn and fail.
+func Counts(lines []Line) (pass, warn, fail int) {
+	for _, l := range lines {
+		switch l.Level {
+		case Pass:
+			pass++
+		case Warn:
+			warn++
+		case Fail:
+			fail++
+		}
+	}
+	return pass, warn, fail
+}
+
+// Failed reports whether any line is a FAIL.
+func Failed(lines []Line) bool {
+	_, _, f := Counts(lines)
+	return f > 0
+}
