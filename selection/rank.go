@@ -3,6 +3,7 @@ package selection
 import (
 	"fmt"
 	"sort"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/tool-workbench/workbench/listing"
@@ -30,12 +31,12 @@ const (
 // Ranker ranks the tools of one listing for any number of tasks. Build it once per listing.
 type Ranker struct {
 	names  []string
-	byName []int // tool indexes sorted by name, then index
 	nameT  []map[string]bool
 	body   []map[string]bool
 	df     map[string]int
 	index  map[string][]posting
 	weight map[string]float64
+	cache  *Cache
 }
 
 type posting struct {
@@ -43,16 +44,101 @@ type posting struct {
 	times float64 // 3 for a word of the name, 1 for one of the body
 }
 
+// toolWords are the words the ranker reads in one tool.
+type toolWords struct {
+	name        string
+	nameT, body map[string]bool
+}
+
+func wordsOf(t *listing.Value) *toolWords {
+	name := t.Get("name").Str
+	return &toolWords{name: name, nameT: words.Content(name), body: bodyWords(t)}
+}
+
+// Cache keeps the word sets of tools and tasks between rankings of one workspace, so that after
+// an edit only the edited tool is read again. Tool values are never modified once parsed (an
+// edit builds new ones), so a tool's identity is its pointer. It is safe for concurrent use.
+type Cache struct {
+	mu    sync.Mutex
+	tools map[*listing.Value]*toolWords
+	tasks map[string][]string
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache {
+	return &Cache{tools: map[*listing.Value]*toolWords{}, tasks: map[string][]string{}}
+}
+
+// Ranker builds a ranker for tools, reusing the word sets of tools it has seen and forgetting
+// the ones that are gone.
+func (c *Cache) Ranker(tools []*listing.Value) *Ranker {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	next := make(map[*listing.Value]*toolWords, len(tools))
+	tw := make([]*toolWords, len(tools))
+	for i, t := range tools {
+		w, ok := c.tools[t]
+		if !ok {
+			w = wordsOf(t)
+		}
+		next[t], tw[i] = w, w
+	}
+	c.tools = next
+	r := newRanker(tw)
+	r.cache = c
+	return r
+}
+
+// Rank is selection.Rank with the cache's word sets.
+func (c *Cache) Rank(l *listing.Listing, tasks []Task, explain bool) []Verdict {
+	r := c.Ranker(l.Tools)
+	out := make([]Verdict, len(tasks))
+	for i, t := range tasks {
+		out[i] = r.Judge(i+1, t, explain)
+	}
+	return out
+}
+
+func (c *Cache) taskContent(task string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ws, ok := c.tasks[task]
+	if !ok {
+		if len(c.tasks) > 100000 {
+			c.tasks = map[string][]string{}
+		}
+		ws = sortedContent(task)
+		c.tasks[task] = ws
+	}
+	return ws
+}
+
+func sortedContent(task string) []string {
+	c := words.Content(task)
+	ws := make([]string, 0, len(c))
+	for w := range c {
+		ws = append(ws, w)
+	}
+	sort.Strings(ws)
+	return ws
+}
+
 // NewRanker indexes the words of tools: name words count three times, then the title,
 // description, parameter names, parameter descriptions and string enum values.
 func NewRanker(tools []*listing.Value) *Ranker {
-	n := len(tools)
+	tw := make([]*toolWords, len(tools))
+	for i, t := range tools {
+		tw[i] = wordsOf(t)
+	}
+	return newRanker(tw)
+}
+
+func newRanker(tw []*toolWords) *Ranker {
+	n := len(tw)
 	r := &Ranker{names: make([]string, n), nameT: make([]map[string]bool, n), body: make([]map[string]bool, n),
 		df: map[string]int{}, index: map[string][]posting{}, weight: map[string]float64{}}
-	for i, t := range tools {
-		r.names[i] = t.Get("name").Str
-		r.nameT[i] = words.Content(r.names[i])
-		r.body[i] = bodyWords(t)
+	for i, t := range tw {
+		r.names[i], r.nameT[i], r.body[i] = t.name, t.nameT, t.body
 		for w := range r.nameT[i] {
 			r.df[w]++
 			r.index[w] = append(r.index[w], posting{i, 3})
@@ -64,11 +150,6 @@ func NewRanker(tools []*listing.Value) *Ranker {
 			}
 		}
 	}
-	r.byName = make([]int, n)
-	for i := range r.byName {
-		r.byName[i] = i
-	}
-	sort.SliceStable(r.byName, func(a, b int) bool { return r.names[r.byName[a]] < r.names[r.byName[b]] })
 	for w, d := range r.df {
 		r.weight[w] = log(1 + float64(n)/float64(d))
 	}
@@ -143,35 +224,73 @@ type WordScore struct {
 	InName bool    `json:"inName"`
 }
 
-// Scores returns every tool's score for task, in listing order. Words are summed in sorted order
-// so that tools matching the same words get exactly equal scores (see ../shared/reference/README.md).
-func (r *Ranker) Scores(task string) []float64 {
+// Scores returns every tool's score for task, in listing order.
+//
+// Floating-point addition is not associative, so the order of the terms can move a sum by one
+// unit in the last place, and the reference's order follows Python's set iteration (see
+// ../shared/reference/README.md). Here a tool's terms are added in ascending order of value, so
+// two tools whose words weigh the same get exactly equal scores and an exact tie stays a tie.
+func (r *Ranker) Scores(task string) []float64 { return r.scores(r.taskWords(task)) }
+
+func (r *Ranker) scores(ws []string) []float64 {
 	s := make([]float64, len(r.names))
-	for _, w := range r.taskWords(task) {
+	n := make([]uint8, len(r.names))
+	for _, w := range ws {
 		wt := r.weight[w]
 		for _, p := range r.index[w] {
 			s[p.tool] += p.times * wt
+			if n[p.tool] < 255 {
+				n[p.tool]++
+			}
 		}
+	}
+	// Two terms add the same either way; only three or more need ordering.
+	var terms []float64
+	for i, c := range n {
+		if c < 3 {
+			continue
+		}
+		terms = terms[:0]
+		for _, w := range ws {
+			switch {
+			case r.nameT[i][w]:
+				terms = append(terms, 3*r.weight[w])
+			case r.body[i][w]:
+				terms = append(terms, r.weight[w])
+			}
+		}
+		sort.Float64s(terms)
+		sum := 0.0
+		for _, t := range terms {
+			sum += t
+		}
+		s[i] = sum
 	}
 	return s
 }
 
 func (r *Ranker) taskWords(task string) []string {
-	c := words.Content(task)
-	ws := make([]string, 0, len(c))
-	for w := range c {
+	var all []string
+	if r.cache != nil {
+		all = r.cache.taskContent(task)
+	} else {
+		all = sortedContent(task)
+	}
+	ws := make([]string, 0, len(all))
+	for _, w := range all {
 		if _, ok := r.df[w]; ok {
 			ws = append(ws, w)
 		}
 	}
-	sort.Strings(ws)
 	return ws
 }
 
 // Explain lists the words of task that score for tool i.
-func (r *Ranker) Explain(task string, i int) []WordScore {
+func (r *Ranker) Explain(task string, i int) []WordScore { return r.explain(r.taskWords(task), i) }
+
+func (r *Ranker) explain(ws []string, i int) []WordScore {
 	var out []WordScore
-	for _, w := range r.taskWords(task) {
+	for _, w := range ws {
 		switch {
 		case r.nameT[i][w]:
 			out = append(out, WordScore{w, 3 * r.weight[w], true})
@@ -227,13 +346,13 @@ func (v Verdict) Margin() float64 {
 // Line formats the reference's report line for the verdict.
 func (v Verdict) Line() string { return fmt.Sprintf("%s select-%d: %s", v.Level, v.N, v.Detail) }
 
-func (r *Ranker) scored(s []float64, task string, i int, explain bool) *Scored {
+func (r *Ranker) scored(s []float64, ws []string, i int, explain bool) *Scored {
 	if i < 0 {
 		return nil
 	}
 	sc := &Scored{Tool: i, Name: r.names[i], Score: s[i]}
 	if explain {
-		sc.Words = r.Explain(task, i)
+		sc.Words = r.explain(ws, i)
 	}
 	return sc
 }
@@ -241,7 +360,8 @@ func (r *Ranker) scored(s []float64, task string, i int, explain bool) *Scored {
 // Judge ranks the tools for one task (n is its 1-based position) and gives the verdict; with
 // explain, the scored tools carry the words that scored for them.
 func (r *Ranker) Judge(n int, t Task, explain bool) Verdict {
-	s := r.Scores(t.Task)
+	ws := r.taskWords(t.Task)
+	s := r.scores(ws)
 	v := Verdict{N: n, Task: t}
 	if len(s) == 0 {
 		v.Status, v.Level, v.Detail = Missing, "FAIL", fmt.Sprintf("expected tool %s is not in the listing", listing.PythonRepr(t.Expected()))
@@ -265,10 +385,10 @@ func (r *Ranker) Judge(n int, t Task, explain bool) Verdict {
 			runner = i
 		}
 	}
-	v.Winner = r.scored(s, t.Task, top, explain)
+	v.Winner = r.scored(s, ws, top, explain)
 	v.Top = []Scored{*v.Winner}
 	if second >= 0 {
-		v.Top = append(v.Top, *r.scored(s, t.Task, second, explain))
+		v.Top = append(v.Top, *r.scored(s, ws, second, explain))
 	}
 	shown := t.Task
 	if utf8.RuneCountInString(shown) > 50 {
@@ -285,8 +405,8 @@ func (r *Ranker) Judge(n int, t Task, explain bool) Verdict {
 		}
 		return v
 	}
-	v.Expected = r.scored(s, t.Task, mine, explain)
-	v.Runner = r.scored(s, t.Task, runner, false)
+	v.Expected = r.scored(s, ws, mine, explain)
+	v.Runner = r.scored(s, ws, runner, false)
 	switch {
 	case mine < 0:
 		v.Status, v.Level = Missing, "FAIL"

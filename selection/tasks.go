@@ -72,6 +72,7 @@ func ParseTasks(src []byte, strict bool) ([]Task, error) {
 		return nil, &TaskError{Msg: fmt.Sprintf("the task file holds %d tasks; the workbench reads up to %d", len(v.Items), MaxTasks)}
 	}
 	tasks := make([]Task, 0, len(v.Items))
+	ids := map[string]int{}
 	for i, it := range v.Items {
 		ptr := fmt.Sprintf("/%d", i)
 		task, expect := it.Get("task"), it.Get("expect")
@@ -88,21 +89,64 @@ func ParseTasks(src []byte, strict bool) ([]Task, error) {
 			t.Expect = &s
 		}
 		if !strict {
-			if id := it.Get("id"); id.IsString() {
-				t.ID = id.Str
-			}
-			if a := it.Get("args"); a.IsObject() {
-				t.Args = a
-			}
-			if tags := it.Get("tags"); tags != nil && tags.Kind == listing.Array {
-				for _, tg := range tags.Items {
-					if tg.IsString() {
-						t.Tags = append(t.Tags, tg.Str)
-					}
-				}
+			if err := readExtended(&t, it, i, ptr, ids); err != nil {
+				return nil, err
 			}
 		}
 		tasks = append(tasks, t)
 	}
 	return tasks, nil
+}
+
+// MaxIDLength bounds a task's id, which labels rows in reports and pairs tasks across runs.
+const MaxIDLength = 200
+
+// readExtended reads the workbench's optional fields of task i. A field that is present but
+// malformed is an error rather than silently dropped: a task whose expected arguments vanished
+// would pass for the wrong reason. ids maps each id seen so far to its task's index.
+func readExtended(t *Task, it *listing.Value, i int, ptr string, ids map[string]int) error {
+	bad := func(field, msg string) error {
+		return &TaskError{Msg: fmt.Sprintf("task %d: %s", i+1, msg), Pointer: ptr + "/" + field}
+	}
+	if id := it.Get("id"); id != nil {
+		switch {
+		case !id.IsString():
+			return bad("id", fmt.Sprintf("\"id\" is a %s; it must be a non-empty string such as \"refund-1\"", id.Kind))
+		case id.Str == "":
+			return bad("id", "\"id\" is empty; give a non-empty string or leave the field out")
+		case len(id.Str) > MaxIDLength:
+			return bad("id", fmt.Sprintf("\"id\" is %d bytes long; the workbench reads up to %d", len(id.Str), MaxIDLength))
+		case listing.HasLoneSurrogate(id.Str):
+			return bad("id", "\"id\" holds a lone surrogate escape that cannot be written as UTF-8")
+		}
+		if j, dup := ids[id.Str]; dup {
+			return bad("id", fmt.Sprintf("id %q repeats task %d's; ids pair tasks across runs, so each must be unique", id.Str, j+1))
+		}
+		ids[id.Str] = i
+		t.ID = id.Str
+	}
+	if a := it.Get("args"); a != nil {
+		if !a.IsObject() {
+			return bad("args", fmt.Sprintf("\"args\" is a %s; it must be an object holding a subset of the expected arguments, such as {\"city\": \"Oslo\"}", a.Kind))
+		}
+		if t.Expect == nil {
+			return bad("args", "\"args\" is given but \"expect\" is null: arguments can only be expected of a tool call")
+		}
+		t.Args = a
+	}
+	if tags := it.Get("tags"); tags != nil {
+		if tags.Kind != listing.Array {
+			return bad("tags", fmt.Sprintf("\"tags\" is a %s; it must be an array of strings such as [\"billing\"]", tags.Kind))
+		}
+		for j, tg := range tags.Items {
+			if !tg.IsString() {
+				return &TaskError{Msg: fmt.Sprintf("task %d: tag %d is a %s; tags must be strings", i+1, j+1, tg.Kind), Pointer: fmt.Sprintf("%s/tags/%d", ptr, j)}
+			}
+			if listing.HasLoneSurrogate(tg.Str) {
+				return &TaskError{Msg: fmt.Sprintf("task %d: tag %d holds a lone surrogate escape that cannot be written as UTF-8", i+1, j+1), Pointer: fmt.Sprintf("%s/tags/%d", ptr, j)}
+			}
+			t.Tags = append(t.Tags, tg.Str)
+		}
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ package reference
 
 import (
 	"fmt"
+	"math/bits"
 	"sort"
 	"strings"
 
@@ -301,42 +302,60 @@ func nearDuplicates(tools []*listing.Value, names []string) Line {
 			postings[w] = append(postings[w], int32(i))
 		}
 	}
-	shared := make([]int32, len(tools))
-	var touched, hits []int32
+	// Count, for every pair that shares a word, how many words it shares: through the inverted
+	// index when words are rare, through bitsets when long descriptions share most words (the
+	// index would then visit nearly every pair once per word).
+	var viaIndex, viaBits float64
+	for _, p := range postings {
+		viaIndex += float64(len(p)) * float64(len(p)) / 2
+	}
+	viaBits = float64(len(tools)) * float64(len(tools)) / 2 * float64(len(ids)/64+1)
 	var pairs []string
-	for i, a := range names {
-		touched = touched[:0]
-		for _, w := range docs[i] {
-			for _, j := range postings[w] {
-				if int(j) > i {
-					if shared[j] == 0 {
-						touched = append(touched, j)
-					}
-					shared[j]++
+	report := func(i, j, inter int) {
+		union := len(docs[i]) + len(docs[j]) - inter
+		if names[i] != names[j] && union > 0 && float64(inter)/float64(union) >= Duplicate {
+			pairs = append(pairs, fmt.Sprintf("%s and %s (%.0f%%)", names[i], names[j], float64(100*inter)/float64(union)))
+		}
+	}
+	if viaBits < viaIndex {
+		bits := make([][]uint64, len(docs))
+		for i, d := range docs {
+			bits[i] = make([]uint64, len(ids)/64+1)
+			for _, w := range d {
+				bits[i][w/64] |= 1 << (w % 64)
+			}
+		}
+		for i := range docs {
+			for j := i + 1; j < len(docs); j++ {
+				inter := 0
+				for k, x := range bits[i] {
+					inter += popcount(x & bits[j][k])
+				}
+				if inter > 0 {
+					report(i, j, inter)
 				}
 			}
 		}
-		hits = hits[:0]
-		for _, j := range touched {
-			inter := int(shared[j])
-			shared[j] = 0
-			union := len(docs[i]) + len(docs[j]) - inter
-			if a != names[j] && float64(inter)/float64(union) >= Duplicate {
-				hits = append(hits, j)
-			}
-		}
-		sort.Slice(hits, func(x, y int) bool { return hits[x] < hits[y] })
-		for _, j := range hits {
-			inter := 0
+	} else {
+		shared := make([]int32, len(tools))
+		var touched []int32
+		for i := range docs {
+			touched = touched[:0]
 			for _, w := range docs[i] {
-				for _, w2 := range docs[j] {
-					if w == w2 {
-						inter++
+				for _, j := range postings[w] {
+					if int(j) > i {
+						if shared[j] == 0 {
+							touched = append(touched, j)
+						}
+						shared[j]++
 					}
 				}
 			}
-			union := len(docs[i]) + len(docs[j]) - inter
-			pairs = append(pairs, fmt.Sprintf("%s and %s (%.0f%%)", a, names[j], float64(100*inter)/float64(union)))
+			sort.Slice(touched, func(x, y int) bool { return touched[x] < touched[y] })
+			for _, j := range touched {
+				report(i, int(j), int(shared[j]))
+				shared[j] = 0
+			}
 		}
 	}
 	detail := fmt.Sprintf("no two descriptions overlap by %.0f%% or more", 100*Duplicate)
@@ -440,3 +459,5 @@ func Failed(lines []Line) bool {
 	_, _, f := Counts(lines)
 	return f > 0
 }
+
+func popcount(x uint64) int { return bits.OnesCount64(x) }

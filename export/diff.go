@@ -1,0 +1,203 @@
+package export
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Edit is one run of a word diff: kept ('='), removed ('-') or added ('+') text.
+type Edit struct {
+	Op   byte
+	Text string
+}
+
+// maxDiffCells bounds the longest-common-subsequence table (words of a × words of b after the
+// common prefix and suffix are set aside). Real descriptions are far below it; beyond it the
+// differing middle is reported as one removal and one addition rather than using memory
+// quadratic in a hostile input.
+const maxDiffCells = 1 << 22
+
+// WordDiff returns the edits that turn a into b, word by word (runs of spaces are words too),
+// so that joining the '=' and '-' runs gives a and joining the '=' and '+' runs gives b.
+func WordDiff(a, b string) []Edit {
+	x, y := words(a), words(b)
+	pre := 0
+	for pre < len(x) && pre < len(y) && x[pre] == y[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(x)-pre && suf < len(y)-pre && x[len(x)-1-suf] == y[len(y)-1-suf] {
+		suf++
+	}
+	var out []Edit
+	add := func(op byte, s string) {
+		if s == "" {
+			return
+		}
+		if n := len(out); n > 0 && out[n-1].Op == op {
+			out[n-1].Text += s
+			return
+		}
+		out = append(out, Edit{op, s})
+	}
+	add('=', strings.Join(x[:pre], ""))
+	xm, ym := x[pre:len(x)-suf], y[pre:len(y)-suf]
+	if len(xm)*len(ym) > maxDiffCells || len(xm) == 0 || len(ym) == 0 {
+		add('-', strings.Join(xm, ""))
+		add('+', strings.Join(ym, ""))
+	} else {
+		for _, e := range lcsEdits(xm, ym) {
+			add(e.Op, e.Text)
+		}
+	}
+	add('=', strings.Join(x[len(x)-suf:], ""))
+	return coalesce(out)
+}
+
+// coalesce joins changes separated only by kept spaces into one removal and one addition, so
+// that a rewritten phrase reads as [-old phrase-]{+new phrase+} rather than word by word.
+func coalesce(edits []Edit) []Edit {
+	var out []Edit
+	for i := 0; i < len(edits); {
+		if edits[i].Op == '=' {
+			out = append(out, edits[i])
+			i++
+			continue
+		}
+		var del, ins strings.Builder
+		j := i
+		for j < len(edits) {
+			e := edits[j]
+			if e.Op == '=' {
+				if strings.TrimSpace(e.Text) != "" || j+1 == len(edits) {
+					break
+				}
+				del.WriteString(e.Text)
+				ins.WriteString(e.Text)
+			} else if e.Op == '-' {
+				del.WriteString(e.Text)
+			} else {
+				ins.WriteString(e.Text)
+			}
+			j++
+		}
+		// Spaces taken in at the end of a group go back to the text kept after it.
+		d, a := del.String(), ins.String()
+		tail := commonSpaceSuffix(d, a)
+		d, a = d[:len(d)-len(tail)], a[:len(a)-len(tail)]
+		if d == a {
+			out = append(out, Edit{'=', d})
+		} else {
+			if d != "" {
+				out = append(out, Edit{'-', d})
+			}
+			if a != "" {
+				out = append(out, Edit{'+', a})
+			}
+		}
+		if tail != "" {
+			if j < len(edits) && edits[j].Op == '=' {
+				edits[j].Text = tail + edits[j].Text
+			} else {
+				out = append(out, Edit{'=', tail})
+			}
+		}
+		i = j
+	}
+	// Merge neighbours of one kind left by the steps above.
+	merged := out[:0]
+	for _, e := range out {
+		if n := len(merged); n > 0 && merged[n-1].Op == e.Op {
+			merged[n-1].Text += e.Text
+			continue
+		}
+		merged = append(merged, e)
+	}
+	return merged
+}
+
+// commonSpaceSuffix returns the longest run of whitespace that ends both a and b.
+func commonSpaceSuffix(a, b string) string {
+	n := 0
+	for n < len(a) && n < len(b) {
+		ca, cb := a[len(a)-1-n], b[len(b)-1-n]
+		if ca != cb || (ca != ' ' && ca != '\t' && ca != '\n' && ca != '\r') {
+			break
+		}
+		n++
+	}
+	return a[len(a)-n:]
+}
+
+// lcsEdits diffs two word lists with the classic longest-common-subsequence table.
+func lcsEdits(x, y []string) []Edit {
+	n, m := len(x), len(y)
+	// t[i*(m+1)+j] is the LCS length of x[i:] and y[j:].
+	t := make([]int32, (n+1)*(m+1))
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if x[i] == y[j] {
+				t[i*(m+1)+j] = t[(i+1)*(m+1)+j+1] + 1
+			} else {
+				t[i*(m+1)+j] = max(t[(i+1)*(m+1)+j], t[i*(m+1)+j+1])
+			}
+		}
+	}
+	var out []Edit
+	i, j := 0, 0
+	for i < n && j < m {
+		switch {
+		case x[i] == y[j]:
+			out = append(out, Edit{'=', x[i]})
+			i, j = i+1, j+1
+		case t[(i+1)*(m+1)+j] >= t[i*(m+1)+j+1]:
+			out = append(out, Edit{'-', x[i]})
+			i++
+		default:
+			out = append(out, Edit{'+', y[j]})
+			j++
+		}
+	}
+	for ; i < n; i++ {
+		out = append(out, Edit{'-', x[i]})
+	}
+	for ; j < m; j++ {
+		out = append(out, Edit{'+', y[j]})
+	}
+	return out
+}
+
+// words splits s into alternating runs of space and non-space.
+func words(s string) []string {
+	var out []string
+	start := 0
+	inSpace := false
+	for i, r := range s {
+		sp := unicode.IsSpace(r)
+		if i > start && sp != inSpace {
+			out = append(out, s[start:i])
+			start = i
+		}
+		inSpace = sp
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// renderDiff writes edits as git's --word-diff=plain does: [-removed-]{+added+}.
+func renderDiff(edits []Edit) string {
+	var b strings.Builder
+	for _, e := range edits {
+		switch e.Op {
+		case '-':
+			b.WriteString("[-" + e.Text + "-]")
+		case '+':
+			b.WriteString("{+" + e.Text + "+}")
+		default:
+			b.WriteString(e.Text)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,374 @@
+package lint
+
+import (
+	"bytes"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/tool-workbench/workbench/listing"
+)
+
+// Config tunes the extended rules. The zero value means the defaults below.
+type Config struct {
+	// Tokens counts the tokens of a text. nil means ApproxTokens; the CLI passes a real
+	// tokenizer (package cost) when one is available.
+	Tokens func(string) int
+	// MaxDescriptionTokens bounds one tool's description (description-too-long).
+	MaxDescriptionTokens int
+	// MaxTools and MaxListingTokens bound the listing (listing-too-many-tools, listing-token-budget).
+	MaxTools         int
+	MaxListingTokens int
+	// Revision is the protocol revision the listing targets (output-schema-root).
+	Revision string
+	// MaxSchemaDepth bounds the nesting of a schema the linter compiles.
+	MaxSchemaDepth int
+}
+
+// The defaults, and why: see the docs of the rules that use them.
+const (
+	DefaultMaxDescriptionTokens = 300
+	DefaultMaxTools             = 40
+	DefaultMaxListingTokens     = 20000
+	DefaultRevision             = "2026-07-28"
+)
+
+// ApproxTokens estimates tokens as one per four bytes, rounded up: close to what the common BPE
+// tokenizers give for English prose and JSON, and cheap enough for every keystroke.
+func ApproxTokens(s string) int { return (len(s) + 3) / 4 }
+
+func (c Config) withDefaults() Config {
+	if c.Tokens == nil {
+		c.Tokens = ApproxTokens
+	}
+	if c.MaxDescriptionTokens == 0 {
+		c.MaxDescriptionTokens = DefaultMaxDescriptionTokens
+	}
+	if c.MaxTools == 0 {
+		c.MaxTools = DefaultMaxTools
+	}
+	if c.MaxListingTokens == 0 {
+		c.MaxListingTokens = DefaultMaxListingTokens
+	}
+	if c.Revision == "" {
+		c.Revision = DefaultRevision
+	}
+	if c.MaxSchemaDepth == 0 {
+		c.MaxSchemaDepth = DefaultMaxSchemaDepth
+	}
+	return c
+}
+
+// Linter runs the extended rules with caches. It is safe for concurrent use: one Linter can
+// serve every open workspace of a server. Its caches are bounded (maxCache entries each; a full
+// cache is dropped and refilled).
+type Linter struct {
+	cfg Config
+
+	mu      sync.Mutex
+	tools   map[listing.Hash]*toolFacts
+	schemas map[schemaKey]*schemaFacts
+	// byPtr remembers the hash of each tool value seen: values are immutable and edits share
+	// the unedited tools, so an edit re-hashes only the edited tool.
+	byPtr map[*listing.Value]listing.Hash
+	lines *lineIndex
+}
+
+type schemaKey struct {
+	hash  listing.Hash
+	which string
+}
+
+const maxCache = 1 << 14
+
+// New returns a Linter with cfg.
+func New(cfg Config) *Linter {
+	return &Linter{cfg: cfg.withDefaults(), tools: map[listing.Hash]*toolFacts{},
+		schemas: map[schemaKey]*schemaFacts{}, byPtr: map[*listing.Value]listing.Hash{}}
+}
+
+// Config returns the linter's configuration with defaults filled in.
+func (lt *Linter) Config() Config { return lt.cfg }
+
+// toolFacts is everything the per-tool rules computed for one tool's content.
+type toolFacts struct {
+	findings  []Finding // pointers relative to the tool
+	tokens    int       // tokens of the tool's definition as compact JSON
+	descWords []string  // sorted content words of the description
+	desc      string
+	mentions  []mention // identifiers in the description that may name another tool
+}
+
+// Lint runs every extended rule on l and returns the findings, listing-wide ones first, then by
+// tool. The reference's rules are not included: see ReferenceFindings.
+func (lt *Linter) Lint(l *listing.Listing) []Finding {
+	facts := lt.factsFor(l.Tools)
+	names := l.Names()
+	var out []Finding
+	lc := &listCtx{cfg: &lt.cfg, l: l, facts: facts, names: names}
+	for _, f := range listingChecks {
+		f(lc)
+	}
+	out = append(out, lc.out...)
+	n := len(out)
+	for i, f := range facts {
+		for _, fd := range f.findings {
+			fd.ToolIndex = i
+			fd.Tool = names[i]
+			fd.Pointer = "/tools/" + strconv.Itoa(i) + fd.Pointer
+			out = append(out, fd)
+		}
+	}
+	sort.SliceStable(out[:n], func(a, b int) bool { return out[a].ToolIndex < out[b].ToolIndex })
+	lt.locate(l, out)
+	return out
+}
+
+// Tokens returns the token count of each tool's definition (compact JSON), as the budget rules
+// count them.
+func (lt *Linter) Tokens(l *listing.Listing) []int {
+	facts := lt.factsFor(l.Tools)
+	out := make([]int, len(facts))
+	for i, f := range facts {
+		out[i] = f.tokens
+	}
+	return out
+}
+
+// factsFor returns each tool's facts, computing the ones not cached (in parallel when many).
+func (lt *Linter) factsFor(tools []*listing.Value) []*toolFacts {
+	out := make([]*toolFacts, len(tools))
+	hashes := make([]listing.Hash, len(tools))
+	var miss []int
+	lt.mu.Lock()
+	var unhashed []int
+	for i, t := range tools {
+		if h, ok := lt.byPtr[t]; ok {
+			hashes[i] = h
+		} else {
+			unhashed = append(unhashed, i)
+		}
+	}
+	lt.mu.Unlock()
+	for _, i := range unhashed {
+		hashes[i] = listing.HashOf(tools[i])
+	}
+	lt.mu.Lock()
+	if len(lt.byPtr)+len(unhashed) > maxCache {
+		lt.byPtr = map[*listing.Value]listing.Hash{}
+	}
+	for _, i := range unhashed {
+		lt.byPtr[tools[i]] = hashes[i]
+	}
+	for i := range tools {
+		if f, ok := lt.tools[hashes[i]]; ok {
+			out[i] = f
+		} else {
+			miss = append(miss, i)
+		}
+	}
+	lt.mu.Unlock()
+	if len(miss) == 0 {
+		return out
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if workers > len(miss)/8 {
+		workers = len(miss)/8 + 1
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, len(miss))
+	for _, i := range miss {
+		next <- i
+	}
+	close(next)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = lt.computeFacts(tools[i])
+			}
+		}()
+	}
+	wg.Wait()
+	lt.mu.Lock()
+	if len(lt.tools)+len(miss) > maxCache {
+		lt.tools = map[listing.Hash]*toolFacts{}
+	}
+	for _, i := range miss {
+		lt.tools[hashes[i]] = out[i]
+	}
+	lt.mu.Unlock()
+	return out
+}
+
+func (lt *Linter) computeFacts(t *listing.Value) *toolFacts {
+	tc := &toolCtx{cfg: &lt.cfg, lt: lt, tool: t, name: t.Get("name").String()}
+	for _, f := range toolChecks {
+		f(tc)
+	}
+	desc := t.Get("description").String()
+	cw := map[string]bool{}
+	for w := range contentWords(desc) {
+		cw[w] = true
+	}
+	ws := make([]string, 0, len(cw))
+	for w := range cw {
+		ws = append(ws, w)
+	}
+	sort.Strings(ws)
+	return &toolFacts{findings: tc.out, tokens: lt.cfg.Tokens(string(listing.Marshal(t, ""))),
+		descWords: ws, desc: desc, mentions: findMentions(desc)}
+}
+
+// schema returns the cached findings of compiling schema (pointers relative to it).
+func (lt *Linter) schema(schema *listing.Value, which string) []Finding {
+	k := schemaKey{listing.HashOf(schema), which}
+	lt.mu.Lock()
+	f, ok := lt.schemas[k]
+	lt.mu.Unlock()
+	if ok {
+		return f.findings
+	}
+	f = &schemaFacts{findings: compileSchema(schema, which, lt.cfg.MaxSchemaDepth)}
+	lt.mu.Lock()
+	if len(lt.schemas) >= maxCache {
+		lt.schemas = map[schemaKey]*schemaFacts{}
+	}
+	lt.schemas[k] = f
+	lt.mu.Unlock()
+	return f.findings
+}
+
+// toolCtx is what a per-tool rule sees.
+type toolCtx struct {
+	cfg  *Config
+	lt   *Linter
+	tool *listing.Value
+	name string
+	out  []Finding
+}
+
+func (c *toolCtx) report(rule, ptr, msg string) {
+	r := registry[rule]
+	if r == nil {
+		panic("lint: unregistered rule " + rule)
+	}
+	c.out = append(c.out, Finding{Rule: rule, Severity: r.Severity, Pointer: ptr, Message: msg})
+}
+
+// listCtx is what a listing-wide rule sees.
+type listCtx struct {
+	cfg   *Config
+	l     *listing.Listing
+	facts []*toolFacts
+	names []string
+	out   []Finding
+}
+
+func (c *listCtx) report(rule string, tool int, ptr, msg string) {
+	r := registry[rule]
+	if r == nil {
+		panic("lint: unregistered rule " + rule)
+	}
+	f := Finding{Rule: rule, Severity: r.Severity, ToolIndex: tool, Pointer: ptr, Message: msg}
+	if tool >= 0 {
+		f.Tool = c.names[tool]
+	}
+	c.out = append(c.out, f)
+}
+
+var (
+	toolChecks    []func(*toolCtx)
+	listingChecks []func(*listCtx)
+)
+
+// locate fills in Line and Column from the source positions of the values the pointers name.
+func (lt *Linter) locate(l *listing.Listing, fs []Finding) {
+	if len(l.Source) == 0 {
+		return
+	}
+	lt.mu.Lock()
+	idx := lt.lines
+	if idx == nil || !idx.same(l.Source) {
+		idx = newLineIndex(l.Source)
+		lt.lines = idx
+	}
+	lt.mu.Unlock()
+	for i := range fs {
+		if pos := valuePos(l, fs[i].Pointer); pos >= 0 {
+			fs[i].Line, fs[i].Column = idx.position(pos)
+		}
+	}
+}
+
+// valuePos returns the source offset of the value at ptr in l's result, or -1.
+func valuePos(l *listing.Listing, ptr string) int {
+	var v *listing.Value
+	if strings.HasPrefix(ptr, "/tools/") {
+		rest := ptr[len("/tools/"):]
+		j := strings.IndexByte(rest, '/')
+		num, tail := rest, ""
+		if j >= 0 {
+			num, tail = rest[:j], rest[j:]
+		}
+		i, err := strconv.Atoi(num)
+		if err != nil || i < 0 || i >= len(l.Tools) {
+			return -1
+		}
+		v = listing.Resolve(l.Tools[i], tail)
+		// A pointer to a member that is absent (a missing key) falls back to its parent.
+		for v == nil && tail != "" {
+			tail = tail[:strings.LastIndexByte(tail, '/')]
+			v = listing.Resolve(l.Tools[i], tail)
+		}
+	} else if l.Envelope != nil {
+		v = listing.Resolve(l.Envelope, ptr)
+		if v == nil {
+			v = l.Envelope
+		}
+	} else if l.Doc != nil {
+		v = l.Doc
+	}
+	if v == nil {
+		return -1
+	}
+	return v.Pos
+}
+
+// lineIndex maps byte offsets to 1-based lines and character columns, as listing.Position
+// does, without rescanning the source for every finding.
+type lineIndex struct {
+	src    []byte
+	starts []int // byte offset of each line's start
+}
+
+func newLineIndex(src []byte) *lineIndex {
+	starts := []int{0}
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		starts = append(starts, i)
+	}
+	return &lineIndex{src: src, starts: starts}
+}
+
+func (x *lineIndex) same(src []byte) bool {
+	return len(src) == len(x.src) && (len(src) == 0 || &src[0] == &x.src[0])
+}
+
+func (x *lineIndex) position(off int) (line, col int) {
+	if off > len(x.src) {
+		off = len(x.src)
+	}
+	i := sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off }) - 1
+	return i + 1, utf8.RuneCount(x.src[x.starts[i]:off]) + 1
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,423 @@
+package lint
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/words"
+)
+
+func init() {
+	register(
+		&Rule{ID: "description-too-long", Category: CatDescription, Severity: Warning, Scope: PerTool, Seed: seed000,
+			Summary: "a tool description longer than the token budget",
+			What:    fmt.Sprintf("Counts the description's tokens (a real tokenizer when the CLI has one, otherwise about four bytes a token) against a budget, %d by default (--max-description-tokens).", DefaultMaxDescriptionTokens),
+			Why:     "Every tool's description is in the prompt on every turn. Longer is not automatically better: fully rewritten descriptions raised success by a median 5.85 points but added 67% more steps and made 1 case in 6 worse. Two to four sentences say what the tool does, when to use it instead of its neighbour, what it takes and what it returns.",
+			Bad:     `a description of 40 lines: a tutorial, every parameter restated, a changelog`,
+			Good:    `"Find orders of one customer by status or date. Use get_order_status when you have an order ID. Returns at most 50 orders, newest first."`},
+		&Rule{ID: "description-markup", Category: CatDescription, Severity: Warning, Scope: PerTool, Seed: seed000,
+			Summary: "HTML or XML-like tags in a description",
+			What:    "Finds HTML tags (<b>, <br/>, <a href=…>) and paired XML-like tags (<note>…</note>) in the tool's and its parameters' descriptions. Placeholders such as <owner>/<repo> are not tags and are not reported; <IMPORTANT>-style blocks are reported by instructions-to-model.",
+			Why:     "The model reads the description as written: markup costs tokens, carries no meaning for it, and tags are the usual wrapper of injected instructions, so reviewers and scanners treat them with suspicion.",
+			Bad:     `"description": "<p>Search issues.</p><br/><b>Note:</b> results are paged."`,
+			Good:    `"description": "Search issues. Results come 30 per page; pass page for more."`},
+		&Rule{ID: "description-starts-example", Category: CatDescription, Severity: Warning, Scope: PerTool, Seed: seed001,
+			Summary: "a description that opens with an example instead of the tool's purpose",
+			What:    "The tool's description starts with \"Example:\", \"e.g.\", \"For example\" or \"Usage:\".",
+			Why:     "The description is a job description for someone starting today: it first says what the tool is for. A model skimming many tools weighs the opening most; an example first hides the purpose.",
+			Bad:     `"description": "Example: search_leads(status=\"won\"). Searches leads."`,
+			Good:    `"description": "Search leads by company, owner or status. For example, status \"won\" lists closed deals."`},
+		&Rule{ID: "description-whitespace", Category: CatDescription, Severity: Info, Scope: PerTool, Seed: seed000,
+			Summary: "leading or trailing whitespace or newlines in a description or title",
+			What:    "Reports descriptions and titles (of the tool and of its parameters) that start or end with spaces, tabs or newlines.",
+			Why:     "The SDK passes text through as written, so stray whitespace reaches the model as tokens and shows that the text was not reviewed as the model sees it.",
+			Bad:     `"description": "Look up one order.\n\n    "`,
+			Good:    `"description": "Look up one order."`},
+		&Rule{ID: "description-docstring-indent", Category: CatDescription, Severity: Warning, Scope: PerTool, Seed: seed000,
+			Summary: "a multi-line description indented like a source-code docstring",
+			What:    "A description whose continuation lines all carry the same indentation of four or more spaces (or tabs): a docstring passed through with its source indentation.",
+			Why:     "In the Python SDK a tool's description is its docstring, passed through as written, so a docstring over several lines sends its line breaks and indentation to the model. The seed's revised descriptions were passed as description= and dropped them.",
+			Bad:     "\"description\": \"Quote a refund.\\n\\n        Call this first; it checks the order itself.\\n        Returns a quote_id valid for 15 minutes.\"",
+			Good:    `"description": "Quote a refund. Call this first; it checks the order itself. Returns a quote_id valid for 15 minutes."`},
+		&Rule{ID: "description-example-real", Category: CatDescription, Severity: Warning, Scope: PerTool, Seed: seed000 + ", \"Example values the model sends as real ones\"",
+			Summary: "an example value that looks like a real identifier",
+			What:    "Finds example values in descriptions (after \"e.g.\", \"for example\", \"such as\", \"like\", \"example:\") and in examples keywords that look like live identifiers: order or ticket numbers, SKUs, IDs with digits. Obvious placeholders (123, 0000, 12345, XXX, values containing example, foo, test) are not reported.",
+			Why:     "In the seed's recording the model sent the example SKU from the sku parameter's description as if the customer had written it, and KG-1031 was a real product. Choose examples that cannot be real, such as IDs outside the range in use.",
+			Bad:     `"sku": {"type": "string", "description": "Product SKU, for example KG-1031."}`,
+			Good:    `"sku": {"type": "string", "pattern": "^KG-\\d{4}$", "description": "Product SKU, for example KG-0000 (the form only; take the SKU from the order)."}`},
+		&Rule{ID: "description-repeats-schema", Category: CatDescription, Severity: Info, Scope: PerTool, Seed: seed000,
+			Summary: "a parameter description that repeats what the schema already says",
+			What:    "A parameter description that lists every value of its enum, names its own JSON type in parentheses or as \"Type: …\", or states the same default the schema declares.",
+			Why:     "Most of a listing's cost is in the schemas, and the model sees the schema too: spend the tokens on the sentence that separates two tools, and cut description text that repeats the schema.",
+			Bad:     `"status": {"type": "string", "enum": ["open", "closed", "merged"], "description": "(string) One of: open, closed, merged."}`,
+			Good:    `"status": {"type": "string", "enum": ["open", "closed", "merged"], "description": "Only pull requests in this state."}`},
+		&Rule{ID: "description-sibling-unnamed", Category: CatDescription, Severity: Warning, Scope: ListingWide, Seed: seed002 + "; " + seed003,
+			Summary: "two near-duplicate tools, and neither description names the other",
+			What:    "For each pair of tools whose descriptions share half of their content words or more (the reference's near-duplicate measure), reports the pair when neither description mentions the other tool's name.",
+			Why:     "The hard problem is helping the model choose between two tools that both sound plausible. Naming the sibling inside the description, and saying when to use it instead, is the change that cut wrong-tool calls most; the seed's revision sent refund questions from get_order_status to quote_refund and took 5 of 8 to 8 of 8.",
+			Bad:     "get_order_status: \"Look up an order's status.\"\nquote_refund: \"Look up what refund an order would get.\"",
+			Good:    "get_order_status: \"… For refund questions use quote_refund instead.\"\nquote_refund: \"… Call it first: it checks the order itself, so get_order_status is not needed.\""},
+	)
+	toolChecks = append(toolChecks, checkDescriptionText, checkExamples)
+	listingChecks = append(listingChecks, checkSiblings)
+}
+
+// contentWords is the reference's content-word set of a text.
+func contentWords(s string) map[string]bool { return words.Content(s) }
+
+// textAt is a string of a tool with its pointer relative to the tool.
+type textAt struct {
+	ptr, s string
+	key    string // the member key the string sits under ("description", "title", "default" …)
+}
+
+// descriptions returns the tool's description and title, its annotations' title, and every
+// description and title in its schemas.
+func descriptions(t *listing.Value) []textAt {
+	var out []textAt
+	for _, k := range []string{"description", "title"} {
+		if v := t.Get(k); v.IsString() {
+			out = append(out, textAt{"/" + k, v.Str, k})
+		}
+	}
+	if v := t.Get("annotations").Get("title"); v.IsString() {
+		out = append(out, textAt{"/annotations/title", v.Str, "title"})
+	}
+	for _, which := range []string{"inputSchema", "outputSchema"} {
+		eachSubschema(t.Get(which), "/"+which, func(s *listing.Value, ptr string) {
+			for _, k := range []string{"description", "title"} {
+				if v := s.Get(k); v.IsString() {
+					out = append(out, textAt{ptr + "/" + k, v.Str, k})
+				}
+			}
+		})
+	}
+	return out
+}
+
+var (
+	htmlTags   = set("a abbr b blockquote br code dd div dl dt em h1 h2 h3 h4 h5 h6 hr i img li ol p pre s script small span strong style sub sup table tbody td th thead tr u ul details summary iframe")
+	tagRe      = regexp.MustCompile(`<(/?)([A-Za-z][A-Za-z0-9_-]*)(\s[^<>]*)?(/?)>`)
+	startsEx   = regexp.MustCompile(`(?i)^\s*(example\s*:|examples\s*:|e\.g\.|eg:|for example|usage\s*:)`)
+	typeRepeat = regexp.MustCompile(`(?i)\((string|integer|number|boolean|array|object)\)|\btype\s*:\s*(string|integer|number|boolean|array|object)\b`)
+)
+
+// tags returns the markup tags in s: HTML tag names, and XML-like names that also close.
+func tags(s string) []string {
+	if !strings.Contains(s, "<") {
+		return nil
+	}
+	ms := tagRe.FindAllStringSubmatch(s, -1)
+	closes := map[string]bool{}
+	for _, m := range ms {
+		if m[1] == "/" {
+			closes[strings.ToLower(m[2])] = true
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range ms {
+		n := strings.ToLower(m[2])
+		if seen[n] || injectionTags[n] {
+			continue
+		}
+		if htmlTags[n] || closes[n] || m[4] == "/" {
+			seen[n] = true
+			out = append(out, "<"+m[2]+">")
+		}
+	}
+	return out
+}
+
+func checkDescriptionText(c *toolCtx) {
+	desc := c.tool.Get("description")
+	if desc.IsString() {
+		d := desc.Str
+		if n := c.cfg.Tokens(d); n > c.cfg.MaxDescriptionTokens {
+			c.report("description-too-long", "/description", fmt.Sprintf("the description is %d tokens, over the budget of %d: keep what the tool does, when to use it instead of its neighbour, its inputs and its result", n, c.cfg.MaxDescriptionTokens))
+		}
+		if startsEx.MatchString(d) {
+			c.report("description-starts-example", "/description", "the description opens with an example; open with what the tool does and when to use it")
+		}
+		if ind := docstringIndent(d); ind != "" {
+			c.report("description-docstring-indent", "/description", fmt.Sprintf("every continuation line is indented by %s, as in a source docstring: the model receives the indentation; pass the text without it", ind))
+		}
+	}
+	for _, t := range descriptions(c.tool) {
+		if ts := tags(t.s); len(ts) > 0 {
+			c.report("description-markup", t.ptr, fmt.Sprintf("markup in the text: %s; write plain text", strings.Join(ts, ", ")))
+		}
+		if t.s != "" && (strings.TrimSpace(t.s) != t.s) {
+			where := "ends"
+			if strings.TrimLeft(t.s, " \t\r\n") != t.s {
+				where = "starts"
+			}
+			c.report("description-whitespace", t.ptr, fmt.Sprintf("the %s %s with whitespace (%s); trim it", t.key, where, visibleWS(t.s, where == "starts")))
+		}
+	}
+}
+
+func visibleWS(s string, lead bool) string {
+	var ws string
+	if lead {
+		ws = s[:len(s)-len(strings.TrimLeft(s, " \t\r\n"))]
+	} else {
+		ws = s[len(strings.TrimRight(s, " \t\r\n")):]
+	}
+	r := strings.NewReplacer("\n", `\n`, "\t", `\t`, "\r", `\r`, " ", "·")
+	if len(ws) > 12 {
+		return fmt.Sprintf("%d characters", len(ws))
+	}
+	return r.Replace(ws)
+}
+
+// docstringIndent returns the indentation shared by every continuation line of a multi-line
+// text ("8 spaces"), when it is 4 spaces or more or a tab, or "".
+func docstringIndent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, " \t\n"), "\n")
+	if len(lines) < 2 {
+		return ""
+	}
+	common := -1
+	tab := false
+	n := 0
+	for _, ln := range lines[1:] {
+		if strings.TrimSpace(ln) == "" {
+			continue
+		}
+		n++
+		ind := len(ln) - len(strings.TrimLeft(ln, " \t"))
+		if strings.HasPrefix(ln, "\t") {
+			tab = true
+		}
+		if common < 0 || ind < common {
+			common = ind
+		}
+	}
+	if n == 0 || common <= 0 || (common < 4 && !tab) {
+		return ""
+	}
+	if tab {
+		return fmt.Sprintf("%d whitespace characters (tabs)", common)
+	}
+	return fmt.Sprintf("%d spaces", common)
+}
+
+var (
+	exampleIntro = regexp.MustCompile(`(?i)\b(?:e\.g\.|eg\.|for example|for instance|such as|example\s*:|examples\s*:|like)[\s,:]*`)
+	exampleToken = regexp.MustCompile("^[\"'\x60]?([A-Za-z0-9][A-Za-z0-9_./#:@-]*[A-Za-z0-9])[\"'\x60]?")
+	idLike       = regexp.MustCompile(`^(?:[A-Za-z]{1,8}[-_#]?)?\d{3,}$|^[A-Za-z]{1,8}[-_]\d+$`)
+)
+
+// placeholder reports whether an example value is obviously not real.
+func placeholder(v string) bool {
+	low := strings.ToLower(v)
+	for _, w := range []string{"example", "xxx", "foo", "bar", "sample", "test", "dummy", "placeholder", "your", "fake", "abc"} {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	digits := strings.TrimLeft(low, "abcdefghijklmnopqrstuvwxyz-_#")
+	if digits == "" {
+		return true
+	}
+	same := true
+	asc := true
+	for i := 1; i < len(digits); i++ {
+		if digits[i] != digits[0] {
+			same = false
+		}
+		if digits[i] != digits[i-1]+1 {
+			asc = false
+		}
+	}
+	return same || asc || (len(digits) >= 4 && strings.Trim(digits[1:], "0") == "")
+}
+
+// realLooking returns the example values in text that look like live identifiers.
+func realLooking(text string) []string {
+	var out []string
+	for _, m := range exampleIntro.FindAllStringIndex(text, -1) {
+		rest := text[m[1]:]
+		for k := 0; k < 3 && rest != ""; k++ { // up to three values: "e.g. 4521, 4533 or 4540"
+			tm := exampleToken.FindStringSubmatchIndex(rest)
+			if tm == nil {
+				break
+			}
+			v := rest[tm[2]:tm[3]]
+			if idLike.MatchString(v) && !placeholder(v) && !looksLikeDateOrVersion(v) {
+				out = append(out, v)
+			}
+			rest = strings.TrimLeft(rest[tm[1]:], " ")
+			switch {
+			case strings.HasPrefix(rest, ","), strings.HasPrefix(rest, "/"):
+				rest = strings.TrimLeft(rest[1:], " ")
+			case strings.HasPrefix(rest, "or "), strings.HasPrefix(rest, "and "):
+				rest = rest[strings.IndexByte(rest, ' ')+1:]
+			default:
+				rest = ""
+			}
+		}
+	}
+	return out
+}
+
+var dateOrVersion = regexp.MustCompile(`^(?:v?\d+(?:\.\d+)+|\d{4}-\d{2}(?:-\d{2})?.*|\d{1,4}[smhdwy]|(?:19|20)\d{2})$`)
+
+func looksLikeDateOrVersion(v string) bool { return dateOrVersion.MatchString(strings.ToLower(v)) }
+
+func checkExamples(c *toolCtx) {
+	for _, t := range descriptions(c.tool) {
+		if t.key != "description" {
+			continue
+		}
+		if vs := realLooking(t.s); len(vs) > 0 {
+			c.report("description-example-real", t.ptr, fmt.Sprintf("example value %s looks like a real identifier: a model may send it as if the user had written it; use one that cannot be real (outside the range in use)", quoteList(vs)))
+		}
+	}
+	for _, which := range []string{"inputSchema"} {
+		eachSubschema(c.tool.Get(which), "/"+which, func(s *listing.Value, ptr string) {
+			ex := s.Get("examples")
+			if ex == nil || ex.Kind != listing.Array {
+				return
+			}
+			for i, it := range ex.Items {
+				v := it.Str
+				if it.Kind == listing.Number {
+					v = it.Str
+				} else if !it.IsString() {
+					continue
+				}
+				if idLike.MatchString(v) && !placeholder(v) && !looksLikeDateOrVersion(v) {
+					c.report("description-example-real", ptr+"/examples/"+itoa(i), fmt.Sprintf("example value %q looks like a real identifier: a model may send it as a real one; use one that cannot be real", v))
+				}
+			}
+		})
+	}
+}
+
+func quoteList(vs []string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	return strings.Join(q, ", ")
+}
+
+// checkRepeatsSchema reports a parameter description that restates its schema.
+func checkRepeatsSchema(c *toolCtx, name string, p *listing.Value, ptr, desc string) {
+	if desc == "" {
+		return
+	}
+	var what []string
+	if e := p.Get("enum"); e != nil && e.Kind == listing.Array && len(e.Items) >= 3 {
+		all := true
+		low := strings.ToLower(desc)
+		for _, it := range e.Items {
+			if !it.IsString() || it.Str == "" || !containsWord(low, strings.ToLower(it.Str)) {
+				all = false
+				break
+			}
+		}
+		if all {
+			what = append(what, "every enum value")
+		}
+	}
+	if m := typeRepeat.FindStringSubmatch(desc); m != nil {
+		typ := m[1] + m[2]
+		if t := p.Get("type"); t.IsString() && strings.EqualFold(t.Str, typ) {
+			what = append(what, "its type")
+		}
+	}
+	if d := p.Get("default"); d != nil {
+		lit := strings.Trim(string(listing.Marshal(d, "")), `"`)
+		if v := promisedDefault(desc, nil); v != "" && strings.EqualFold(v, lit) {
+			what = append(what, "its default")
+		}
+	}
+	if len(what) > 0 {
+		c.report("description-repeats-schema", ptr+"/description", fmt.Sprintf("the description of %q repeats %s, which the schema already shows", name, strings.Join(what, " and ")))
+	}
+}
+
+// containsWord reports whether w occurs in s between non-word characters.
+func containsWord(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		a, b := i+j, i+j+len(w)
+		if (a == 0 || !isWordByte(s[a-1])) && (b == len(s) || !isWordByte(s[b])) {
+			return true
+		}
+		i = a + 1
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// nearDuplicatePairs returns pairs (i < j) of tools whose description content words overlap
+// (Jaccard) by at least 0.5, found through an inverted index rather than every pair.
+func nearDuplicatePairs(facts []*toolFacts) [][2]int {
+	index := map[string][]int32{}
+	for i, f := range facts {
+		for _, w := range f.descWords {
+			index[w] = append(index[w], int32(i))
+		}
+	}
+	shared := make([]int32, len(facts))
+	var touched []int32
+	var out [][2]int
+	for i, f := range facts {
+		touched = touched[:0]
+		for _, w := range f.descWords {
+			for _, j := range index[w] {
+				if int(j) > i {
+					if shared[j] == 0 {
+						touched = append(touched, j)
+					}
+					shared[j]++
+				}
+			}
+		}
+		sort.Slice(touched, func(a, b int) bool { return touched[a] < touched[b] })
+		for _, j := range touched {
+			inter := int(shared[j])
+			shared[j] = 0
+			union := len(f.descWords) + len(facts[j].descWords) - inter
+			if union > 0 && float64(inter)/float64(union) >= 0.5 {
+				out = append(out, [2]int{i, int(j)})
+			}
+		}
+	}
+	return out
+}
+
+func checkSiblings(c *listCtx) {
+	for _, p := range nearDuplicatePairs(c.facts) {
+		a, b := p[0], p[1]
+		if c.names[a] == c.names[b] {
+			continue // name-unique reports it
+		}
+		if mentionsName(c.facts[a], c.names[b]) || mentionsName(c.facts[b], c.names[a]) {
+			continue
+		}
+		c.report("description-sibling-unnamed", a, "/tools/"+itoa(a)+"/description",
+			fmt.Sprintf("%s and %s have near-duplicate descriptions and neither names the other: say in each when to use the other instead", c.names[a], c.names[b]))
+	}
+}
+
+func mentionsName(f *toolFacts, name string) bool {
+	for _, m := range f.mentions {
+		if m.word == name {
+			return true
+		}
+	}
+	return false
+}

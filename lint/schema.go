@@ -1,0 +1,383 @@
+package lint
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	regexp2 "github.com/dlclark/regexp2/v2"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/tool-workbench/workbench/listing"
+)
+
+// Limits on the schemas the linter compiles. Real schemas nest a handful of levels and hold a
+// few hundred nodes; the limits keep a hostile schema from costing more than a finding.
+const (
+	DefaultMaxSchemaDepth = 64
+	MaxSchemaNodes        = 100000
+)
+
+// schemaBase is the URL a schema is compiled under. A relative $ref resolves against it and
+// reaches the loader, which refuses it: only references inside the document resolve.
+const schemaBase = "urn:workbench:schema"
+
+var printer = message.NewPrinter(language.English)
+
+// schemaFacts is what compiling one schema found; pointers are relative to the schema.
+type schemaFacts struct {
+	findings []Finding
+}
+
+// refusingLoader is the compiler's URL loader: it loads nothing, and records what was asked
+// for. Meta-schemas of the known drafts are embedded in the library and never reach it.
+type refusingLoader struct{ asked []string }
+
+func (r *refusingLoader) Load(url string) (any, error) {
+	r.asked = append(r.asked, url)
+	return nil, errRefused
+}
+
+var errRefused = errors.New("the workbench never fetches a schema from outside the document")
+
+// regexpEngine compiles a pattern with Go's regexp when it can (linear time) and otherwise as
+// ECMA-262, the dialect JSON Schema specifies (look-arounds, backreferences), with a timeout on
+// every match so that a pathological pattern cannot hang the linter.
+func regexpEngine(s string) (jsonschema.Regexp, error) {
+	if re, err := regexp.Compile(s); err == nil {
+		return re, nil
+	}
+	re, err := regexp2.Compile(s, regexp2.ECMAScript)
+	if err != nil {
+		return nil, fmt.Errorf("not an ECMA-262 regular expression: %w", err)
+	}
+	re.MatchTimeout = 100 * time.Millisecond
+	return ecmaRegexp{re}, nil
+}
+
+type ecmaRegexp struct{ re *regexp2.Regexp }
+
+func (e ecmaRegexp) String() string { return e.re.String() }
+
+func (e ecmaRegexp) MatchString(s string) bool {
+	ok, err := e.re.MatchString(s)
+	return ok && err == nil
+}
+
+// schemaWalk holds what a pre-compile walk of a schema found.
+type schemaWalk struct {
+	depth, nodes int
+	badNumber    string // pointer of a NaN or Infinity literal
+	tooDeepAt    string
+}
+
+func walkSchema(v *listing.Value, ptr string, depth, max int, w *schemaWalk) {
+	w.nodes++
+	if depth > w.depth {
+		w.depth = depth
+	}
+	if depth > max {
+		if w.tooDeepAt == "" {
+			w.tooDeepAt = ptr
+		}
+		return
+	}
+	if w.nodes > MaxSchemaNodes {
+		return
+	}
+	switch v.Kind {
+	case listing.Number:
+		if w.badNumber == "" && (v.Str == "NaN" || strings.HasSuffix(v.Str, "Infinity")) {
+			w.badNumber = ptr
+		}
+	case listing.Array:
+		for i, it := range v.Items {
+			walkSchema(it, ptr+"/"+itoa(i), depth+1, max, w)
+		}
+	case listing.Object:
+		for _, m := range v.Fields() {
+			walkSchema(m.Value, ptr+listing.JoinPointer(m.Key), depth+1, max, w)
+		}
+	}
+}
+
+// toAny converts a value to what the schema library reads: maps, slices, json.Number.
+func toAny(v *listing.Value) any {
+	switch v.Kind {
+	case listing.Null:
+		return nil
+	case listing.Bool:
+		return v.Bool
+	case listing.Number:
+		return json.Number(v.Str)
+	case listing.String:
+		return v.Str
+	case listing.Array:
+		out := make([]any, len(v.Items))
+		for i, it := range v.Items {
+			out[i] = toAny(it)
+		}
+		return out
+	default:
+		fs := v.Fields()
+		out := make(map[string]any, len(fs))
+		for _, m := range fs {
+			out[m.Key] = toAny(m.Value)
+		}
+		return out
+	}
+}
+
+// compileSchema compiles one schema and checks the values in it against their own schemas.
+// which is "inputSchema" or "outputSchema"; the findings' pointers are relative to the schema.
+func compileSchema(schema *listing.Value, which string, maxDepth int) []Finding {
+	var out []Finding
+	add := func(rule, ptr, msg string) {
+		out = append(out, Finding{Rule: rule, Severity: registry[rule].Severity, Pointer: ptr, Message: msg})
+	}
+	var w schemaWalk
+	walkSchema(schema, "", 0, maxDepth, &w)
+	switch {
+	case w.tooDeepAt != "":
+		add("schema-limit", w.tooDeepAt, fmt.Sprintf("%s nests deeper than %d levels; it was not compiled (real schemas nest a few levels: flatten it, or move shared parts into $defs)", which, maxDepth))
+		return out
+	case w.nodes > MaxSchemaNodes:
+		add("schema-limit", "", fmt.Sprintf("%s has more than %d values; it was not compiled", which, MaxSchemaNodes))
+		return out
+	case w.badNumber != "":
+		add("schema-invalid", w.badNumber, fmt.Sprintf("%s holds NaN or Infinity, which JSON does not allow: write a number or remove the keyword", which))
+		return out
+	}
+	doc := toAny(schema)
+	loader := &refusingLoader{}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(loader)
+	c.UseRegexpEngine(regexpEngine)
+	if err := c.AddResource(schemaBase, doc); err != nil {
+		add("schema-invalid", "", fmt.Sprintf("%s cannot be read as a schema: %s", which, cleanErr(err)))
+		return out
+	}
+	_, err := c.Compile(schemaBase)
+	if len(loader.asked) > 0 {
+		for _, u := range uniq(loader.asked) {
+			add("schema-ref-external", refPointer(schema, u), fmt.Sprintf("%s refers to %s, outside the document; it was not fetched (a host must not follow a $ref to the network either): inline the definition under $defs and refer to it as #/$defs/…", which, u))
+		}
+		return out
+	}
+	if err != nil {
+		var sve *jsonschema.SchemaValidationError
+		if errors.As(err, &sve) {
+			var ve *jsonschema.ValidationError
+			if errors.As(sve.Err, &ve) {
+				leaves := leafErrors(ve, nil)
+				for i, l := range leaves {
+					if i == 3 {
+						add("schema-invalid", "", fmt.Sprintf("%s: %d more problems against the meta-schema", which, len(leaves)-3))
+						break
+					}
+					add("schema-invalid", listing.JoinPointer(l.InstanceLocation...),
+						fmt.Sprintf("%s is not a valid JSON Schema: %s", which, l.ErrorKind.LocalizedString(printer)))
+				}
+				return out
+			}
+		}
+		add("schema-invalid", errPointer(err), fmt.Sprintf("%s does not compile: %s", which, cleanErr(err)))
+		return out
+	}
+	out = append(out, checkValues(c, schema)...)
+	return out
+}
+
+func leafErrors(ve *jsonschema.ValidationError, acc []*jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return append(acc, ve)
+	}
+	for _, c := range ve.Causes {
+		acc = leafErrors(c, acc)
+	}
+	return acc
+}
+
+// cleanErr words a compiler error without the internal base URL.
+func cleanErr(err error) string {
+	s := err.Error()
+	s = strings.ReplaceAll(s, schemaBase+"#", "#")
+	s = strings.ReplaceAll(s, schemaBase, "the schema")
+	s = strings.TrimPrefix(s, "jsonschema: ")
+	return s
+}
+
+// errPointer extracts the JSON pointer a compiler error names (…#/properties/x…), if any.
+func errPointer(err error) string {
+	s := err.Error()
+	i := strings.Index(s, schemaBase+"#")
+	if i < 0 {
+		return ""
+	}
+	s = s[i+len(schemaBase)+1:]
+	end := strings.IndexAny(s, "\" '")
+	if end >= 0 {
+		s = s[:end]
+	}
+	if !strings.HasPrefix(s, "/") {
+		return ""
+	}
+	return s
+}
+
+// refPointer finds the $ref, $dynamicRef or $schema whose value leads to url.
+func refPointer(schema *listing.Value, url string) string {
+	found := ""
+	var walk func(v *listing.Value, ptr string)
+	walk = func(v *listing.Value, ptr string) {
+		if found != "" {
+			return
+		}
+		switch v.Kind {
+		case listing.Array:
+			for i, it := range v.Items {
+				walk(it, ptr+"/"+itoa(i))
+			}
+		case listing.Object:
+			for _, m := range v.Fields() {
+				p := ptr + listing.JoinPointer(m.Key)
+				if (m.Key == "$ref" || m.Key == "$dynamicRef" || m.Key == "$schema" || m.Key == "$id") && m.Value.IsString() {
+					ref := m.Value.Str
+					if j := strings.IndexByte(ref, '#'); j >= 0 {
+						ref = ref[:j]
+					}
+					if ref != "" && strings.HasSuffix(strings.SplitN(url, "#", 2)[0], ref) {
+						found = p
+						return
+					}
+				}
+				walk(m.Value, p)
+			}
+		}
+	}
+	walk(schema, "")
+	return found
+}
+
+func uniq(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Keywords whose values are schemas, or objects or arrays of schemas. Values under any other
+// keyword (default, enum, examples, const …) are data, not schemas.
+var (
+	schemaKeys      = set("items additionalProperties contains not if then else propertyNames unevaluatedProperties unevaluatedItems additionalItems")
+	schemaMapKeys   = set("properties patternProperties $defs definitions dependentSchemas")
+	schemaArrayKeys = set("anyOf oneOf allOf prefixItems")
+)
+
+func set(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// eachSubschema calls f for every object subschema of schema, with its pointer.
+func eachSubschema(schema *listing.Value, ptr string, f func(s *listing.Value, ptr string)) {
+	if !schema.IsObject() {
+		return
+	}
+	f(schema, ptr)
+	for _, m := range schema.Fields() {
+		p := ptr + listing.JoinPointer(m.Key)
+		switch {
+		case schemaKeys[m.Key]:
+			if m.Value.Kind == listing.Array && m.Key == "items" { // draft-04 tuple form
+				for i, it := range m.Value.Items {
+					eachSubschema(it, p+"/"+itoa(i), f)
+				}
+			} else {
+				eachSubschema(m.Value, p, f)
+			}
+		case schemaMapKeys[m.Key] && m.Value.IsObject():
+			for _, s := range m.Value.Fields() {
+				eachSubschema(s.Value, p+listing.JoinPointer(s.Key), f)
+			}
+		case schemaArrayKeys[m.Key] && m.Value.Kind == listing.Array:
+			for i, it := range m.Value.Items {
+				eachSubschema(it, p+"/"+itoa(i), f)
+			}
+		}
+	}
+}
+
+// checkValues validates default, const, enum and examples values against the schema they sit in.
+func checkValues(c *jsonschema.Compiler, schema *listing.Value) []Finding {
+	var out []Finding
+	eachSubschema(schema, "", func(s *listing.Value, ptr string) {
+		type probe struct {
+			key string
+			v   *listing.Value
+			ptr string
+		}
+		var probes []probe
+		if d := s.Get("default"); d != nil {
+			probes = append(probes, probe{"default", d, ptr + "/default"})
+		}
+		if d := s.Get("const"); d != nil {
+			probes = append(probes, probe{"const", d, ptr + "/const"})
+		}
+		if e := s.Get("enum"); e != nil && e.Kind == listing.Array {
+			for i, it := range e.Items {
+				probes = append(probes, probe{"enum", it, ptr + "/enum/" + itoa(i)})
+			}
+		}
+		if e := s.Get("examples"); e != nil && e.Kind == listing.Array {
+			for i, it := range e.Items {
+				probes = append(probes, probe{"examples", it, ptr + "/examples/" + itoa(i)})
+			}
+		}
+		if len(probes) == 0 {
+			return
+		}
+		sub, err := c.Compile(schemaBase + "#" + ptr)
+		if err != nil {
+			return // the whole schema compiled, so this cannot fail short of a library change
+		}
+		for _, p := range probes {
+			if err := sub.Validate(toAny(p.v)); err != nil {
+				msg := err.Error()
+				var ve *jsonschema.ValidationError
+				if errors.As(err, &ve) {
+					if ls := leafErrors(ve, nil); len(ls) > 0 {
+						msg = ls[0].ErrorKind.LocalizedString(printer)
+					}
+				}
+				out = append(out, Finding{Rule: "schema-value-invalid", Severity: registry["schema-value-invalid"].Severity, Pointer: p.ptr,
+					Message: fmt.Sprintf("%s value %s does not validate against its own schema: %s", p.key, short(string(listing.Marshal(p.v, ""))), msg)})
+			}
+		}
+	})
+	return out
+}
+
+func short(s string) string {
+	r := []rune(s)
+	if len(r) > 60 {
+		return string(r[:57]) + "..."
+	}
+	return s
+}

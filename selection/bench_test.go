@@ -1,0 +1,70 @@
+package selection
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tool-workbench/workbench/listing"
+)
+
+// BenchmarkRank ranks the GitHub server's 117 tools for 200 tasks made from their own
+// descriptions (the browser re-ranks like this on every edit).
+func BenchmarkRank(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "shared", "listings", "real", "github-mcp-server.json"))
+	if err != nil {
+		b.Skipf("the GitHub listing in ../shared is not here: %v", err)
+	}
+	l, err := listing.Parse(src, listing.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tasks []Task
+	for i := 0; len(tasks) < 200; i++ {
+		t := l.Tools[i%len(l.Tools)]
+		name := t.Get("name").Str
+		d := t.Get("description").Str
+		if len(d) > 80 {
+			d = d[:80]
+		}
+		tasks = append(tasks, Task{Task: d, Expect: &name})
+	}
+	for b.Loop() {
+		Rank(l, tasks, true)
+	}
+}
+
+// BenchmarkRankAfterEdit re-ranks the same 200 tasks after a one-tool edit, with the word sets
+// of the other tools and of the tasks cached (what the browser does on a keystroke).
+func BenchmarkRankAfterEdit(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "shared", "listings", "real", "github-mcp-server.json"))
+	if err != nil {
+		b.Skipf("the GitHub listing in ../shared is not here: %v", err)
+	}
+	l, err := listing.Parse(src, listing.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tasks []Task
+	for i := 0; len(tasks) < 200; i++ {
+		t := l.Tools[i%len(l.Tools)]
+		name := t.Get("name").Str
+		d := t.Get("description").Str
+		if len(d) > 80 {
+			d = d[:80]
+		}
+		tasks = append(tasks, Task{Task: d, Expect: &name})
+	}
+	c := NewCache()
+	c.Rank(l, tasks, true)
+	i := 0
+	for b.Loop() {
+		i++
+		edited, err := l.Apply(listing.Op{Kind: listing.OpSet, Path: "/tools/3/description", Value: listing.NewString(fmt.Sprintf("Edit number %d of a description.", i))})
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.Rank(edited, tasks, true)
+	}
+}

@@ -1,0 +1,396 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Doer sends HTTP requests; *http.Client is one, and so is HandlerDoer.
+type Doer interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+// ClientOptions tune a Client. The zero value is usable.
+type ClientOptions struct {
+	// Getenv reads the key's environment variable (os.Getenv in the command).
+	Getenv func(string) string
+	// HTTP sends the requests; nil means an http.Client whose idle pool fits the endpoint's
+	// concurrency.
+	HTTP Doer
+	// Cache answers identical requests from earlier runs; nil disables it.
+	Cache Cache
+	// Retries is how many times a call is retried after a 429, a 5xx, a timeout or a broken
+	// connection (default 4; negative means none).
+	Retries int
+	// Concurrency overrides the endpoint's bound when positive.
+	Concurrency int
+	// Timeout overrides the endpoint's per-call timeout when positive.
+	Timeout time.Duration
+	// MaxRetryAfter caps how long a Retry-After may make a call wait (default 2 minutes); a
+	// server asking for longer fails the call instead of stalling the run.
+	MaxRetryAfter time.Duration
+	// Sleep waits between attempts; tests replace it to observe the waits.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Client calls one endpoint. Share one Client among all runs on an endpoint: it holds the
+// endpoint's concurrency bound.
+type Client struct {
+	ep       Endpoint
+	oa       *openai.Client
+	key      string
+	sem      chan struct{}
+	cache    Cache
+	retries  int
+	timeout  time.Duration
+	maxAfter time.Duration
+	sleep    func(context.Context, time.Duration) error
+}
+
+// MaxResponseBytes bounds one response body.
+const MaxResponseBytes = 16 << 20
+
+// NewClient checks the endpoint and reads its key from the environment.
+func NewClient(ep Endpoint, opts ClientOptions) (*Client, error) {
+	if err := ep.Validate(); err != nil {
+		return nil, err
+	}
+	key := ""
+	if ep.APIKeyEnv != "" {
+		if opts.Getenv != nil {
+			key = opts.Getenv(ep.APIKeyEnv)
+		}
+		if key == "" {
+			return nil, fmt.Errorf("endpoint %q: the environment variable %s is unset or empty; set it to the endpoint's API key", ep.Name, ep.APIKeyEnv)
+		}
+	}
+	c := &Client{ep: ep, key: key, cache: opts.Cache, retries: 4, timeout: ep.timeout(),
+		maxAfter: 2 * time.Minute, sleep: sleepCtx}
+	n := ep.concurrency()
+	if opts.Concurrency > 0 {
+		n = min(opts.Concurrency, MaxConcurrency)
+	}
+	c.sem = make(chan struct{}, n)
+	if opts.Retries != 0 {
+		c.retries = max(opts.Retries, 0)
+	}
+	if opts.Timeout > 0 {
+		c.timeout = opts.Timeout
+	}
+	if opts.MaxRetryAfter > 0 {
+		c.maxAfter = opts.MaxRetryAfter
+	}
+	if opts.Sleep != nil {
+		c.sleep = opts.Sleep
+	}
+	httpc := opts.HTTP
+	if httpc == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		// Keep a connection per concurrent call: the default of 2 idle connections per host
+		// would make every other call open a new one.
+		tr.MaxIdleConnsPerHost = n
+		httpc = &http.Client{Transport: tr}
+	}
+	var cfg openai.ClientConfig
+	if ep.APIType == "azure" {
+		cfg = openai.DefaultAzureConfig(key, ep.BaseURL)
+		cfg.APIVersion = ep.APIVersion
+		cfg.AzureModelMapperFunc = func(m string) string { return m }
+	} else {
+		cfg = openai.DefaultConfig(key)
+		cfg.BaseURL = ep.BaseURL
+	}
+	cfg.HTTPClient = &doer{next: httpc, headers: ep.Headers}
+	c.oa = openai.NewClientWithConfig(cfg)
+	return c, nil
+}
+
+// Endpoint returns the client's endpoint.
+func (c *Client) Endpoint() Endpoint { return c.ep }
+
+// Concurrency is the client's bound on calls in flight.
+func (c *Client) Concurrency() int { return cap(c.sem) }
+
+// redact replaces the key wherever a server may have echoed it.
+func (c *Client) redact(b []byte) []byte {
+	if len(c.key) < 4 || !bytes.Contains(b, []byte(c.key)) {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte(c.key), []byte("[redacted]"))
+}
+
+func (c *Client) redactString(s string) string { return string(c.redact([]byte(s))) }
+
+// Exchange is one call's final request and response as sent and received, key scrubbed.
+type Exchange struct {
+	Request  json.RawMessage `json:"request"`
+	Status   int             `json:"status"`
+	Response json.RawMessage `json:"response,omitempty"`
+	// Body is a non-JSON response body, as text.
+	Body string `json:"body,omitempty"`
+}
+
+// Reply is the outcome of one call after retries.
+type Reply struct {
+	Completion openai.ChatCompletionResponse
+	Exchange   Exchange
+	Hash       string // hash of the request (with the sample number): the cache key
+	Attempts   int
+	Cached     bool
+	Latency    time.Duration // of the last attempt
+	header     http.Header
+}
+
+// CallError is a call that failed for good. Its message never holds the key.
+type CallError struct {
+	Status    int    // HTTP status, 0 if none arrived
+	Msg       string // what went wrong, with the server's own words when it gave any
+	Retryable bool   // the kind of failure a later attempt may fix
+}
+
+func (e *CallError) Error() string { return e.Msg }
+
+// exchange collects what the doer saw of one attempt; it travels in the request's context.
+type exchange struct {
+	sample   int
+	noCache  bool
+	cache    Cache
+	key      string // cache key, set by the doer
+	cached   bool
+	request  []byte
+	status   int
+	header   http.Header
+	response []byte
+}
+
+type exchangeKey struct{}
+
+// doer sits under go-openai's client: it adds the endpoint's headers, answers from the cache,
+// and keeps the raw bodies and headers that go-openai does not expose on errors.
+type doer struct {
+	next    Doer
+	headers map[string]string
+}
+
+func (d *doer) Do(req *http.Request) (*http.Response, error) {
+	x, _ := req.Context().Value(exchangeKey{}).(*exchange)
+	if x == nil {
+		x = &exchange{}
+	}
+	var body []byte
+	if req.Body != nil {
+		b, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("reading the request body: %w", err)
+		}
+		body = b
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	x.request = body
+	for k, v := range d.headers {
+		req.Header.Set(k, v)
+	}
+	// The sample number is part of the key: k samples of one request are k answers, not one.
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%d\n", req.URL.String(), x.sample)
+	h.Write(body)
+	x.key = hex.EncodeToString(h.Sum(nil))
+	if x.cache != nil && !x.noCache {
+		if b, ok := x.cache.Get(x.key); ok {
+			x.cached, x.status, x.response, x.header = true, http.StatusOK, b, http.Header{}
+			return &http.Response{StatusCode: http.StatusOK, Status: "200 OK", Header: http.Header{"Content-Type": {"application/json"}},
+				Body: io.NopCloser(bytes.NewReader(b)), Request: req, ContentLength: int64(len(b))}, nil
+		}
+	}
+	resp, err := d.next.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+	resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("reading the response body: %w", err)
+	}
+	if len(rb) > MaxResponseBytes {
+		return nil, fmt.Errorf("the response body exceeds %d bytes", MaxResponseBytes)
+	}
+	x.status, x.header, x.response = resp.StatusCode, resp.Header, rb
+	resp.Body = io.NopCloser(bytes.NewReader(rb))
+	return resp, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Complete sends one chat completion request, retrying what may succeed later. sample is the
+// sample number, part of the cache key; noCache skips the cache for this call (the answer is
+// still stored).
+func (c *Client) Complete(ctx context.Context, req openai.ChatCompletionRequest, sample int, noCache bool) (*Reply, error) {
+	req.Model = c.ep.Model
+	for attempt := 1; ; attempt++ {
+		reply, cerr := c.attempt(ctx, req, sample, noCache)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		reply.Attempts = attempt
+		if cerr == nil {
+			return reply, nil
+		}
+		if !cerr.Retryable || attempt > c.retries {
+			if cerr.Retryable {
+				cerr.Msg = fmt.Sprintf("%s (gave up after %d attempts)", cerr.Msg, attempt)
+			}
+			return reply, cerr
+		}
+		wait := backoff(attempt)
+		if ra, ok := retryAfter(reply.header); ok {
+			if ra > c.maxAfter {
+				return reply, &CallError{Status: cerr.Status, Msg: fmt.Sprintf("%s; the server asks to retry after %s, longer than the %s the workbench waits", cerr.Msg, ra, c.maxAfter)}
+			}
+			wait = ra
+		}
+		if err := c.sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, sample int, noCache bool) (r *Reply, cerr *CallError) {
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return &Reply{}, &CallError{Msg: ctx.Err().Error()}
+	}
+	defer func() { <-c.sem }()
+	x := &exchange{sample: sample, noCache: noCache, cache: c.cache}
+	actx, cancel := context.WithTimeout(context.WithValue(ctx, exchangeKey{}, x), c.timeout)
+	defer cancel()
+	start := time.Now()
+	resp, err := c.oa.CreateChatCompletion(actx, req)
+	r = &Reply{Hash: x.key, Cached: x.cached, Latency: time.Since(start), header: x.header,
+		Exchange: Exchange{Request: c.redact(x.request), Status: x.status}}
+	if json.Valid(x.response) {
+		r.Exchange.Response = c.redact(x.response)
+	} else if len(x.response) > 0 {
+		r.Exchange.Body = c.redactString(snippet(x.response, 4096))
+	}
+	if err == nil {
+		if len(resp.Choices) == 0 {
+			return r, &CallError{Status: x.status, Msg: fmt.Sprintf("endpoint %q answered with no choices", c.ep.Name)}
+		}
+		r.Completion = resp
+		if x.cache != nil && !x.cached {
+			// A failed store costs only a repeat call later.
+			_ = x.cache.Put(x.key, c.redact(x.response))
+		}
+		return r, nil
+	}
+	return r, c.classify(err, x, actx)
+}
+
+// classify turns go-openai's error into a CallError in the workbench's words. go-openai's own
+// errors quote the response body, which a server may have filled with the request's headers, so
+// only redacted text leaves here.
+func (c *Client) classify(err error, x *exchange, actx context.Context) *CallError {
+	name := c.ep.Name
+	switch {
+	case x.status == http.StatusTooManyRequests:
+		return &CallError{Status: x.status, Retryable: true, Msg: fmt.Sprintf("endpoint %q: rate limited (HTTP 429)%s", name, serverSays(c, x.response))}
+	case x.status >= 500:
+		return &CallError{Status: x.status, Retryable: true, Msg: fmt.Sprintf("endpoint %q: server error (HTTP %d)%s", name, x.status, serverSays(c, x.response))}
+	case x.status == http.StatusUnauthorized || x.status == http.StatusForbidden:
+		hint := "check the key in " + c.ep.APIKeyEnv
+		if c.ep.APIKeyEnv == "" {
+			hint = "the endpoint wants a key: name its environment variable in apiKeyEnv (or --api-key-env)"
+		}
+		return &CallError{Status: x.status, Msg: fmt.Sprintf("endpoint %q refused the credentials (HTTP %d): %s%s", name, x.status, hint, serverSays(c, x.response))}
+	case x.status == http.StatusNotFound:
+		return &CallError{Status: x.status, Msg: fmt.Sprintf("endpoint %q: not found (HTTP 404) at %s/chat/completions; check baseURL and model %q%s", name, strings.TrimRight(c.ep.BaseURL, "/"), c.ep.Model, serverSays(c, x.response))}
+	case x.status >= 400:
+		return &CallError{Status: x.status, Msg: fmt.Sprintf("endpoint %q rejected the request (HTTP %d)%s", name, x.status, serverSays(c, x.response))}
+	case x.status >= 200 && x.status < 300:
+		return &CallError{Status: x.status, Msg: fmt.Sprintf("endpoint %q answered HTTP %d with a body that is not a chat completion: %s", name, x.status, c.redactString(snippet(x.response, 200)))}
+	case errors.Is(actx.Err(), context.DeadlineExceeded):
+		return &CallError{Retryable: true, Msg: fmt.Sprintf("endpoint %q did not answer within %s", name, c.timeout)}
+	case errors.Is(err, openai.ErrChatCompletionInvalidModel):
+		return &CallError{Msg: fmt.Sprintf("endpoint %q: model %q cannot serve chat completions", name, c.ep.Model)}
+	default:
+		// A transport error: connection refused, reset, DNS. Its text names the URL, not the key;
+		// redact anyway.
+		return &CallError{Retryable: true, Msg: fmt.Sprintf("endpoint %q: %s", name, c.redactString(err.Error()))}
+	}
+}
+
+// serverSays quotes the server's error message, if its body has one.
+func serverSays(c *Client, body []byte) string {
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	msg := ""
+	if json.Unmarshal(body, &e) == nil && e.Error.Message != "" {
+		msg = e.Error.Message
+	} else if len(body) > 0 {
+		msg = string(body)
+	}
+	if msg == "" {
+		return ""
+	}
+	return ": " + c.redactString(snippet([]byte(msg), 300))
+}
+
+func snippet(b []byte, n int) string {
+	s := strings.ToValidUTF8(string(b), "�")
+	if len(s) > n {
+		s = s[:n]
+		s = strings.ToValidUTF8(s, "") + "…"
+	}
+	return s
+}
+
+// backoff is exponential with full jitter: 0.5 s, 1 s, 2 s … capped at 30 s, each drawn
+// uniformly below its cap so that calls rate limited together do not retry together.
+func backoff(attempt int) time.Duration {
+	cap := 500 * time.Millisecond << min(attempt-1, 6)
+	cap = min(cap, 30*time.Second)
+	return cap/2 + rand.N(cap/2+1)
+}
+
+// retryAfter reads a Retry-After header: seconds, or an HTTP date.
+func retryAfter(h http.Header) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
+		return time.Duration(n * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0), true
+	}
+	return 0, false
+}

@@ -1,0 +1,56 @@
+// Keyboard shortcuts and file dropping. Everything else is Datastar.
+const typing = (el) => el && (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT" || el.isContentEditable);
+
+function pickTool(step) {
+  const rows = [...document.querySelectorAll("#tool-list .tool-row")];
+  if (!rows.length) return;
+  let i = rows.findIndex((r) => r.classList.contains("selected"));
+  i = i < 0 ? 0 : Math.min(rows.length - 1, Math.max(0, i + step));
+  const btn = rows[i].querySelector(".tool-pick");
+  btn.click();
+  btn.focus();
+  rows[i].scrollIntoView({ block: "nearest" });
+}
+
+let findingAt = -1;
+function nextFinding(step) {
+  const tab = document.querySelector("#panel-tabs button");
+  if (tab) tab.click(); // show the findings panel
+  const links = [...document.querySelectorAll("#findings .finding")].filter((f) => f.offsetParent !== null);
+  if (!links.length) return;
+  findingAt = (findingAt + step + links.length) % links.length;
+  const f = links[findingAt];
+  f.scrollIntoView({ block: "nearest" });
+  (f.querySelector(".goto") || f.querySelector("a")).focus();
+}
+
+document.addEventListener("keydown", (e) => {
+  const t = e.target;
+  if (e.altKey && (e.key === "ArrowDown" || e.key === "ArrowUp")) {
+    e.preventDefault();
+    pickTool(e.key === "ArrowDown" ? 1 : -1);
+  } else if (e.altKey && (e.key === "f" || e.key === "F" || e.code === "KeyF")) {
+    e.preventDefault();
+    nextFinding(e.shiftKey ? -1 : 1);
+  } else if (!typing(t) && !e.ctrlKey && !e.metaKey && !e.altKey) {
+    if (e.key === "j" || e.key === "]") pickTool(1);
+    else if (e.key === "k" || e.key === "[") pickTool(-1);
+    else if (e.key === "f") nextFinding(1);
+  } else if (!typing(t) && (e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "z") {
+    const b = document.querySelector(e.shiftKey ? "[data-testid=redo]" : "[data-testid=undo]");
+    if (b && !b.disabled) { e.preventDefault(); b.click(); }
+  }
+});
+
+// Dropping a file on the paste box reads it into the box.
+const paste = document.getElementById("paste");
+if (paste) {
+  paste.addEventListener("dragover", (e) => { e.preventDefault(); paste.classList.add("dragover"); });
+  paste.addEventListener("dragleave", () => paste.classList.remove("dragover"));
+  paste.addEventListener("drop", (e) => {
+    e.preventDefault();
+    paste.classList.remove("dragover");
+    const f = e.dataTransfer.files[0];
+    if (f) f.text().then((s) => { paste.value = s; });
+  });
+}

@@ -1,0 +1,112 @@
+package views
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// The functions below build Datastar expressions. They take the workspace id (server-made,
+// [a-z0-9] only) and integers, never user text, so nothing a person types can become code.
+
+func wsURL(ws, path string) string { return "/w/" + ws + "/" + path }
+
+// post returns an expression that posts the page's signals to path under the workspace.
+func post(ws, path string) string { return fmt.Sprintf("@post('%s')", wsURL(ws, path)) }
+
+// editExpr sends one field's new value: the handler reads $val and applies it at (tool, field).
+func editExpr(ws string, tool int, field string) string {
+	return fmt.Sprintf("$val = el.value; @post('%s?t=%d&f=%s')", wsURL(ws, "edit"), tool, field)
+}
+
+// paramExpr sends one parameter cell's new value.
+func paramExpr(ws string, tool, param int, key string, checkbox bool) string {
+	v := "el.value"
+	if checkbox {
+		v = "el.checked ? 'true' : 'false'"
+	}
+	return fmt.Sprintf("$val = %s; @post('%s?t=%d&f=param&p=%d&k=%s')", v, wsURL(ws, "edit"), tool, param, key)
+}
+
+// toolOp posts a structural operation on the tool list.
+func toolOp(ws, op string, i int) string {
+	return fmt.Sprintf("@post('%s?op=%s&i=%d')", wsURL(ws, "tool"), op, i)
+}
+
+// paramOp posts a structural operation on the selected tool's parameters.
+func paramOp(ws, op string, tool, p int) string {
+	return fmt.Sprintf("@post('%s?op=%s&t=%d&p=%d')", wsURL(ws, "param"), op, tool, p)
+}
+
+// selectExpr selects a tool and optionally focuses a field of its editor.
+func selectExpr(ws string, i int, field string) string {
+	return fmt.Sprintf("$tool = %d; @post('%s?focus=%s')", i, wsURL(ws, "select"), field)
+}
+
+// taskExpr sends one task cell's new value.
+func taskExpr(ws string, i int, key string) string {
+	return fmt.Sprintf("$val = el.value; @post('%s?op=set&i=%d&k=%s')", wsURL(ws, "task"), i, key)
+}
+
+func taskOp(ws, op string, i int) string {
+	return fmt.Sprintf("@post('%s?op=%s&i=%d')", wsURL(ws, "task"), op, i)
+}
+
+// pageSignals are the page's initial signals; pid is server-made hex, the rest are numbers.
+func pageSignals(pid string, version, selected int) string {
+	return fmt.Sprintf("{pid: '%s', ver: %d, tool: %d, val: '', sev: 'all', panel: 'findings'}", pid, version, selected)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+
+func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+
+// delta renders a signed change, "±0" when nothing changed.
+func delta(now, then int) string {
+	d := now - then
+	switch {
+	case d > 0:
+		return "+" + strconv.Itoa(d)
+	case d < 0:
+		return strconv.Itoa(d)
+	}
+	return "±0"
+}
+
+// ID helpers: one place names every patched region.
+func toolRowID(i int) string      { return "tool-row-" + strconv.Itoa(i) }
+func findingGroupID(t int) string { return "fg-" + groupKey(t) }
+func groupKey(t int) string {
+	if t < 0 {
+		return "listing"
+	}
+	return strconv.Itoa(t)
+}
+func taskVerdictID(i int) string { return "verdict-" + strconv.Itoa(i) }
+func editorID(tool, gen int) string {
+	return fmt.Sprintf("editor-%d-%d", tool, gen)
+}
+func paramFieldID(p int, key string) string { return fmt.Sprintf("f-p%d-%s", p, key) }
+
+// Region ids, for the web package's patches.
+const (
+	IDToolList   = "tool-list"
+	IDEditor     = "editor"
+	IDFindings   = "findings"
+	IDCost       = "cost"
+	IDTasks      = "tasks"
+	IDTaskSum    = "task-summary"
+	IDToolNames  = "tool-names"
+	IDHistory    = "history"
+	IDDescCount  = "desc-count"
+	IDParams     = "params"
+	IDInputText  = "f-input"
+	IDOutputText = "f-output"
+	IDPanelTabs  = "panel-tabs"
+)
+
+// ToolRowID, FindingGroupID and TaskVerdictID name per-item regions for patches.
+func ToolRowID(i int) string      { return toolRowID(i) }
+func FindingGroupID(t int) string { return findingGroupID(t) }
+func TaskVerdictID(i int) string  { return taskVerdictID(i) }

@@ -1,0 +1,688 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+	"github.com/starfederation/datastar-go/datastar"
+	"github.com/tool-workbench/workbench/examples"
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/selection"
+	"github.com/tool-workbench/workbench/views"
+)
+
+// signals are the page's Datastar signals. Val carries the value of the field being edited; the
+// field itself is named in the URL, which the server wrote.
+type signals struct {
+	PID  string          `json:"pid"`
+	Tool int             `json:"tool"`
+	Ver  int             `json:"ver"`
+	Val  json.RawMessage `json:"val"`
+}
+
+func (sg signals) value() string {
+	var s string
+	if err := json.Unmarshal(sg.Val, &s); err == nil {
+		return s
+	}
+	var b bool
+	if err := json.Unmarshal(sg.Val, &b); err == nil {
+		return strconv.FormatBool(b)
+	}
+	return string(sg.Val)
+}
+
+// maxSignalBytes bounds a Datastar request body: the largest value is one raw schema.
+const maxSignalBytes = 2 << 20
+
+func readSignals(c echo.Context) (signals, error) {
+	var sg signals
+	r := c.Request()
+	if r.Method != http.MethodGet {
+		r.Body = http.MaxBytesReader(c.Response(), r.Body, maxSignalBytes)
+	}
+	if err := datastar.ReadSignals(r, &sg); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return sg, echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("the edit is larger than %d bytes", maxSignalBytes))
+		}
+		return sg, echo.NewHTTPError(http.StatusBadRequest, "unreadable Datastar signals: "+err.Error())
+	}
+	if sg.PID != "" && !wsIDPattern.MatchString(sg.PID) {
+		return sg, echo.NewHTTPError(http.StatusBadRequest, "malformed page id")
+	}
+	return sg, nil
+}
+
+func htmlPage(c echo.Context, code int, comp templ.Component) error {
+	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	c.Response().WriteHeader(code)
+	return comp.Render(c.Request().Context(), c.Response())
+}
+
+func (s *Server) homeModel() views.Home {
+	h := views.Home{Page: s.page, MaxBytes: s.max}
+	for _, ex := range examples.All() {
+		h.Examples = append(h.Examples, views.Example{ID: ex.ID, Title: ex.Title, Blurb: ex.Blurb})
+	}
+	return h
+}
+
+func (s *Server) home(c echo.Context) error {
+	return htmlPage(c, http.StatusOK, views.HomePage(s.homeModel()))
+}
+
+// importListing starts a workspace from a pasted or uploaded listing. A listing that cannot be
+// read comes back with the message, its line and column, and the pasted text kept.
+func (s *Server) importListing(c echo.Context) error {
+	r := c.Request()
+	r.Body = http.MaxBytesReader(c.Response(), r.Body, int64(s.max)+64<<10)
+	src, name, err := readListingForm(r, s.max)
+	h := s.homeModel()
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) || errors.Is(err, errTooLarge) {
+			h.Problem = &views.ParseProblem{
+				Message: fmt.Sprintf("The listing is larger than %d MB, the most this server reads in the browser.", s.max>>20),
+				Hint:    "Real servers' listings are a few hundred kilobytes. For a larger file, use the command line: workbench check FILE."}
+			return htmlPage(c, http.StatusRequestEntityTooLarge, views.HomePage(h))
+		}
+		h.Problem = &views.ParseProblem{Message: err.Error()}
+		return htmlPage(c, http.StatusBadRequest, views.HomePage(h))
+	}
+	if len(bytes.TrimSpace(src)) == 0 {
+		h.Problem = &views.ParseProblem{Message: "Nothing was pasted or uploaded.",
+			Hint: "Paste a tools/list response or its tools array, choose a file, or open an example."}
+		return htmlPage(c, http.StatusBadRequest, views.HomePage(h))
+	}
+	l, err := listing.Parse(src, listing.Options{Name: name, Limits: listing.Limits{Bytes: s.max}})
+	if err != nil {
+		h.Problem = parseProblem(src, err)
+		h.Pasted = string(src)
+		return htmlPage(c, http.StatusBadRequest, views.HomePage(h))
+	}
+	ws, err := s.store.Create(r.Context(), name, l, nil)
+	if err != nil {
+		return fmt.Errorf("create workspace: %w", err)
+	}
+	s.log.Info("workspace created", "id", ws.ID, "tools", len(l.Tools), "bytes", len(src))
+	return c.Redirect(http.StatusSeeOther, "/w/"+ws.ID)
+}
+
+var errTooLarge = errors.New("too large")
+
+// readListingForm returns the uploaded file if there is one, else the pasted text.
+func readListingForm(r *http.Request, max int) ([]byte, string, error) {
+	if err := r.ParseMultipartForm(1 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, "", err
+		}
+		if err := r.ParseForm(); err != nil {
+			return nil, "", fmt.Errorf("the form could not be read: %w", err)
+		}
+	}
+	if r.MultipartForm != nil {
+		if fhs := r.MultipartForm.File["file"]; len(fhs) > 0 && fhs[0].Size > 0 {
+			if fhs[0].Size > int64(max) {
+				return nil, "", errTooLarge
+			}
+			f, err := fhs[0].Open()
+			if err != nil {
+				return nil, "", fmt.Errorf("the uploaded file could not be read: %w", err)
+			}
+			defer f.Close()
+			b, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
+			if err != nil {
+				return nil, "", fmt.Errorf("the uploaded file could not be read: %w", err)
+			}
+			if len(b) > max {
+				return nil, "", errTooLarge
+			}
+			return b, fhs[0].Filename, nil
+		}
+	}
+	text := r.FormValue("listing")
+	if len(text) > max {
+		return nil, "", errTooLarge
+	}
+	return []byte(text), "the paste", nil
+}
+
+// parseProblem turns a listing error into a message with a line and column.
+func parseProblem(src []byte, err error) *views.ParseProblem {
+	p := &views.ParseProblem{Message: err.Error()}
+	var le *listing.Error
+	if errors.As(err, &le) {
+		p.Hint = le.Hint
+		var se *listing.SyntaxError
+		if errors.As(err, &se) {
+			p.Message = se.Msg
+		}
+		if le.Offset >= 0 {
+			p.Line, p.Column, _ = listing.Position(src, le.Offset)
+		}
+		if le.Pointer != "" {
+			p.Message += " (at " + le.Pointer + ")"
+		}
+	}
+	return p
+}
+
+func (s *Server) openExample(c echo.Context) error {
+	ex, ok := examples.Get(c.Param("example"))
+	if !ok {
+		return echo.NewHTTPError(http.StatusNotFound, "no such example")
+	}
+	l, err := listing.Parse(ex.Listing, listing.Options{Name: ex.ID})
+	if err != nil {
+		return fmt.Errorf("example %s: %w", ex.ID, err)
+	}
+	tasks, err := selection.ParseTasks(ex.Tasks, false)
+	if err != nil {
+		return fmt.Errorf("example %s tasks: %w", ex.ID, err)
+	}
+	ws, err := s.store.Create(c.Request().Context(), ex.Title, l, tasks)
+	if err != nil {
+		return fmt.Errorf("create workspace: %w", err)
+	}
+	return c.Redirect(http.StatusSeeOther, "/w/"+ws.ID)
+}
+
+func (s *Server) workspaceModel(ws Workspace, st *state, selected int, problem string) views.Workspace {
+	if selected >= len(ws.Listing.Tools) {
+		selected = len(ws.Listing.Tools) - 1
+	}
+	selected = max(selected, 0)
+	tasks := st.tasks
+	tasks.Problem = problem
+	return views.Workspace{Page: s.page, ID: ws.ID, Name: ws.Name, Version: ws.Version, CanUndo: ws.CanUndo, CanRedo: ws.CanRedo,
+		PID: NewID(), Tools: st.rows, Selected: selected, Editor: s.editorModel(ws, st.res, selected),
+		Findings: st.findings, Cost: st.cost, Tasks: tasks}
+}
+
+func (s *Server) workspacePage(c echo.Context) error {
+	ws, err := s.store.Get(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	st := s.current(ws)
+	sel, _ := strconv.Atoi(c.QueryParam("tool"))
+	m := s.workspaceModel(ws, st, sel, "")
+	m.Page.Title = ws.Name + " · Tool Workbench"
+	return htmlPage(c, http.StatusOK, views.WorkspacePage(m))
+}
+
+// stream is the page's long-lived SSE connection: it forwards the hub's notices as patches.
+func (s *Server) stream(c echo.Context) error {
+	sg, err := readSignals(c)
+	if err != nil {
+		return err
+	}
+	id := c.Param("id")
+	ws, err := s.store.Get(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	if sg.PID == "" {
+		return echo.NewHTTPError(http.StatusBadRequest, "the stream needs the page id signal (pid)")
+	}
+	p := s.hub.join(id, sg.PID, sg.Tool)
+	defer s.hub.leave(p)
+	sse := datastar.NewSSE(c.Response(), c.Request())
+	ctx := sse.Context()
+	if sg.Ver != ws.Version {
+		// The page is older than the workspace (a reconnect after missed notices).
+		if err := s.sendFull(sse, ws, p.selected()); err != nil {
+			return nil
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case n := <-p.ch:
+			if err := s.forward(sse, p, n); err != nil {
+				return nil
+			}
+		}
+	}
+}
+
+func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Notice) error {
+	if n.Full {
+		ws, err := s.store.Get(sse.Context(), p.ws)
+		if err != nil {
+			return err
+		}
+		return s.sendFull(sse, ws, p.selected())
+	}
+	if err := sendPatches(sse, n.Shared); err != nil {
+		return err
+	}
+	sel := p.selected()
+	if n.Structure || n.EditorTool == sel {
+		ws, err := s.store.Get(sse.Context(), p.ws)
+		if err != nil {
+			return err
+		}
+		st := s.current(ws)
+		if sel >= len(ws.Listing.Tools) {
+			sel = max(len(ws.Listing.Tools)-1, 0)
+			p.setSelected(sel)
+			if err := sse.MarshalAndPatchSignals(map[string]int{"tool": sel}); err != nil {
+				return err
+			}
+		}
+		return patchEditor(sse, s.editorModel(ws, st.res, sel))
+	}
+	return nil
+}
+
+func (s *Server) sendFull(sse *datastar.ServerSentEventGenerator, ws Workspace, sel int) error {
+	st := s.current(ws)
+	if err := sendPatches(sse, sharedPatches(sse.Context(), nil, st, true)); err != nil {
+		return err
+	}
+	return patchEditor(sse, s.editorModel(ws, st.res, sel))
+}
+
+func sendPatches(sse *datastar.ServerSentEventGenerator, ps []Patch) error {
+	for _, p := range ps {
+		var opts []datastar.PatchElementOption
+		if p.Selector != "" {
+			opts = append(opts, datastar.WithSelector(p.Selector))
+		}
+		if err := sse.PatchElements(p.HTML, opts...); err != nil {
+			return fmt.Errorf("send patch: %w", err)
+		}
+	}
+	return nil
+}
+
+func patchEditor(sse *datastar.ServerSentEventGenerator, e *views.Editor) error {
+	if e == nil {
+		return sse.PatchElements(`<section id="editor" data-testid="editor"><p class="muted">This listing has no tools yet. Add one.</p></section>`)
+	}
+	return sse.PatchElementTempl(views.EditorRegion(*e))
+}
+
+// change describes an update for commit.
+type change struct {
+	edit      *Edit // nil: undo or redo (see step)
+	step      string
+	tool      int  // the tool whose editor shows the change
+	structure bool // the editor must be re-rendered on every page
+	tasks     bool // the task table's structure changed
+	select_   int  // the originating page's selection after the change (-1: unchanged)
+	self      func(ws Workspace, st *state) []templ.Component
+}
+
+// commit applies a change, then answers the originating page with patches and tells the others.
+func (s *Server) commit(c echo.Context, sg signals, ch change) error {
+	id := c.Param("id")
+	ctx := c.Request().Context()
+	unlock := s.lock(id)
+	old := s.lastState(id)
+	var ws Workspace
+	var err error
+	switch {
+	case ch.edit != nil:
+		ws, err = s.store.ApplyEdit(ctx, id, *ch.edit)
+	case ch.step == "undo":
+		ws, err = s.store.Undo(ctx, id)
+	default:
+		ws, err = s.store.Redo(ctx, id)
+	}
+	if err != nil {
+		unlock()
+		var ee *listing.EditError
+		if errors.As(err, &ee) {
+			return s.problemPatch(c, sg, ch.tool, "That change could not be applied: "+ee.Msg)
+		}
+		return err
+	}
+	if old != nil && old.version == ws.Version {
+		old = nil
+	}
+	st := s.current(ws)
+	shared := sharedPatches(ctx, old, st, ch.tasks)
+	unlock()
+
+	sel := sg.Tool
+	if ch.select_ >= 0 {
+		sel = ch.select_
+	}
+	if p := s.hub.lookup(id, sg.PID); p != nil {
+		p.setSelected(sel)
+	}
+	sse := datastar.NewSSE(c.Response(), c.Request())
+	if err := sendPatches(sse, shared); err != nil {
+		return nil
+	}
+	if ch.select_ >= 0 && ch.select_ != sg.Tool {
+		if err := sse.MarshalAndPatchSignals(map[string]int{"tool": sel}); err != nil {
+			return nil
+		}
+	}
+	if ch.structure {
+		if err := patchEditor(sse, s.editorModel(ws, st.res, sel)); err != nil {
+			return nil
+		}
+	}
+	if ch.self != nil {
+		for _, comp := range ch.self(ws, st) {
+			if err := sse.PatchElementTempl(comp); err != nil {
+				return nil
+			}
+		}
+	}
+	s.hub.Publish(id, Notice{Version: ws.Version, From: sg.PID, Shared: shared, EditorTool: ch.tool, Structure: ch.structure})
+	return nil
+}
+
+// problemPatch answers an edit that was refused with a message next to the editor, changing
+// nothing.
+func (s *Server) problemPatch(c echo.Context, sg signals, tool int, msg string) error {
+	sse := datastar.NewSSE(c.Response(), c.Request())
+	_ = sse.PatchElementTempl(views.SchemaMessage(views.SchemaMsg{Field: "params", Text: msg}))
+	return nil
+}
+
+func (s *Server) getWS(c echo.Context) (Workspace, error) {
+	return s.store.Get(c.Request().Context(), c.Param("id"))
+}
+
+func toolIndex(c echo.Context, ws Workspace, key string) (int, error) {
+	t, err := strconv.Atoi(c.QueryParam(key))
+	if err != nil || t < 0 || t >= len(ws.Listing.Tools) {
+		return 0, echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("tool %q no longer exists; reload the page", c.QueryParam(key)))
+	}
+	return t, nil
+}
+
+// focusable are the editor field ids a "go to field" may focus.
+func focusable(id string) bool {
+	switch id {
+	case "f-name", "f-title", "f-desc", "f-input", "f-output":
+		return true
+	}
+	for _, a := range annotationDefaults {
+		if id == "f-ann-"+a.Key {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) selectTool(c echo.Context) error {
+	sg, err := readSignals(c)
+	if err != nil {
+		return err
+	}
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	if sg.Tool < 0 || sg.Tool >= len(ws.Listing.Tools) {
+		return echo.NewHTTPError(http.StatusConflict, "that tool no longer exists; reload the page")
+	}
+	if p := s.hub.lookup(ws.ID, sg.PID); p != nil {
+		p.setSelected(sg.Tool)
+	}
+	st := s.current(ws)
+	sse := datastar.NewSSE(c.Response(), c.Request())
+	if err := patchEditor(sse, s.editorModel(ws, st.res, sg.Tool)); err != nil {
+		return nil
+	}
+	if f := c.QueryParam("focus"); focusable(f) {
+		_ = sse.PatchElementTempl(views.FocusField(f), datastar.WithSelector("#editor"), datastar.WithModeAppend())
+	}
+	return nil
+}
+
+func (s *Server) editField(c echo.Context) error {
+	sg, err := readSignals(c)
+	if err != nil {
+		return err
+	}
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	t, err := toolIndex(c, ws, "t")
+	if err != nil {
+		return err
+	}
+	tool := ws.Listing.Tools[t]
+	field, val := c.QueryParam("f"), sg.value()
+	var ops []listing.Op
+	key := fmt.Sprintf("tools/%d/%s", t, field)
+	if field == "param" {
+		p, _ := strconv.Atoi(c.QueryParam("p"))
+		k := c.QueryParam("k")
+		key += fmt.Sprintf("/%d/%s", p, k)
+		ops, err = paramOps(tool, t, p, k, val)
+	} else {
+		ops, err = fieldOps(tool, t, field, val)
+	}
+	var pr *problem
+	if errors.As(err, &pr) {
+		msgField := "params"
+		switch field {
+		case "inputSchema":
+			msgField = "input"
+		case "outputSchema":
+			msgField = "output"
+		}
+		sse := datastar.NewSSE(c.Response(), c.Request())
+		_ = sse.PatchElementTempl(views.SchemaMessage(views.SchemaMsg{Field: msgField, Text: pr.Msg, Line: pr.Line, Column: pr.Column}))
+		return nil
+	}
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	}
+	if len(ops) == 0 {
+		return c.NoContent(http.StatusNoContent)
+	}
+	ch := change{edit: &Edit{Ops: ops, Key: key}, tool: t, select_: -1}
+	ch.self = func(ws Workspace, st *state) []templ.Component {
+		if t >= len(st.res.Tools) {
+			return nil
+		}
+		e := s.editorModel(ws, st.res, t)
+		switch field {
+		case "description":
+			return []templ.Component{views.DescCount(e.Words, e.Tokens)}
+		case "inputSchema":
+			return []templ.Component{views.ParamsTable(*e), views.SchemaMessage(e.InputMsg)}
+		case "outputSchema":
+			return []templ.Component{views.SchemaMessage(e.OutputMsg)}
+		case "param":
+			return []templ.Component{views.SchemaText("f-input", "inputSchema", e.InputSchema, ws.ID, t, "inputSchema"),
+				views.SchemaMessage(e.InputMsg), views.SchemaMessage(views.SchemaMsg{Field: "params", OK: true})}
+		}
+		return nil
+	}
+	return s.commit(c, sg, ch)
+}
+
+func (s *Server) toolOp(c echo.Context) error {
+	sg, err := readSignals(c)
+	if err != nil {
+		return err
+	}
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	i, _ := strconv.Atoi(c.QueryParam("i"))
+	op := c.QueryParam("op")
+	ops, sel, err := toolStructOps(ws.Listing, op, i)
+	if err != nil {
+		var pr *problem
+		if errors.As(err, &pr) {
+			return echo.NewHTTPError(http.StatusConflict, pr.Msg)
+		}
+		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	}
+	if len(ops) == 0 {
+		return c.NoContent(http.StatusNoContent)
+	}
+	return s.commit(c, sg, change{edit: &Edit{Ops: ops}, tool: sel, structure: true, tasks: true, select_: sel})
+}
+
+func (s *Server) paramOp(c echo.Context) error {
+	sg, err := readSignals(c)
+	if err != nil {
+		return err
+	}
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	t, err := toolIndex(c, ws, "t")
+	if err != nil {
+		return err
+	}
+	p, _ := strconv.Atoi(c.QueryParam("p"))
+	ops, err := paramStructOps(ws.Listing.Tools[t], t, c.QueryParam("op"), p)
+	if err != nil {
+		var pr *problem
+		if errors.As(err, &pr) {
+			return s.problemPatch(c, sg, t, pr.Msg)
+		}
+		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	}
+	if len(ops) == 0 {
+		return c.NoContent(http.StatusNoContent)
+	}
+	return s.commit(c, sg, change{edit: &Edit{Ops: ops}, tool: t, structure: true, select_: t})
+}
+
+func (s *Server) taskOp(c echo.Context) error {
+	sg, err := readSignals(c)
+	if err != nil {
+		return err
+	}
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	tasks := append([]selection.Task(nil), ws.Tasks...)
+	i, _ := strconv.Atoi(c.QueryParam("i"))
+	op := c.QueryParam("op")
+	if op != "add" && (i < 0 || i >= len(tasks)) {
+		return echo.NewHTTPError(http.StatusConflict, "that task no longer exists; reload the page")
+	}
+	key := ""
+	structure := true
+	switch op {
+	case "add":
+		tasks = append(tasks, selection.Task{})
+	case "del":
+		tasks = append(tasks[:i], tasks[i+1:]...)
+	case "set":
+		structure = false
+		val := sg.value()
+		switch k := c.QueryParam("k"); k {
+		case "task":
+			tasks[i].Task = val
+		case "expect":
+			if v := strings.TrimSpace(val); v == "" {
+				tasks[i].Expect = nil
+			} else {
+				tasks[i].Expect = &v
+			}
+		default:
+			return echo.NewHTTPError(http.StatusBadRequest, "unknown task field "+strconv.Quote(k))
+		}
+		key = fmt.Sprintf("tasks/%d/%s", i, c.QueryParam("k"))
+	default:
+		return echo.NewHTTPError(http.StatusBadRequest, "unknown task operation "+strconv.Quote(op))
+	}
+	return s.commit(c, sg, change{edit: &Edit{Tasks: tasks, SetTasks: true, Key: key}, tool: -1, tasks: structure, select_: -1})
+}
+
+func (s *Server) undo(c echo.Context) error { return s.step(c, "undo") }
+func (s *Server) redo(c echo.Context) error { return s.step(c, "redo") }
+
+func (s *Server) step(c echo.Context, which string) error {
+	sg, err := readSignals(c)
+	if err != nil {
+		return err
+	}
+	return s.commit(c, sg, change{step: which, tool: sg.Tool, structure: true, tasks: true, select_: -1})
+}
+
+func (s *Server) downloadListing(c echo.Context) error {
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Content-Disposition", `attachment; filename="listing.json"`)
+	return c.Blob(http.StatusOK, "application/json", append(ws.Listing.Marshal("  "), '\n'))
+}
+
+func (s *Server) exportTasks(c echo.Context) error {
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	tasks := ws.Tasks
+	if tasks == nil {
+		tasks = []selection.Task{}
+	}
+	b, err := json.MarshalIndent(tasks, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode tasks: %w", err)
+	}
+	c.Response().Header().Set("Content-Disposition", `attachment; filename="tasks.json"`)
+	return c.Blob(http.StatusOK, "application/json", append(b, '\n'))
+}
+
+// importTasks replaces the task file from an upload, then shows the workspace again.
+func (s *Server) importTasks(c echo.Context) error {
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	r := c.Request()
+	r.Body = http.MaxBytesReader(c.Response(), r.Body, int64(s.max)+64<<10)
+	fail := func(code int, msg string) error {
+		st := s.current(ws)
+		m := s.workspaceModel(ws, st, 0, msg)
+		return htmlPage(c, code, views.WorkspacePage(m))
+	}
+	fh, err := c.FormFile("file")
+	if err != nil {
+		return fail(http.StatusBadRequest, "Choose a task file to import: a JSON array of {\"task\": …, \"expect\": tool name or null}.")
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return fail(http.StatusBadRequest, "The task file could not be read: "+err.Error())
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(s.max)+1))
+	if err != nil || len(b) > s.max {
+		return fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("The task file is larger than %d MB.", s.max>>20))
+	}
+	tasks, err := selection.ParseTasks(b, false)
+	if err != nil {
+		return fail(http.StatusBadRequest, "The task file could not be used: "+err.Error()+
+			`. It should be a JSON array such as [{"task": "Renew my loan", "expect": "loans_renew"}].`)
+	}
+	if _, err := s.store.ApplyEdit(r.Context(), ws.ID, Edit{Tasks: tasks, SetTasks: true}); err != nil {
+		return err
+	}
+	s.hub.Publish(ws.ID, Notice{Full: true, From: ""})
+	return c.Redirect(http.StatusSeeOther, "/w/"+ws.ID)
+}

@@ -1,0 +1,325 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/tool-workbench/workbench/analysis"
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/selection"
+	"github.com/tool-workbench/workbench/views"
+)
+
+// state is what the server last showed for a workspace: the view models of the shared regions,
+// kept so the next change patches only what differs.
+type state struct {
+	version  int
+	ws       Workspace
+	res      *analysis.Result
+	rows     []views.ToolRow
+	names    []string
+	findings views.Findings
+	cost     views.Cost
+	tasks    views.Tasks
+}
+
+func (s *Server) buildState(ws Workspace, res *analysis.Result) *state {
+	st := &state{version: ws.Version, ws: ws, res: res, names: ws.Listing.Names()}
+	st.rows = toolRows(res)
+	st.findings = findingsModel(ws.ID, res)
+	st.cost = s.costModel(ws, res)
+	st.tasks = tasksModel(ws, res)
+	return st
+}
+
+func toolRows(res *analysis.Result) []views.ToolRow {
+	rows := make([]views.ToolRow, len(res.Tools))
+	for i, t := range res.Tools {
+		rows[i] = views.ToolRow{Index: i, Name: t.Name, Errors: t.Errors, Warnings: t.Warnings,
+			Tokens: t.Cost.Tokens, Bytes: t.Cost.Bytes}
+	}
+	return rows
+}
+
+// fieldFor maps a finding's pointer to the editor field that fixes it.
+func fieldFor(ptr string) string {
+	toks, err := listing.SplitPointer(ptr)
+	if err != nil || len(toks) < 3 || toks[0] != "tools" {
+		return ""
+	}
+	switch toks[2] {
+	case "name":
+		return "f-name"
+	case "title":
+		return "f-title"
+	case "description":
+		return "f-desc"
+	case "inputSchema":
+		return "f-input"
+	case "outputSchema":
+		return "f-output"
+	case "annotations":
+		if len(toks) > 3 {
+			for _, a := range annotationDefaults {
+				if a.Key == toks[3] {
+					return "f-ann-" + a.Key
+				}
+			}
+		}
+		return "f-ann-readOnlyHint"
+	}
+	return ""
+}
+
+func findingItem(f analysis.Finding) views.FindingItem {
+	return views.FindingItem{Rule: f.Rule, Severity: f.Severity, Message: f.Message,
+		DocURL: "/rules#" + f.Rule, Tool: f.ToolIndex, Field: fieldFor(f.Pointer)}
+}
+
+func findingsModel(id string, res *analysis.Result) views.Findings {
+	f := views.Findings{WS: id, Errors: res.Errors, Warnings: res.Warnings, Infos: res.Infos}
+	if len(res.Listing) > 0 {
+		g := views.FindingGroup{Tool: -1, Title: "The listing as a whole"}
+		for _, fd := range res.Listing {
+			g.Items = append(g.Items, findingItem(fd))
+		}
+		f.Groups = append(f.Groups, g)
+	}
+	for _, t := range res.Tools {
+		if len(t.Findings) == 0 {
+			continue
+		}
+		g := views.FindingGroup{Tool: t.Index, Title: t.Name}
+		for _, fd := range t.Findings {
+			g.Items = append(g.Items, findingItem(fd))
+		}
+		f.Groups = append(f.Groups, g)
+	}
+	return f
+}
+
+func (s *Server) costModel(ws Workspace, res *analysis.Result) views.Cost {
+	base := s.baseline(ws)
+	c := views.Cost{Tokenizer: res.Cost.Tokenizer, TotalTokens: res.Cost.Total.Tokens, TotalBytes: res.Cost.Total.Bytes,
+		BaselineTokens: base.Cost.Total.Tokens, BaselineBytes: base.Cost.Total.Bytes, Window: s.engine.Context()}
+	if c.Window > 0 {
+		c.Share = 100 * float64(c.TotalTokens) / float64(c.Window)
+	}
+	top := 1
+	for _, t := range res.Tools {
+		top = max(top, t.Cost.Tokens)
+	}
+	c.Bars = make([]views.CostBar, len(res.Tools))
+	for i, t := range res.Tools {
+		c.Bars[i] = views.CostBar{Index: i, Name: t.Name, Tokens: t.Cost.Tokens, Bytes: t.Cost.Bytes,
+			Width: math.Round(1000*float64(t.Cost.Tokens)/float64(top)) / 10}
+	}
+	return c
+}
+
+func verdictModel(v selection.Verdict) views.Verdict {
+	out := views.Verdict{Status: string(v.Status), Expected: v.Task.Expected(), Margin: v.Margin()}
+	if v.Winner != nil && v.Winner.Score > 0 {
+		out.Winner = v.Winner.Name
+	}
+	for _, t := range v.Top {
+		if t.Score == 0 {
+			continue
+		}
+		w := views.WhyTool{Tool: t.Name, Score: t.Score}
+		for _, ws := range t.Words {
+			w.Words = append(w.Words, views.ScoredWord{Word: ws.Word, Weight: ws.Weight, InName: ws.InName})
+		}
+		out.Top = append(out.Top, w)
+	}
+	return out
+}
+
+func tasksModel(ws Workspace, res *analysis.Result) views.Tasks {
+	t := views.Tasks{WS: ws.ID, ToolNames: ws.Listing.Names(), Clear: res.Clear, Ambiguous: res.Ambiguous, Wrong: res.Wrong}
+	t.Rows = make([]views.TaskRow, len(ws.Tasks))
+	for i, task := range ws.Tasks {
+		r := views.TaskRow{Index: i, Task: task.Task, Expect: task.Expected(), NoTool: task.Expect == nil}
+		if i < len(res.Verdicts) {
+			r.Verdict = verdictModel(res.Verdicts[i])
+		}
+		t.Rows[i] = r
+	}
+	return t
+}
+
+// schemaText renders a schema field's text: the JSON as written, indented for editing.
+func schemaText(v *listing.Value) string {
+	if v == nil {
+		return ""
+	}
+	return string(listing.Marshal(v, "  "))
+}
+
+func (s *Server) editorModel(ws Workspace, res *analysis.Result, t int) *views.Editor {
+	if t < 0 || t >= len(ws.Listing.Tools) {
+		return nil
+	}
+	tool := ws.Listing.Tools[t]
+	e := &views.Editor{WS: ws.ID, Index: t, Name: tool.Get("name").String(), Title: tool.Get("title").String(),
+		Description: tool.Get("description").String(),
+		InputSchema: schemaText(tool.Get("inputSchema")), OutputSchema: schemaText(tool.Get("outputSchema")),
+		InputMsg: okMsg("input", tool.Get("inputSchema")), OutputMsg: okMsg("output", tool.Get("outputSchema"))}
+	if d := tool.Get("description"); d != nil && !d.IsString() {
+		e.Problem = fmt.Sprintf("The description is a %s, not text; typing here replaces it with text.", d.Kind)
+	}
+	if t < len(res.Tools) {
+		e.Words, e.Tokens = res.Tools[t].DescWords, res.Tools[t].DescTokens
+	}
+	schema, properties, why := props(tool)
+	e.ParamsNote = why
+	if why == "" {
+		req := map[string]bool{}
+		for _, r := range requiredNames(schema) {
+			req[r] = true
+		}
+		for i, m := range properties.Fields() {
+			e.Params = append(e.Params, paramRow(i, m, req[m.Key]))
+		}
+	}
+	ann := tool.Get("annotations")
+	for _, a := range annotationDefaults {
+		row := views.AnnotationRow{Key: a.Key, Label: a.Label, Default: a.Default, Help: a.Help}
+		if v := ann.Get(a.Key); v != nil {
+			switch {
+			case v.Kind == listing.Bool && v.Bool:
+				row.Value = "true"
+			case v.Kind == listing.Bool:
+				row.Value = "false"
+			default:
+				row.Help = fmt.Sprintf("set to a %s, which hosts may not read as a flag; pick true or false", v.Kind)
+			}
+		}
+		e.Annotations = append(e.Annotations, row)
+	}
+	return e
+}
+
+func okMsg(field string, v *listing.Value) views.SchemaMsg {
+	if v == nil {
+		if field == "output" {
+			return views.SchemaMsg{Field: field, OK: true, Text: "No outputSchema: results are unstructured text."}
+		}
+		return views.SchemaMsg{Field: field, OK: false, Text: "No inputSchema: the spec requires one (an object schema)."}
+	}
+	return views.SchemaMsg{Field: field, OK: true, Text: "Valid JSON."}
+}
+
+func paramRow(i int, m listing.Member, required bool) views.ParamRow {
+	spec := m.Value
+	r := views.ParamRow{Index: i, Name: m.Key, Required: required, Type: spec.Get("type").String(),
+		Description: spec.Get("description").String(), Format: spec.Get("format").String()}
+	if t := spec.Get("type"); t != nil && !t.IsString() {
+		r.Type = string(listing.Marshal(t, ""))
+	}
+	if e := spec.Get("enum"); e != nil && e.Kind == listing.Array {
+		parts := make([]string, len(e.Items))
+		for j, it := range e.Items {
+			if it.IsString() {
+				parts[j] = it.Str
+			} else {
+				parts[j] = string(listing.Marshal(it, ""))
+			}
+		}
+		r.Enum = strings.Join(parts, ", ")
+	}
+	if v := spec.Get("minimum"); v != nil {
+		r.Minimum = string(listing.Marshal(v, ""))
+	}
+	if v := spec.Get("maximum"); v != nil {
+		r.Maximum = string(listing.Marshal(v, ""))
+	}
+	if v := spec.Get("default"); v != nil {
+		r.Default = string(listing.Marshal(v, ""))
+	}
+	return r
+}
+
+// render writes a component to a string.
+func render(ctx context.Context, c templ.Component) string {
+	var b bytes.Buffer
+	if err := c.Render(ctx, &b); err != nil {
+		// Components only fail when the writer fails; a bytes.Buffer does not.
+		panic(fmt.Sprintf("render: %v", err))
+	}
+	return b.String()
+}
+
+// sharedPatches renders the regions that differ between what was shown (old, may be nil) and
+// now. All pages of the workspace apply the same patches.
+func sharedPatches(ctx context.Context, old, now *state, tasksStructure bool) []Patch {
+	var out []Patch
+	add := func(c templ.Component) { out = append(out, Patch{HTML: render(ctx, c)}) }
+	id := now.ws.ID
+	add(views.History(id, now.ws.CanUndo, now.ws.CanRedo, now.ws.Version))
+	if old == nil || len(old.rows) != len(now.rows) || !reflect.DeepEqual(old.names, now.names) {
+		add(views.ToolList(id, now.rows))
+	} else {
+		for i := range now.rows {
+			if old.rows[i] != now.rows[i] {
+				add(views.ToolRowItem(id, now.rows[i], len(now.rows)))
+			}
+		}
+	}
+	f := now.findings
+	if old == nil || old.findings.Errors != f.Errors || old.findings.Warnings != f.Warnings ||
+		old.cost.TotalTokens != now.cost.TotalTokens || old.tasks.Clear != now.tasks.Clear || len(old.tasks.Rows) != len(now.tasks.Rows) {
+		add(views.PanelTabs(f.Errors, f.Warnings, now.cost.TotalTokens, now.tasks.Clear, len(now.tasks.Rows)))
+	}
+	switch {
+	case old == nil || !sameGroups(old.findings.Groups, f.Groups) || old.findings.Infos != f.Infos ||
+		old.findings.Errors != f.Errors || old.findings.Warnings != f.Warnings:
+		add(views.FindingsRegion(f))
+	default:
+		for i, g := range f.Groups {
+			if !reflect.DeepEqual(old.findings.Groups[i], g) {
+				add(views.FindingGroupView(id, g))
+			}
+		}
+	}
+	if old == nil || !reflect.DeepEqual(old.cost, now.cost) {
+		add(views.CostRegion(now.cost))
+	}
+	t := now.tasks
+	switch {
+	case old == nil || tasksStructure || len(old.tasks.Rows) != len(t.Rows):
+		add(views.TasksRegion(t))
+	default:
+		if !reflect.DeepEqual(old.names, now.names) {
+			add(views.ToolNames(t.ToolNames))
+		}
+		if old.tasks.Clear != t.Clear || old.tasks.Ambiguous != t.Ambiguous || old.tasks.Wrong != t.Wrong {
+			add(views.TaskSummary(t.Clear, t.Ambiguous, t.Wrong, len(t.Rows)))
+		}
+		for i, r := range t.Rows {
+			if !reflect.DeepEqual(old.tasks.Rows[i].Verdict, r.Verdict) {
+				add(views.VerdictCell(i, r.Verdict))
+			}
+		}
+	}
+	return out
+}
+
+// sameGroups reports whether two findings lists hold groups for the same tools in the same order
+// (so that groups can be patched one by one).
+func sameGroups(a, b []views.FindingGroup) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Tool != b[i].Tool || a[i].Title != b[i].Title {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,260 @@
+// Package web is the workbench's browser interface: an Echo server whose pages are rendered with
+// templ (package views) and made live with Datastar. Inputs post their changes (debounced); the
+// server applies each as listing operations through a WorkspaceStore, recomputes findings, cost
+// and ranking with the analysis engine, and answers with patches for the regions that changed.
+// The same patches go through the Hub to every other browser open on the workspace, each over
+// one long-lived SSE stream.
+//
+// Patches never replace the field being typed in: a field edit patches result regions only, and
+// the editor is re-rendered only when its structure changes or another tool is selected.
+package web
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/labstack/echo/v4"
+	"github.com/tool-workbench/workbench/analysis"
+	"github.com/tool-workbench/workbench/static"
+	"github.com/tool-workbench/workbench/views"
+)
+
+// DatastarCDN is the pinned Datastar client the pages load by default.
+const DatastarCDN = "https://cdn.jsdelivr.net/gh/starfederation/datastar@1.0.2/bundles/datastar.js"
+
+// Config wires a Server.
+type Config struct {
+	Store  WorkspaceStore
+	Engine *analysis.Engine
+	Log    *slog.Logger
+	// DatastarJS, when set, is served as the Datastar client instead of the CDN copy (offline
+	// workshops, browser tests).
+	DatastarJS []byte
+	// MaxListingBytes bounds an imported listing (default 4 MiB).
+	MaxListingBytes int
+}
+
+// Server is the browser workbench.
+type Server struct {
+	echo   *echo.Echo
+	store  WorkspaceStore
+	engine *analysis.Engine
+	log    *slog.Logger
+	hub    *Hub
+	assets *static.Set
+	page   views.Page
+	max    int
+
+	mu     sync.Mutex
+	states map[string]*state // last shown state per workspace
+	bases  map[string]*analysis.Result
+	locks  map[string]*sync.Mutex
+}
+
+// New builds a Server and its routes.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil || cfg.Engine == nil {
+		return nil, errors.New("web: a store and an analysis engine are required")
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MaxListingBytes <= 0 {
+		cfg.MaxListingBytes = 4 << 20
+	}
+	assets, err := static.Load()
+	if err != nil {
+		return nil, fmt.Errorf("web: load static files: %w", err)
+	}
+	s := &Server{store: cfg.Store, engine: cfg.Engine, log: cfg.Log, hub: NewHub(), assets: assets,
+		max: cfg.MaxListingBytes, states: map[string]*state{}, bases: map[string]*analysis.Result{},
+		locks: map[string]*sync.Mutex{}}
+	s.page = views.Page{Title: "Tool Workbench", DatastarJS: DatastarCDN, CSS: assets.URL("app.css"), Script: assets.URL("app.js")}
+	if cfg.DatastarJS != nil {
+		s.page.DatastarJS = assets.Add("datastar.js", cfg.DatastarJS).URL()
+	}
+	s.echo = s.routes()
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Hub returns the live hub (tests count pages with it).
+func (s *Server) Hub() *Hub { return s.hub }
+
+var wsIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.errorHandler
+	e.Use(s.recoverer, securityHeaders, sameOrigin)
+	e.GET("/", s.home)
+	e.POST("/workspaces", s.importListing)
+	e.POST("/examples/:example", s.openExample)
+	e.GET("/rules", s.rules)
+	e.GET("/static/*", echo.WrapHandler(s.assets))
+	w := e.Group("/w/:id", s.workspaceID)
+	w.GET("", s.workspacePage)
+	w.GET("/stream", s.stream)
+	w.GET("/listing.json", s.downloadListing)
+	w.GET("/tasks.json", s.exportTasks)
+	w.POST("/tasks/import", s.importTasks)
+	w.POST("/select", s.selectTool)
+	w.POST("/edit", s.editField)
+	w.POST("/tool", s.toolOp)
+	w.POST("/param", s.paramOp)
+	w.POST("/task", s.taskOp)
+	w.POST("/undo", s.undo)
+	w.POST("/redo", s.redo)
+	return e
+}
+
+// workspaceID refuses malformed ids before any handler sees them.
+func (s *Server) workspaceID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !wsIDPattern.MatchString(c.Param("id")) {
+			return echo.NewHTTPError(http.StatusNotFound, "no such workspace")
+		}
+		return next(c)
+	}
+}
+
+// securityHeaders keeps user text inert even if an escaping bug slipped through: no inline
+// scripts run, scripts come only from this server or the pinned CDN. Datastar evaluates its
+// attribute expressions with Function, hence 'unsafe-eval'.
+func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self' https://cdn.jsdelivr.net 'unsafe-eval'; "+
+			"style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "+
+			"form-action 'self'; frame-ancestors 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		return next(c)
+	}
+}
+
+// sameOrigin refuses state-changing requests that a browser made on behalf of another site.
+// Requests without Origin or Sec-Fetch-Site come from non-browser clients, which cannot be
+// tricked into carrying someone's session; there is no session to steal anyway, only the link.
+func sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
+			return next(c)
+		}
+		if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+			return echo.NewHTTPError(http.StatusForbidden, "cross-site request refused: edits must come from the workbench's own pages")
+		}
+		if o := r.Header.Get("Origin"); o != "" {
+			u, err := url.Parse(o)
+			if err != nil || !strings.EqualFold(u.Host, r.Host) {
+				return echo.NewHTTPError(http.StatusForbidden, "cross-origin request refused: edits must come from the workbench's own pages")
+			}
+		}
+		return next(c)
+	}
+}
+
+func (s *Server) recoverer(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				s.log.Error("handler panic", "path", c.Request().URL.Path, "panic", r)
+				err = echo.NewHTTPError(http.StatusInternalServerError, "internal error")
+			}
+		}()
+		return next(c)
+	}
+}
+
+// errorHandler renders errors as a page for browsers and as text for Datastar requests.
+func (s *Server) errorHandler(err error, c echo.Context) {
+	if c.Response().Committed {
+		s.log.Warn("error after response started", "path", c.Request().URL.Path, "err", err)
+		return
+	}
+	code, msg, hint := http.StatusInternalServerError, "internal error", ""
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &he):
+		code = he.Code
+		msg = fmt.Sprint(he.Message)
+	case errors.Is(err, ErrNotFound):
+		code, msg = http.StatusNotFound, "no such workspace"
+	}
+	if code == http.StatusNotFound && msg == "no such workspace" {
+		hint = "Workspaces live in the server's memory and end when it restarts. Start a new one from the start page."
+	}
+	if code >= 500 {
+		s.log.Error("request failed", "path", c.Request().URL.Path, "err", err)
+	}
+	if c.Request().Header.Get("Datastar-Request") != "" {
+		_ = c.String(code, msg)
+		return
+	}
+	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	c.Response().WriteHeader(code)
+	_ = views.ErrorPage(s.page, code, msg, hint).Render(c.Request().Context(), c.Response())
+}
+
+// lock serialises changes to one workspace so that patches follow each other in order.
+func (s *Server) lock(id string) func() {
+	s.mu.Lock()
+	m, ok := s.locks[id]
+	if !ok {
+		m = &sync.Mutex{}
+		s.locks[id] = m
+	}
+	s.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+// analyze returns the analysis of a workspace's current revision, from the last shown state
+// when it is current.
+func (s *Server) current(ws Workspace) *state {
+	s.mu.Lock()
+	st := s.states[ws.ID]
+	s.mu.Unlock()
+	if st != nil && st.version == ws.Version {
+		return st
+	}
+	st = s.buildState(ws, s.engine.Analyze(ws.Listing, ws.Tasks))
+	s.mu.Lock()
+	s.states[ws.ID] = st
+	s.mu.Unlock()
+	return st
+}
+
+func (s *Server) lastState(id string) *state {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.states[id]
+}
+
+// baseline returns the analysis of the listing as imported.
+func (s *Server) baseline(ws Workspace) *analysis.Result {
+	s.mu.Lock()
+	b := s.bases[ws.ID]
+	s.mu.Unlock()
+	if b != nil {
+		return b
+	}
+	b = s.engine.Analyze(ws.Baseline, nil)
+	s.mu.Lock()
+	s.bases[ws.ID] = b
+	s.mu.Unlock()
+	return b
+}
