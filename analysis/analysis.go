@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/tool-workbench/workbench/cost"
+	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/words"
@@ -83,6 +84,9 @@ type Options struct {
 	Render    string
 	Context   int
 	Linter    Linter // nil: the reference checker's rules (ReferenceLinter)
+	// Extended, when set, adds the extended rule set (package lint), which caches per tool
+	// itself; its findings are merged into the same per-tool and listing-wide lists.
+	Extended *lint.Linter
 	// CacheSize bounds the per-tool caches (default 8192 tools).
 	CacheSize int
 }
@@ -93,8 +97,11 @@ type Engine struct {
 	counter *cost.Counter
 	tok     cost.Tokenizer
 	linter  Linter
+	ext     *lint.Linter
 	context int
 	limit   int
+
+	ranks *selection.Cache
 
 	mu     sync.Mutex
 	byPtr  map[*listing.Value]*toolFacts
@@ -135,7 +142,8 @@ func New(opts Options) (*Engine, error) {
 	if lin == nil {
 		lin = ReferenceLinter{}
 	}
-	return &Engine{counter: counter, tok: tok, linter: lin, context: opts.Context, limit: opts.CacheSize,
+	return &Engine{counter: counter, tok: tok, linter: lin, ext: opts.Extended, context: opts.Context, limit: opts.CacheSize,
+		ranks: selection.NewCache(opts.CacheSize),
 		byPtr: map[*listing.Value]*toolFacts{}, byHash: map[listing.Hash]*toolFacts{}}, nil
 }
 
@@ -199,6 +207,13 @@ func (e *Engine) compute(t *listing.Value) *toolFacts {
 
 // Analyze lints, counts and ranks l against tasks.
 func (e *Engine) Analyze(l *listing.Listing, tasks []selection.Task) *Result {
+	// The ranking reads every tool's words and is the largest single part of the work: it runs
+	// beside the lint and cost work, which share nothing with it.
+	var verdicts chan []selection.Verdict
+	if len(tasks) > 0 {
+		verdicts = make(chan []selection.Verdict, 1)
+		go func() { verdicts <- e.ranks.Rank(l, tasks, true) }()
+	}
 	facts := e.facts(l)
 	r := &Result{Tools: make([]ToolResult, len(l.Tools))}
 	names := l.Names()
@@ -221,12 +236,27 @@ func (e *Engine) Analyze(l *listing.Listing, tasks []selection.Task) *Result {
 		r.Tools[i] = tr
 	}
 	r.Listing = e.linter.Listing(l)
+	if e.ext != nil {
+		for _, lf := range e.ext.Lint(l) {
+			fd := Finding{Rule: lf.Rule, Severity: string(lf.Severity), Tool: lf.Tool, ToolIndex: lf.ToolIndex,
+				Pointer: lf.Pointer, Message: lf.Message}
+			if fd.ToolIndex >= 0 && fd.ToolIndex < len(r.Tools) {
+				tr := &r.Tools[fd.ToolIndex]
+				tr.Findings = append(tr.Findings, fd)
+				tally(fd.Severity, &tr.Errors, &tr.Warnings, &tr.Infos)
+			} else {
+				fd.ToolIndex = -1
+				r.Listing = append(r.Listing, fd)
+			}
+			tally(fd.Severity, &r.Errors, &r.Warnings, &r.Infos)
+		}
+	}
 	for _, fd := range r.Listing {
 		tally(fd.Severity, &r.Errors, &r.Warnings, &r.Infos)
 	}
-	r.Cost = e.costReport(l, r.Tools)
-	if len(tasks) > 0 {
-		r.Verdicts = selection.Rank(l, tasks, true)
+	r.Cost = e.costReport(l)
+	if verdicts != nil {
+		r.Verdicts = <-verdicts
 		for _, v := range r.Verdicts {
 			switch v.Status {
 			case selection.Clear, selection.NoneClear:
@@ -241,9 +271,8 @@ func (e *Engine) Analyze(l *listing.Listing, tasks []selection.Task) *Result {
 	return r
 }
 
-// costReport assembles the listing's cost from the per-tool costs already in hand; the
-// rendering's fixed frame comes from the counter (which caches by tool too).
-func (e *Engine) costReport(l *listing.Listing, tools []ToolResult) cost.Report {
+// costReport is the listing's cost; the counter caches each tool by content, like the engine.
+func (e *Engine) costReport(l *listing.Listing) cost.Report {
 	rep := e.counter.Listing(l)
 	rep.SetContext(e.context)
 	return rep

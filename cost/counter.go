@@ -3,7 +3,9 @@ package cost
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tool-workbench/workbench/listing"
 )
@@ -62,6 +64,10 @@ type Report struct {
 	Context      int     `json:"context,omitempty"`
 	ContextShare float64 `json:"context_share,omitempty"`
 	Baseline     *Delta  `json:"baseline,omitempty"`
+	// Whole is the rendering tokenized as one text, when Options.Whole is set and the rendering
+	// is one text (wire, compact, harmony, anthropic). It differs from Total because tokens form
+	// across the boundaries between tools; Total adds up tools counted one by one.
+	Whole *Measure `json:"whole,omitempty"`
 }
 
 // Options tune a Counter.
@@ -76,6 +82,9 @@ type Options struct {
 	CacheSize int
 	// Ranked is how many cheapest and dearest tools a report lists (default 3).
 	Ranked int
+	// Whole also tokenizes the complete rendering at once (Report.Whole), as a host's tokenizer
+	// sees it. It costs a full count, so a per-keystroke caller leaves it off.
+	Whole bool
 }
 
 // Counter measures listings with one tokenizer and one rendering, caching each tool's cost by
@@ -87,6 +96,7 @@ type Counter struct {
 	model  string
 	limit  int
 	ranked int
+	whole  bool
 
 	mu     sync.RWMutex
 	byHash map[listing.Hash]toolEntry
@@ -111,7 +121,7 @@ func NewCounter(tok Tokenizer, render string, opts Options) (*Counter, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Counter{tok: tok, r: r, limit: opts.CacheSize, ranked: opts.Ranked,
+	c := &Counter{tok: tok, r: r, limit: opts.CacheSize, ranked: opts.Ranked, whole: opts.Whole,
 		byHash: map[listing.Hash]toolEntry{}, texts: map[string]int{}}
 	if c.limit <= 0 {
 		c.limit = 8192
@@ -153,9 +163,60 @@ func (c *Counter) Render() string { return c.r.name }
 func (c *Counter) count(r rendered) int {
 	n := r.fixed
 	for _, s := range r.texts {
-		n += c.tok.Count(s)
+		for _, piece := range splitLong(s) {
+			n += c.tok.Count(piece)
+		}
 	}
 	return n
+}
+
+// Limits on the texts handed to the tokenizer at once. The regular-expression splitter of the
+// tiktoken encodings takes time quadratic in some runs of whitespace (16 KiB of " \n" repeated
+// takes 0.17 s, 64 KiB several seconds), so a hostile description could stall a server that
+// re-counts on every keystroke. No tool of the real listings renders to more than 16 KiB.
+const (
+	// longText is the size above which a text is cut into pieces.
+	longText = 32 << 10
+	// blindCut is the size of the pieces cut where no exact boundary is found.
+	blindCut = 4 << 10
+)
+
+// splitLong cuts a text longer than longText into pieces at places where the o200k and cl100k
+// pre-tokenizers always end a piece, so that the count is unchanged: before a space that stands
+// between two ASCII letters (a letter run ends at the space, and the space starts the next
+// word's piece), or after a newline followed by a character other than whitespace or "/". Where
+// a window of longText bytes has no such place, it cuts blindly at a character boundary every
+// blindCut bytes, which may change the count by a token or two at each cut: that only happens
+// to text made to be slow, never to a real tool.
+func splitLong(s string) []string {
+	if len(s) <= longText {
+		return []string{s}
+	}
+	letter := func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+	var out []string
+	for len(s) > longText {
+		cut := -1
+		for i := longText; i > 1; i-- {
+			c := s[i]
+			if c == ' ' && letter(s[i-1]) && letter(s[i+1]) ||
+				s[i-1] == '\n' && c != '/' && c > ' ' && c < 0x80 {
+				cut = i
+				break
+			}
+		}
+		if cut < 0 {
+			cut = blindCut
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+			if cut == 0 {
+				cut = blindCut
+			}
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	return append(out, s)
 }
 
 // measureTool renders and counts one tool (no cache).
@@ -298,7 +359,48 @@ func (c *Counter) Listing(l *listing.Listing) Report {
 	rep.Total.Tokens += rep.Overhead.Tokens
 	rep.Total.Bytes += rep.Overhead.Bytes
 	rep.Cheapest, rep.Dearest = rank(rep.Tools, c.ranked)
+	if c.whole {
+		if text, fixed, ok := c.wholeText(l); ok {
+			rep.Whole = &Measure{Tokens: fixed, Bytes: rep.Total.Bytes}
+			for _, piece := range splitLong(text) {
+				rep.Whole.Tokens += c.tok.Count(piece)
+			}
+		}
+	}
 	return rep
+}
+
+// wholeText joins the rendering's frame and tools into the one text a host would tokenize, and
+// returns the tokens the frame adds outside that text.
+func (c *Counter) wholeText(l *listing.Listing) (string, int, bool) {
+	var b strings.Builder
+	f := c.r.frame(&c.o, l)
+	switch c.r.name {
+	case "wire", "compact", "anthropic":
+		// The frame's texts are the prefix, the separators and the suffix.
+		b.WriteString(f.texts[0])
+		for i, t := range l.Tools {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(c.r.tool(&c.o, t).texts[0])
+		}
+		if len(f.texts) > 1 {
+			b.WriteString(f.texts[len(f.texts)-1])
+		}
+		return b.String(), f.fixed, true
+	case "harmony":
+		if len(l.Tools) == 0 {
+			return "", 0, true
+		}
+		b.WriteString(harmonyPrefix)
+		for _, t := range l.Tools {
+			b.WriteString(c.r.tool(&c.o, t).texts[0])
+		}
+		b.WriteString(harmonySuffix)
+		return b.String(), f.fixed + c.tok.Count("developer"), true
+	}
+	return "", 0, false
 }
 
 // rank returns the n cheapest and n dearest tools by tokens, ties in listing order.

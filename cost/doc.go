@@ -16,9 +16,15 @@
 //   - anthropic: Anthropic's tool format, plus the tool-use system prompt Anthropic adds per model.
 //
 // Counts are per tool: each tool's text is tokenized on its own and the listing's total is the
-// sum of its tools and the rendering's fixed overhead. A host tokenizes the whole prompt at once,
-// where a token can span the boundary between two tools, so its count may differ from the total
-// by a few tokens; per-tool counting is what lets an edit re-count only the edited tool.
+// sum of its tools and the rendering's fixed overhead; per-tool counting is what lets an edit
+// re-count only the edited tool. A host tokenizes the whole prompt at once, where a token can
+// span the boundary between two tools ("}},{" is one pre-token in JSON), so the per-tool total
+// runs about one or two tokens a tool above the whole text's count (0.7% on the GitHub
+// listing). Options.Whole also counts the rendering as one text and reports both.
+//
+// Texts over 32 KiB are tokenized in pieces cut where the encodings' pre-tokenizers always end
+// a piece (so the count is unchanged), because the tiktoken splitter is quadratic on some runs of
+// whitespace; only text with no such place for 32 KiB is cut blindly (see splitLong).
 //
 // A Counter caches each tool's cost by its content hash (listing.HashOf) and is safe for
 // concurrent use, so one Counter can serve every open workspace of a server.

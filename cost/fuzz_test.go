@@ -75,3 +75,44 @@ func FuzzRenderings(f *testing.F) {
 		}
 	})
 }
+
+// TestSplitLongKeepsCounts checks that exact cuts do not change the count, and that a hostile
+// text is cut into pieces the tokenizer handles quickly.
+func TestSplitLongKeepsCounts(t *testing.T) {
+	tok, err := NewTokenizer("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := `{"name": "tool", "description": "Does a thing; see /docs and ${x}.\n  Indented.", "n": 12345}` + "\n"
+	cases := []string{
+		strings.Repeat(line, 2000),
+		strings.Repeat("word\n/path\n", 8000),
+		strings.Repeat(`{"description":"Lists the open issues of a repository, newest first.","n":1},`, 1000),
+		strings.Repeat("é ", 30000),
+		strings.Repeat(" \n", 40000),
+		"short",
+	}
+	for i, s := range cases {
+		pieces := splitLong(s)
+		if strings.Join(pieces, "") != s {
+			t.Fatalf("case %d: pieces do not join back into the text", i)
+		}
+		for _, p := range pieces {
+			if len(p) > longText {
+				t.Errorf("case %d: piece of %d bytes", i, len(p))
+			}
+		}
+		if i < 3 {
+			sum := 0
+			for _, p := range pieces {
+				sum += tok.Count(p)
+			}
+			if whole := tok.Count(s); sum != whole {
+				t.Errorf("case %d: %d pieces count %d tokens, the whole text %d", i, len(pieces), sum, whole)
+			}
+			if len(pieces) < 2 {
+				t.Errorf("case %d: a %d-byte text was not cut", i, len(s))
+			}
+		}
+	}
+}

@@ -47,6 +47,9 @@ const (
 	// DiffEmptyOmitted: an empty string, array or object in a field the SDK marks omitempty is
 	// left out. Pointer: the omitted member.
 	DiffEmptyOmitted Difference = "empty-omitted"
+	// DiffEnvelope: the members of the tools/list result other than tools (nextCursor,
+	// resultType, ttlMs, _meta …) are the SDK's own, not the listing's. Pointer: "/" + the key.
+	DiffEnvelope Difference = "envelope"
 	// DiffNone marks a warning that changes nothing in the answer, such as a tool name the SDK
 	// logs as invalid but still serves.
 	DiffNone Difference = "notice"
@@ -186,6 +189,14 @@ func buildTools(l *listing.Listing) ([]*goTool, []Warning, []Problem) {
 		warns = append(warns, w...)
 		probs = append(probs, p...)
 		tools = append(tools, gt)
+	}
+	if l.Envelope != nil {
+		for _, m := range l.Envelope.Fields() {
+			if m.Key != "tools" {
+				warns = append(warns, Warning{Kind: DiffEnvelope, Pointer: "/" + escapeToken(m.Key),
+					Message: fmt.Sprintf("the result member %q is not the listing's to set: go-sdk writes the tools/list result's own members", m.Key)})
+			}
+		}
 	}
 	if !slices.IsSortedFunc(tools, func(a, b *goTool) int { return strings.Compare(a.name, b.name) }) {
 		warns = append([]Warning{{Kind: DiffOrder, Pointer: "/tools",
@@ -615,13 +626,18 @@ func writeGo(tools []*goTool, warns []Warning, pkg string, opts GoOptions) []byt
 	p("//   - tools come sorted by name, not in the order they are registered;\n")
 	p("//   - an unset readOnlyHint or idempotentHint is sent as false (the fields are plain bools);\n")
 	p("//   - members come in the order of the SDK's structs, and _meta's keys sorted;\n")
-	p("//   - members the SDK has no field for, nulls and empty optional values are left out.\n")
+	p("//   - members the SDK has no field for, nulls and empty optional values are left out;\n")
+	p("//   - the result's members besides tools (nextCursor, resultType, _meta …) are the SDK's own.\n")
 	counts := map[Difference]int{}
 	for _, w := range warns {
 		counts[w.Kind]++
 	}
-	p("//\n// For this listing: %d hint(s) sent as false, %d member(s) left out, %d empty value(s) left out%s.\n",
-		counts[DiffHintDefault], counts[DiffDropped], counts[DiffEmptyOmitted], orderNote(counts[DiffOrder] > 0))
+	if counts[DiffOrder]+counts[DiffHintDefault]+counts[DiffMemberOrder]+counts[DiffDropped]+counts[DiffEmptyOmitted]+counts[DiffEnvelope] == 0 {
+		p("//\n// None of these apply to this listing: tools/list answers it as written, up to whitespace.\n")
+	} else {
+		p("//\n// For this listing: %d hint(s) sent as false, %d object(s) with members reordered, %d member(s) left out, %d empty value(s) left out%s.\n",
+			counts[DiffHintDefault], counts[DiffMemberOrder], counts[DiffDropped], counts[DiffEmptyOmitted], orderNote(counts[DiffOrder] > 0))
+	}
 	p("package %s\n\n", pkg)
 	usesJSON := false
 	for _, gt := range tools {

@@ -75,6 +75,8 @@ type Linter struct {
 	// the unedited tools, so an edit re-hashes only the edited tool.
 	byPtr map[*listing.Value]listing.Hash
 	lines *lineIndex
+	// onCompute, when set (by tests), is called for every tool whose facts are computed.
+	onCompute func()
 }
 
 type schemaKey struct {
@@ -206,6 +208,9 @@ func (lt *Linter) factsFor(tools []*listing.Value) []*toolFacts {
 }
 
 func (lt *Linter) computeFacts(t *listing.Value) *toolFacts {
+	if lt.onCompute != nil {
+		lt.onCompute()
+	}
 	tc := &toolCtx{cfg: &lt.cfg, lt: lt, tool: t, name: t.Get("name").String()}
 	for _, f := range toolChecks {
 		f(tc)
@@ -372,3 +377,12 @@ func (x *lineIndex) position(off int) (line, col int) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// ptrTok is one escaped JSON pointer token with its slash ("/a~1b" for "a/b"): the common case
+// without ~ or / allocates only the concatenation.
+func ptrTok(k string) string {
+	if strings.ContainsAny(k, "~/") {
+		return listing.JoinPointer(k)
+	}
+	return "/" + k
+}

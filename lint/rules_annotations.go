@@ -30,7 +30,7 @@ func init() {
 			Good:    `"annotations": {"readOnlyHint": false, "destructiveHint": true}`},
 		&Rule{ID: "annotations-readonly-writes", Category: CatAnnotations, Severity: Error, Scope: PerTool, Seed: seed001 + "; " + seed000,
 			Summary: "a name that says the tool writes or deletes, marked readOnlyHint: true",
-			What:    "A word of the tool's name is a write verb (create, update, delete, remove, write, set, add, post, put, patch, send, publish, deploy, upload, merge, push, cancel, close, reset, edit, rename, move, insert, drop, destroy, purge, revoke) and readOnlyHint is true.",
+			What:    "A word of the tool's name (other than add in an arithmetic name such as add_numbers) is a write verb (create, update, delete, remove, write, set, add, post, put, patch, send, publish, deploy, upload, merge, push, cancel, close, reset, edit, rename, move, insert, drop, destroy, purge, revoke) and readOnlyHint is true.",
 			Why:     "A host may skip asking for approval for a read-only tool. \"Nothing stops a malicious server from labeling a delete tool as read-only\"; on your own server, make the hints true. A write verb with readOnlyHint: true is either a wrong hint or a misleading name.",
 			Bad:     `"name": "tickets_delete", "annotations": {"readOnlyHint": true}`,
 			Good:    `"name": "tickets_delete", "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true}`},
@@ -110,6 +110,23 @@ func nameWord(name string, in map[string]bool) string {
 	return ""
 }
 
+var numberWords = set("number numbers integer integers two sum value values float floats")
+
+// arithmetic reports a name such as add or add_numbers, where "add" computes rather than writes
+// (the reference's verb lists report it; seed 002 shows the case).
+func arithmetic(name string) bool {
+	toks := words.Tokens(name)
+	if len(toks) == 0 || toks[0] != "add" {
+		return false
+	}
+	for _, t := range toks[1:] {
+		if !numberWords[t] {
+			return false
+		}
+	}
+	return true
+}
+
 func checkAnnotations(c *toolCtx) {
 	a := c.tool.Get("annotations")
 	h := AssumedHints(c.tool)
@@ -131,7 +148,7 @@ func checkAnnotations(c *toolCtx) {
 		c.report("annotations-contradict", "/annotations/destructiveHint", "readOnlyHint: true together with destructiveHint: true: a read-only tool destroys nothing; fix whichever is wrong")
 	}
 	if h.ReadOnly && ro != nil {
-		if w := nameWord(c.name, writeWords); w != "" {
+		if w := nameWord(c.name, writeWords); w != "" && !arithmetic(c.name) {
 			c.report("annotations-readonly-writes", "/annotations/readOnlyHint", fmt.Sprintf("the name says %q but readOnlyHint is true, so a host may call it without asking: fix the hint or the name", w))
 		}
 	}

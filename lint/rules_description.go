@@ -209,7 +209,9 @@ func docstringIndent(s string) string {
 var (
 	exampleIntro = regexp.MustCompile(`(?i)\b(?:e\.g\.|eg\.|for example|for instance|such as|example\s*:|examples\s*:|like)[\s,:]*`)
 	exampleToken = regexp.MustCompile("^[\"'\x60]?([A-Za-z0-9][A-Za-z0-9_./#:@-]*[A-Za-z0-9])[\"'\x60]?")
-	idLike       = regexp.MustCompile(`^(?:[A-Za-z]{1,8}[-_#]?)?\d{3,}$|^[A-Za-z]{1,8}[-_]\d+$`)
+	// An identifier: letters then 3+ digits (KG-1031, ord_123, A4521), or 4+ bare digits (4521).
+	// Three bare digits are more often an HTTP status or a count than an ID.
+	idLike = regexp.MustCompile(`^[A-Za-z]{1,8}[-_#]?\d{3,}$|^\d{4,}$|^[A-Za-z]{1,8}[-_]\d+$`)
 )
 
 // placeholder reports whether an example value is obviously not real.
@@ -234,12 +236,15 @@ func placeholder(v string) bool {
 			asc = false
 		}
 	}
-	return same || asc || (len(digits) >= 4 && strings.Trim(digits[1:], "0") == "")
+	return same || asc || (len(digits) >= 4 && strings.Trim(digits[1:], "0") == "") || hexColour.MatchString(low)
 }
 
 // realLooking returns the example values in text that look like live identifiers.
 func realLooking(text string) []string {
 	var out []string
+	if !containsAny(strings.ToLower(text), exampleHints) {
+		return nil
+	}
 	for _, m := range exampleIntro.FindAllStringIndex(text, -1) {
 		rest := text[m[1]:]
 		for k := 0; k < 3 && rest != ""; k++ { // up to three values: "e.g. 4521, 4533 or 4540"
@@ -264,6 +269,10 @@ func realLooking(text string) []string {
 	}
 	return out
 }
+
+var exampleHints = []string{"e.g", "eg.", "example", "instance", "such as", "like"}
+
+var hexColour = regexp.MustCompile(`^#?[0-9a-f]{6}$`)
 
 var dateOrVersion = regexp.MustCompile(`^(?:v?\d+(?:\.\d+)+|\d{4}-\d{2}(?:-\d{2})?.*|\d{1,4}[smhdwy]|(?:19|20)\d{2})$`)
 
@@ -399,6 +408,61 @@ func nearDuplicatePairs(facts []*toolFacts) [][2]int {
 	return out
 }
 
+// Verb classes: two tools that differ only by synonyms of one verb are not told apart by it.
+var verbClass = func() map[string]string {
+	m := map[string]string{}
+	for class, ws := range map[string]string{
+		"<read>":   "get fetch read lookup look show view describe retrieve list search find query",
+		"<create>": "create add insert new post make",
+		"<update>": "update edit set patch modify change put",
+		"<delete>": "delete remove drop destroy erase purge",
+	} {
+		for _, w := range strings.Fields(ws) {
+			m[w] = class
+		}
+	}
+	return m
+}()
+
+// weakWords distinguish nothing: generic words and words every tool description uses.
+var weakWords = set("id ids data info information detail details specific given one single tool tools github item items object objects result results thing new existing")
+
+// signature returns a tool's distinguishing vocabulary: content words of its name and
+// description, verbs folded into classes, generic words dropped.
+func signature(name string, desc []string) map[string]bool {
+	sig := map[string]bool{}
+	add := func(w string) {
+		if c, ok := verbClass[w]; ok {
+			w = c
+		}
+		if !weakWords[w] && !words.Generic[w] {
+			sig[w] = true
+		}
+	}
+	// The name's words keep their plural: list_alerts and get_alert differ in how many.
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) {
+		if !words.Stop[w] {
+			add(w)
+		}
+	}
+	for _, w := range desc {
+		add(w)
+	}
+	return sig
+}
+
+// subset reports whether every word of a is in b.
+func subset(a, b map[string]bool) bool {
+	for w := range a {
+		if !b[w] {
+			return false
+		}
+	}
+	return true
+}
+
 func checkSiblings(c *listCtx) {
 	for _, p := range nearDuplicatePairs(c.facts) {
 		a, b := p[0], p[1]
@@ -408,8 +472,15 @@ func checkSiblings(c *listCtx) {
 		if mentionsName(c.facts[a], c.names[b]) || mentionsName(c.facts[b], c.names[a]) {
 			continue
 		}
+		// Near-duplicate wording is only confusing when neither tool's name and description say
+		// anything the other's do not: "create_branch" and "create_issue" share most words but
+		// name different objects; "get_data" and "fetch_data" do not.
+		sa, sb := signature(c.names[a], c.facts[a].descWords), signature(c.names[b], c.facts[b].descWords)
+		if !subset(sa, sb) || !subset(sb, sa) {
+			continue
+		}
 		c.report("description-sibling-unnamed", a, "/tools/"+itoa(a)+"/description",
-			fmt.Sprintf("%s and %s have near-duplicate descriptions and neither names the other: say in each when to use the other instead", c.names[a], c.names[b]))
+			fmt.Sprintf("%s and %s have near-duplicate descriptions, nothing in either says what the other does not, and neither names the other: say in each when to use the other instead", c.names[a], c.names[b]))
 	}
 }
 

@@ -215,7 +215,7 @@ func eachProperty(s *listing.Value, ptr string, depth int, f func(name string, p
 	}
 	if props := s.Get("properties"); props.IsObject() {
 		for _, m := range props.Fields() {
-			p := ptr + "/properties" + listing.JoinPointer(m.Key)
+			p := ptr + "/properties" + ptrTok(m.Key)
 			f(m.Key, m.Value, p, depth)
 			eachProperty(m.Value, p, depth+1, f)
 		}
@@ -234,6 +234,9 @@ func eachProperty(s *listing.Value, ptr string, depth int, f func(name string, p
 
 func checkParamDescriptions(c *toolCtx) {
 	in := c.tool.Get("inputSchema")
+	// A description may default one parameter to another ("Defaults to 'owner'"): not a literal.
+	params := map[string]bool{}
+	eachProperty(in, "", 1, func(name string, _ *listing.Value, _ string, _ int) { params[name] = true })
 	eachProperty(in, "/inputSchema", 1, func(name string, p *listing.Value, ptr string, depth int) {
 		if !p.IsObject() {
 			return
@@ -253,7 +256,7 @@ func checkParamDescriptions(c *toolCtx) {
 				}
 			}
 		}
-		if v := promisedDefault(desc, enumStrings(p)); v != "" && !hasDefault(p) {
+		if v := promisedDefault(desc, enumStrings(p)); v != "" && !hasDefault(p) && !params[v] {
 			c.report("param-default-promised", ptr, fmt.Sprintf("the description of %q promises the default %s, but the schema has no \"default\": declare it there", name, v))
 		}
 		checkRepeatsSchema(c, name, p, ptr, desc)
@@ -276,13 +279,13 @@ func checkDuplicateKeys(c *toolCtx) {
 				seen := map[string]bool{}
 				for _, m := range v.Members {
 					if seen[m.Key] {
-						c.report("json-duplicate-key", ptr+listing.JoinPointer(m.Key), fmt.Sprintf("the key %q appears more than once in this object; parsers disagree on which one counts", m.Key))
+						c.report("json-duplicate-key", ptr+ptrTok(m.Key), fmt.Sprintf("the key %q appears more than once in this object; parsers disagree on which one counts", m.Key))
 					}
 					seen[m.Key] = true
 				}
 			}
 			for _, m := range v.Members {
-				walk(m.Value, ptr+listing.JoinPointer(m.Key), depth+1)
+				walk(m.Value, ptr+ptrTok(m.Key), depth+1)
 			}
 		}
 	}

@@ -78,7 +78,7 @@ func allStrings(v *listing.Value, ptr string, keys bool, f func(ptr, s string, i
 		}
 	case listing.Object:
 		for _, m := range v.Members {
-			p := ptr + listing.JoinPointer(m.Key)
+			p := ptr + ptrTok(m.Key)
 			if keys {
 				f(p, m.Key, true)
 			}
@@ -175,10 +175,60 @@ var (
 	emailRe = regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b`)
 )
 
+var conditionRe = regexp.MustCompile(`(?i)\b(?:when|whenever|if|unless|over|in\s+case|once)\b`)
+
+// promotion returns the first assertive phrase of s that no condition limits ("use this tool
+// first whenever a VM will not start" says when; "always use this tool" does not), or "".
+func promotion(s string) string {
+	for _, loc := range promoRe.FindAllStringIndex(s, -1) {
+		m := s[loc[0]:loc[1]]
+		rest := s[loc[1]:]
+		if i := strings.IndexAny(rest, ".!?\n"); i >= 0 {
+			rest = rest[:i]
+		}
+		low := strings.ToLower(m)
+		absolute := strings.Contains(low, "best") || strings.Contains(low, "only") || strings.Contains(low, "most") || strings.Contains(low, "other")
+		if absolute || !conditionRe.MatchString(m+rest) {
+			return m
+		}
+	}
+	return ""
+}
+
 func exampleHost(s string) bool {
 	low := strings.ToLower(s)
 	for _, h := range []string{"example.com", "example.org", "example.net", "localhost", "127.0.0.1", ".example", ".test", ".invalid"} {
 		if strings.Contains(low, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// Cheap substring tests that every match of the patterns below needs: the patterns run only on
+// text that passes them, which keeps the per-keystroke cost down.
+var (
+	ignoreHints   = []string{"ignore", "disregard", "forget", "override"}
+	ignoreObjects = []string{"instruction", "prompt", "message", "rule", "direction", "guideline"}
+	tagHints      = []string{"important", "system", "instruction", "secret", "hidden", "admin", "sys", "override", "critical"}
+	userNegations = []string{"not", "n't", "never", "without"}
+	secretHints   = []string{"AKIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "xox", "AIza", "eyJ", "-----BEGIN"}
+	assignHints   = []string{"password", "passwd", "pwd", "secret", "key", "token"}
+	pathHints     = []string{".ssh", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".aws", ".env", ".netrc", ".npmrc", ".pgpass", ".git-credentials", "/etc/", "mcp.json", "claude_desktop", ".cursor", ".docker"}
+	promoHints    = []string{"this tool", "this function", "best", "only", "most", "other tool", "other function", "always be"}
+)
+
+// mayInstruct reports whether lower-cased text could match instructionRe.
+func mayInstruct(low string) bool {
+	return containsAny(low, ignoreHints) && containsAny(low, ignoreObjects) ||
+		strings.Contains(low, "user") && containsAny(low, userNegations) ||
+		strings.Contains(low, "system prompt") || strings.Contains(low, "|im_") ||
+		strings.ContainsAny(low, "<[") && containsAny(low, tagHints)
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
 			return true
 		}
 	}
@@ -190,21 +240,31 @@ func checkPoisonText(c *toolCtx) {
 		if len(s) < 4 {
 			return
 		}
-		if m := instructionRe.FindString(s); m != "" {
-			c.report("instructions-to-model", ptr, fmt.Sprintf("text aimed at the model, not a description of the tool: %q", short(m)))
+		low := strings.ToLower(s)
+		if mayInstruct(low) {
+			if m := instructionRe.FindString(s); m != "" {
+				c.report("instructions-to-model", ptr, fmt.Sprintf("text aimed at the model, not a description of the tool: %q", short(m)))
+			}
 		}
-		if m := secretRe.FindString(s); m != "" {
-			c.report("secret-in-text", ptr, fmt.Sprintf("what looks like a credential: %s; remove it and rotate it", redact(m)))
+		if containsAny(s, secretHints) || (strings.ContainsAny(s, ":=") && containsAny(low, assignHints)) {
+			if m := secretRe.FindString(s); m != "" {
+				c.report("secret-in-text", ptr, fmt.Sprintf("what looks like a credential: %s; remove it and rotate it", redact(m)))
+			}
 		}
-		if m := pathRe.FindString(s); m != "" {
-			c.report("sensitive-path", ptr, fmt.Sprintf("names a sensitive path: %q", strings.TrimSpace(strings.TrimLeft(m, "'\"`(=:"))))
+		if containsAny(low, pathHints) {
+			if m := pathRe.FindString(s); m != "" {
+				c.report("sensitive-path", ptr, fmt.Sprintf("names a sensitive path: %q", strings.TrimSpace(strings.TrimLeft(m, "'\"`(=:"))))
+			}
 		}
 	})
 	for _, t := range descriptions(c.tool) {
 		if t.ptr == "/description" || t.ptr == "/title" || t.ptr == "/annotations/title" {
-			if m := promoRe.FindString(t.s); m != "" {
+			if m := promotion(t.s); m != "" && containsAny(strings.ToLower(t.s), promoHints) {
 				c.report("promotional-wording", t.ptr, fmt.Sprintf("assertive wording that pushes the model to this tool: %q; say when the tool is the right one instead", m))
 			}
+		}
+		if !strings.Contains(t.s, "@") && !strings.Contains(t.s, "://") {
+			continue
 		}
 		var found []string
 		for _, u := range urlRe.FindAllString(t.s, 5) {
@@ -273,7 +333,6 @@ type mention struct {
 }
 
 var (
-	identRe   = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]`)
 	modalRe   = regexp.MustCompile(`(?i)^["'\x60]?\s+(?:tool\s+|function\s+)?(?:must|should|shall|needs\s+to|has\s+to|is\s+required\s+to)\b`)
 	triggerRe = regexp.MustCompile(`(?i)\b(?:when|whenever|before|after|every\s+time|each\s+time)\b[^.]{0,40}\b(?:use|uses|using|call|calls|calling|invoke|invokes|invoking|run|runs|running)\s+(?:the\s+)?["'\x60]?$`)
 	forceRe   = regexp.MustCompile(`(?i)\b(?:always|never|must|make\s+sure|ensure|important|do\s+not|don'?t|secretly|without)\b`)
@@ -285,18 +344,44 @@ func findMentions(desc string) []mention {
 	var out []mention
 	for _, sent := range splitSentences(desc) {
 		forceful := forceRe.MatchString(sent) && !strings.Contains(strings.ToLower(sent), "instead")
-		for _, loc := range identRe.FindAllStringIndex(sent, -1) {
+		for _, loc := range idents(sent) {
 			w := sent[loc[0]:loc[1]]
-			rule := false
-			if forceful || modalRe.MatchString(sent[loc[1]:]) {
-				before := sent[:loc[0]]
-				if len(before) > 80 {
-					before = before[len(before)-80:]
-				}
-				rule = modalRe.MatchString(sent[loc[1]:]) || (forceful && triggerRe.MatchString(before))
+			// Look at a short window on each side: the regexp engine's cost grows with the
+			// text it is given, and the phrases sit next to the name.
+			after := sent[loc[1]:min(len(sent), loc[1]+40)]
+			rule := modalRe.MatchString(after)
+			if !rule && forceful {
+				before := sent[max(0, loc[0]-80):loc[0]]
+				rule = triggerRe.MatchString(before)
 			}
 			out = append(out, mention{word: w, rule: rule})
 		}
+	}
+	return out
+}
+
+// idents returns the spans of identifier-like words ([A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]) of s.
+func idents(s string) [][2]int {
+	var out [][2]int
+	isLetter := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+	isAlnum := func(c byte) bool { return isLetter(c) || c >= '0' && c <= '9' }
+	for i := 0; i < len(s); {
+		if !isLetter(s[i]) || i > 0 && (isAlnum(s[i-1]) || s[i-1] == '_') {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && (isAlnum(s[j]) || s[j] == '_' || s[j] == '.' || s[j] == '-') {
+			j++
+		}
+		end := j
+		for end > i+1 && !isAlnum(s[end-1]) {
+			end--
+		}
+		if end > i+1 {
+			out = append(out, [2]int{i, end})
+		}
+		i = j
 	}
 	return out
 }

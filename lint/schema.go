@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -25,8 +26,9 @@ const (
 )
 
 // schemaBase is the URL a schema is compiled under. A relative $ref resolves against it and
-// reaches the loader, which refuses it: only references inside the document resolve.
-const schemaBase = "urn:workbench:schema"
+// reaches the loader, which refuses it: only references inside the document resolve. The
+// .invalid top-level domain is reserved: the name can never resolve, should anything try.
+const schemaBase = "https://workbench.invalid/schema.json"
 
 var printer = message.NewPrinter(language.English)
 
@@ -57,7 +59,7 @@ func regexpEngine(s string) (jsonschema.Regexp, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not an ECMA-262 regular expression: %w", err)
 	}
-	re.MatchTimeout = 100 * time.Millisecond
+	re.MatchTimeout = 10 * time.Millisecond
 	return ecmaRegexp{re}, nil
 }
 
@@ -102,7 +104,7 @@ func walkSchema(v *listing.Value, ptr string, depth, max int, w *schemaWalk) {
 		}
 	case listing.Object:
 		for _, m := range v.Fields() {
-			walkSchema(m.Value, ptr+listing.JoinPointer(m.Key), depth+1, max, w)
+			walkSchema(m.Value, ptr+ptrTok(m.Key), depth+1, max, w)
 		}
 	}
 }
@@ -167,7 +169,12 @@ func compileSchema(schema *listing.Value, which string, maxDepth int) []Finding 
 	_, err := c.Compile(schemaBase)
 	if len(loader.asked) > 0 {
 		for _, u := range uniq(loader.asked) {
-			add("schema-ref-external", refPointer(schema, u), fmt.Sprintf("%s refers to %s, outside the document; it was not fetched (a host must not follow a $ref to the network either): inline the definition under $defs and refer to it as #/$defs/…", which, u))
+			ptr := refPointer(schema, u)
+			shown := u
+			if v := listing.Resolve(schema, ptr); v.IsString() {
+				shown = v.Str
+			}
+			add("schema-ref-external", ptr, fmt.Sprintf("%s refers to %q, outside the document; it was not fetched (a host must not follow a $ref to the network either): inline the definition under $defs and refer to it as #/$defs/…", which, shown))
 		}
 		return out
 	}
@@ -176,7 +183,7 @@ func compileSchema(schema *listing.Value, which string, maxDepth int) []Finding 
 		if errors.As(err, &sve) {
 			var ve *jsonschema.ValidationError
 			if errors.As(sve.Err, &ve) {
-				leaves := leafErrors(ve, nil)
+				leaves := firstPerLocation(leafErrors(ve, nil))
 				for i, l := range leaves {
 					if i == 3 {
 						add("schema-invalid", "", fmt.Sprintf("%s: %d more problems against the meta-schema", which, len(leaves)-3))
@@ -188,11 +195,115 @@ func compileSchema(schema *listing.Value, which string, maxDepth int) []Finding 
 				return out
 			}
 		}
-		add("schema-invalid", errPointer(err), fmt.Sprintf("%s does not compile: %s", which, cleanErr(err)))
+		ptr := errPointer(err)
+		if listing.Resolve(schema, ptr) == nil {
+			// The error names a $ref's missing target: point at the $ref instead.
+			ptr = findRef(schema, "#"+ptr)
+		}
+		add("schema-invalid", ptr, fmt.Sprintf("%s does not compile: %s", which, cleanErr(err)))
+		return out
+	}
+	if cyc := refCycle(schema); cyc != "" {
+		add("schema-invalid", cyc, fmt.Sprintf("%s has a $ref cycle that never reaches a value (%s → …): validating any argument loops; make the recursion go through properties or items", which, cyc))
 		return out
 	}
 	out = append(out, checkValues(c, schema)...)
 	return out
+}
+
+// firstPerLocation keeps the first error at each instance location: a keyword that fails
+// several branches of the meta-schema (a "type" that is neither a name nor an array) says
+// one thing.
+func firstPerLocation(ls []*jsonschema.ValidationError) []*jsonschema.ValidationError {
+	seen := map[string]bool{}
+	var out []*jsonschema.ValidationError
+	for _, l := range ls {
+		k := strings.Join(l.InstanceLocation, "/")
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// refCycle returns the pointer of a $ref that can lead back to itself through keywords that
+// apply to the same value ($ref, allOf, anyOf, oneOf, not, if, then, else) and so never
+// consume input, or "". A validator following it loops; the schema library reports it only
+// when a value happens to reach it.
+func refCycle(schema *listing.Value) string {
+	// Nodes are subschema pointers; edges go to in-place applicators and local $ref targets.
+	edges := map[string][]string{}
+	var refs []string
+	eachSubschema(schema, "", func(s *listing.Value, ptr string) {
+		if r := s.Get("$ref"); r.IsString() && strings.HasPrefix(r.Str, "#") {
+			target := r.Str[1:]
+			if target == "" || strings.HasPrefix(target, "/") {
+				if t, err := url.PathUnescape(target); err == nil {
+					target = t
+				}
+				edges[ptr] = append(edges[ptr], target)
+				refs = append(refs, ptr)
+			}
+		}
+		for _, k := range []string{"not", "if", "then", "else"} {
+			if s.Get(k).IsObject() {
+				edges[ptr] = append(edges[ptr], ptr+"/"+k)
+			}
+		}
+		for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+			if a := s.Get(k); a != nil && a.Kind == listing.Array {
+				for i := range a.Items {
+					edges[ptr] = append(edges[ptr], ptr+"/"+k+"/"+itoa(i))
+				}
+			}
+		}
+	})
+	if len(refs) == 0 {
+		return ""
+	}
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[string]int{}
+	found := ""
+	var visit func(n string, depth int) bool
+	visit = func(n string, depth int) bool {
+		if depth > 10000 {
+			found = n // a chain this long is as good as a loop
+			return true
+		}
+		switch state[n] {
+		case active:
+			return true
+		case done:
+			return false
+		}
+		state[n] = active
+		for _, m := range edges[n] {
+			if visit(m, depth+1) {
+				if found == "" && len(edges[n]) > 0 && schema != nil {
+					if r := listing.Resolve(schema, n+"/$ref"); r != nil {
+						found = n + "/$ref"
+					}
+				}
+				return true
+			}
+		}
+		state[n] = done
+		return false
+	}
+	for _, r := range refs {
+		if visit(r, 0) {
+			if found == "" {
+				found = r + "/$ref"
+			}
+			return found
+		}
+	}
+	return ""
 }
 
 func leafErrors(ve *jsonschema.ValidationError, acc []*jsonschema.ValidationError) []*jsonschema.ValidationError {
@@ -247,7 +358,7 @@ func refPointer(schema *listing.Value, url string) string {
 			}
 		case listing.Object:
 			for _, m := range v.Fields() {
-				p := ptr + listing.JoinPointer(m.Key)
+				p := ptr + ptrTok(m.Key)
 				if (m.Key == "$ref" || m.Key == "$dynamicRef" || m.Key == "$schema" || m.Key == "$id") && m.Value.IsString() {
 					ref := m.Value.Str
 					if j := strings.IndexByte(ref, '#'); j >= 0 {
@@ -263,6 +374,17 @@ func refPointer(schema *listing.Value, url string) string {
 		}
 	}
 	walk(schema, "")
+	return found
+}
+
+// findRef returns the pointer of the first $ref whose text is ref, or "".
+func findRef(schema *listing.Value, ref string) string {
+	found := ""
+	eachSubschema(schema, "", func(s *listing.Value, ptr string) {
+		if r := s.Get("$ref"); found == "" && r.IsString() && r.Str == ref {
+			found = ptr + "/$ref"
+		}
+	})
 	return found
 }
 
@@ -302,7 +424,7 @@ func eachSubschema(schema *listing.Value, ptr string, f func(s *listing.Value, p
 	}
 	f(schema, ptr)
 	for _, m := range schema.Fields() {
-		p := ptr + listing.JoinPointer(m.Key)
+		p := ptr + ptrTok(m.Key)
 		switch {
 		case schemaKeys[m.Key]:
 			if m.Value.Kind == listing.Array && m.Key == "items" { // draft-04 tuple form
@@ -314,7 +436,7 @@ func eachSubschema(schema *listing.Value, ptr string, f func(s *listing.Value, p
 			}
 		case schemaMapKeys[m.Key] && m.Value.IsObject():
 			for _, s := range m.Value.Fields() {
-				eachSubschema(s.Value, p+listing.JoinPointer(s.Key), f)
+				eachSubschema(s.Value, p+ptrTok(s.Key), f)
 			}
 		case schemaArrayKeys[m.Key] && m.Value.Kind == listing.Array:
 			for i, it := range m.Value.Items {
@@ -324,9 +446,14 @@ func eachSubschema(schema *listing.Value, ptr string, f func(s *listing.Value, p
 	}
 }
 
+// maxProbes bounds the values checkValues validates in one schema: with a backtracking pattern
+// each can take up to the regexp timeout.
+const maxProbes = 500
+
 // checkValues validates default, const, enum and examples values against the schema they sit in.
 func checkValues(c *jsonschema.Compiler, schema *listing.Value) []Finding {
 	var out []Finding
+	budget := maxProbes
 	eachSubschema(schema, "", func(s *listing.Value, ptr string) {
 		type probe struct {
 			key string
@@ -350,9 +477,13 @@ func checkValues(c *jsonschema.Compiler, schema *listing.Value) []Finding {
 				probes = append(probes, probe{"examples", it, ptr + "/examples/" + itoa(i)})
 			}
 		}
-		if len(probes) == 0 {
+		if len(probes) == 0 || budget <= 0 {
 			return
 		}
+		if len(probes) > budget {
+			probes = probes[:budget]
+		}
+		budget -= len(probes)
 		sub, err := c.Compile(schemaBase + "#" + ptr)
 		if err != nil {
 			return // the whole schema compiled, so this cannot fail short of a library change

@@ -87,9 +87,13 @@ func ToolHashes(l *Listing) []ToolHash {
 // rewritten schema of thousands of keys gives a readable report.
 const maxPathsPerMember = 50
 
-// renameThreshold is how similar (0..1) two tools at the same place must be, apart from their
-// names, to count as one tool renamed rather than one removed and one added.
-const renameThreshold = 0.5
+// How similar (0..1) two tools must be, apart from their names, to count as one tool renamed
+// rather than one removed and one added: less at the same place (between the same paired
+// neighbours) than elsewhere, since servers that sort their tools by name move a renamed tool.
+const (
+	renameInPlace   = 0.5
+	renameElsewhere = 0.75
+)
 
 // Compare reports what changed from old to new: tools added, removed, renamed (same content
 // under a new name, or mostly the same content at the same place), moved, and for every tool
@@ -140,7 +144,7 @@ func Compare(old, new *Listing) *Diff {
 		}
 	}
 
-	// 3. Mostly the same content at the same place: between the same paired neighbours.
+	// 3. Mostly the same content: at the same place, or very nearly the same elsewhere.
 	matchInPlace(old, new, newOf, oldOf, renamed)
 
 	for i, t := range old.Tools {
@@ -271,8 +275,9 @@ func sameContent(a, b *Value) bool {
 	}
 }
 
-// matchInPlace pairs the tools left unpaired on both sides that sit between the same paired
-// neighbours and are similar enough apart from their names, best pairs first.
+// matchInPlace pairs the tools left unpaired on both sides that are similar enough apart from
+// their names (renameInPlace between the same paired neighbours, renameElsewhere otherwise),
+// best pairs first.
 func matchInPlace(old, new *Listing, newOf, oldOf []int, renamed []bool) {
 	gapOld := gaps(newOf)
 	gapNew := gaps(oldOf)
@@ -286,10 +291,14 @@ func matchInPlace(old, new *Listing, newOf, oldOf []int, renamed []bool) {
 			continue
 		}
 		for j := range new.Tools {
-			if oldOf[j] >= 0 || gapOld[i] != gapNew[j] {
+			if oldOf[j] >= 0 {
 				continue
 			}
-			if s := similarity(old.Tools[i], new.Tools[j]); s >= renameThreshold {
+			min := renameElsewhere
+			if gapOld[i] == gapNew[j] {
+				min = renameInPlace
+			}
+			if s := similarity(old.Tools[i], new.Tools[j]); s >= min {
 				cands = append(cands, cand{i, j, s})
 			}
 		}
@@ -324,10 +333,16 @@ func gaps(pairedWith []int) []int {
 	return out
 }
 
-// similarity scores two tools 0..1 on their members other than "name": the mean over the union
-// of keys of 1 for the same content, the word overlap of two strings, the share of equal keys of
-// two objects, and 0 otherwise. Two tools with nothing but a name are similar.
+// similarity scores two tools 0..1 on their members other than "name": a weighted mean over
+// the union of keys of 1 for the same content, the word overlap of two strings, the share of
+// equal keys of two objects, and 0 otherwise. The description and input schema weigh double:
+// they are what makes a tool that tool. Two tools with nothing but a name are similar; two whose
+// descriptions share less than half their words are not, whatever else they share (many tools
+// of a server have the same schema).
 func similarity(a, b *Value) float64 {
+	if da, db := a.Get("description"), b.Get("description"); da.IsString() && db.IsString() && wordOverlap(da.Str, db.Str) < 0.5 {
+		return 0
+	}
 	keys := map[string]bool{}
 	for _, t := range []*Value{a, b} {
 		for _, m := range t.Fields() {
@@ -339,20 +354,25 @@ func similarity(a, b *Value) float64 {
 	if len(keys) == 0 {
 		return 1
 	}
-	var sum float64
+	var sum, total float64
 	for k := range keys {
+		w := 1.0
+		if k == "description" || k == "inputSchema" {
+			w = 2
+		}
+		total += w
 		x, y := a.Get(k), b.Get(k)
 		switch {
 		case sameContent(x, y):
-			sum++
+			sum += w
 		case x == nil || y == nil:
 		case x.Kind == String && y.Kind == String:
-			sum += wordOverlap(x.Str, y.Str)
+			sum += w * wordOverlap(x.Str, y.Str)
 		case x.Kind == Object && y.Kind == Object:
-			sum += memberOverlap(x, y)
+			sum += w * memberOverlap(x, y)
 		}
 	}
-	return sum / float64(len(keys))
+	return sum / total
 }
 
 // wordOverlap is the Jaccard index of the sets of lower-cased words of a and b.

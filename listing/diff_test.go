@@ -52,6 +52,14 @@ func TestCompare(t *testing.T) {
 			`[{"name":"a"},{"name":"get_weather","description":"Get the weather for a city","inputSchema":` + schemaA + `},{"name":"c"}]`,
 			[]string{`renamed "get" to "get_weather"`,
 				`"get_weather" /description: "Get the weather for a city today" -> "Get the weather for a city"`}},
+		{"renamed elsewhere, nearly the same",
+			`[{"name":"delete_file","description":"Delete a file.","inputSchema":` + schemaA + `},{"name":"list"}]`,
+			`[{"name":"list"},{"name":"remove_file","description":"Delete a file.","inputSchema":` + schemaA + `,"annotations":{"destructiveHint":true}}]`,
+			[]string{`moved "list" from 1 to 0`, `renamed "delete_file" to "remove_file"`, `"remove_file" /annotations/destructiveHint: (absent) -> true`}},
+		{"elsewhere, only half the same",
+			`[{"name":"get","description":"Get the weather for a city today","inputSchema":{"type":"object"}},{"name":"list"}]`,
+			`[{"name":"list"},{"name":"fetch","description":"Get the weather for a city","inputSchema":` + schemaA + `}]`,
+			[]string{`removed "get" (was at 0)`, `added "fetch" (at 1)`}},
 		{"different tool in place is removed and added",
 			`[{"name":"get","description":"Get the weather","inputSchema":{"type":"object"}}]`,
 			`[{"name":"delete","description":"Delete every file on the disk","inputSchema":{"type":"object","properties":{"force":{"type":"boolean"}}}}]`,
@@ -284,4 +292,36 @@ func FuzzCompare(f *testing.F) {
 			_ = ch.String()
 		}
 	})
+}
+
+func BenchmarkCompare(b *testing.B) {
+	files := realListings(b)
+	var big *Listing
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		l, err := Parse(src, Options{Name: f})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if big == nil || len(l.Tools) > len(big.Tools) {
+			big = l
+		}
+	}
+	// One description rewritten, the first tool dropped: the usual re-fetch.
+	e, err := big.Apply(Op{Kind: OpSet, Path: "/tools/1/description", Value: NewString("changed")})
+	if err == nil {
+		e, err = e.Apply(Op{Kind: OpRemove, Path: "/tools/0"})
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if d := Compare(big, e); len(d.Changes) != 2 {
+			b.Fatalf("%d changes", len(d.Changes))
+		}
+	}
+	b.ReportMetric(float64(len(big.Tools)), "tools")
 }

@@ -56,7 +56,7 @@ func BenchmarkRankAfterEdit(b *testing.B) {
 		}
 		tasks = append(tasks, Task{Task: d, Expect: &name})
 	}
-	c := NewCache()
+	c := NewCache(0)
 	c.Rank(l, tasks, true)
 	i := 0
 	for b.Loop() {

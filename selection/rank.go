@@ -55,35 +55,49 @@ func wordsOf(t *listing.Value) *toolWords {
 	return &toolWords{name: name, nameT: words.Content(name), body: bodyWords(t)}
 }
 
-// Cache keeps the word sets of tools and tasks between rankings of one workspace, so that after
-// an edit only the edited tool is read again. Tool values are never modified once parsed (an
-// edit builds new ones), so a tool's identity is its pointer. It is safe for concurrent use.
+// Cache keeps the word sets of tools and tasks between rankings, so that after an edit only the
+// edited tool is read again. Tool values are never modified once parsed (an edit builds new
+// ones), so a tool's identity is its pointer. One cache can serve many listings; it forgets
+// everything when it grows past its limit. It is safe for concurrent use.
 type Cache struct {
 	mu    sync.Mutex
+	limit int
 	tools map[*listing.Value]*toolWords
 	tasks map[string][]string
 }
 
-// NewCache returns an empty cache.
-func NewCache() *Cache {
-	return &Cache{tools: map[*listing.Value]*toolWords{}, tasks: map[string][]string{}}
+// NewCache returns an empty cache that holds up to limit tools and limit tasks (0: 16384).
+func NewCache(limit int) *Cache {
+	if limit <= 0 {
+		limit = 16384
+	}
+	return &Cache{limit: limit, tools: map[*listing.Value]*toolWords{}, tasks: map[string][]string{}}
 }
 
-// Ranker builds a ranker for tools, reusing the word sets of tools it has seen and forgetting
-// the ones that are gone.
+// Ranker builds a ranker for tools, reusing the word sets of tools it has seen.
 func (c *Cache) Ranker(tools []*listing.Value) *Ranker {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	next := make(map[*listing.Value]*toolWords, len(tools))
 	tw := make([]*toolWords, len(tools))
+	var missing []int
+	c.mu.Lock()
 	for i, t := range tools {
-		w, ok := c.tools[t]
-		if !ok {
-			w = wordsOf(t)
+		if w, ok := c.tools[t]; ok {
+			tw[i] = w
+		} else {
+			missing = append(missing, i)
 		}
-		next[t], tw[i] = w, w
 	}
-	c.tools = next
+	c.mu.Unlock()
+	for _, i := range missing {
+		tw[i] = wordsOf(tools[i])
+	}
+	c.mu.Lock()
+	if len(c.tools)+len(missing) > c.limit {
+		clear(c.tools)
+	}
+	for _, i := range missing {
+		c.tools[tools[i]] = tw[i]
+	}
+	c.mu.Unlock()
 	r := newRanker(tw)
 	r.cache = c
 	return r
@@ -104,8 +118,8 @@ func (c *Cache) taskContent(task string) []string {
 	defer c.mu.Unlock()
 	ws, ok := c.tasks[task]
 	if !ok {
-		if len(c.tasks) > 100000 {
-			c.tasks = map[string][]string{}
+		if len(c.tasks) >= c.limit {
+			clear(c.tasks)
 		}
 		ws = sortedContent(task)
 		c.tasks[task] = ws
@@ -228,43 +242,32 @@ type WordScore struct {
 //
 // Floating-point addition is not associative, so the order of the terms can move a sum by one
 // unit in the last place, and the reference's order follows Python's set iteration (see
-// ../shared/reference/README.md). Here a tool's terms are added in ascending order of value, so
-// two tools whose words weigh the same get exactly equal scores and an exact tie stays a tie.
+// ../shared/reference/README.md). Here every tool's terms are added in ascending order of value,
+// so two tools whose words weigh the same get exactly equal scores and an exact tie stays a tie:
+// the task's (word, name-or-body) terms are sorted by value once, and each tool takes its terms
+// in that order.
 func (r *Ranker) Scores(task string) []float64 { return r.scores(r.taskWords(task)) }
+
+type term struct {
+	word  string
+	times float64
+	value float64
+}
 
 func (r *Ranker) scores(ws []string) []float64 {
 	s := make([]float64, len(r.names))
-	n := make([]uint8, len(r.names))
+	terms := make([]term, 0, 2*len(ws))
 	for _, w := range ws {
 		wt := r.weight[w]
-		for _, p := range r.index[w] {
-			s[p.tool] += p.times * wt
-			if n[p.tool] < 255 {
-				n[p.tool]++
-			}
-		}
+		terms = append(terms, term{w, 1, wt}, term{w, 3, 3 * wt})
 	}
-	// Two terms add the same either way; only three or more need ordering.
-	var terms []float64
-	for i, c := range n {
-		if c < 3 {
-			continue
-		}
-		terms = terms[:0]
-		for _, w := range ws {
-			switch {
-			case r.nameT[i][w]:
-				terms = append(terms, 3*r.weight[w])
-			case r.body[i][w]:
-				terms = append(terms, r.weight[w])
+	sort.Slice(terms, func(a, b int) bool { return terms[a].value < terms[b].value })
+	for _, t := range terms {
+		for _, p := range r.index[t.word] {
+			if p.times == t.times {
+				s[p.tool] += t.value
 			}
 		}
-		sort.Float64s(terms)
-		sum := 0.0
-		for _, t := range terms {
-			sum += t
-		}
-		s[i] = sum
 	}
 	return s
 }

@@ -10,13 +10,13 @@ import (
 )
 
 // TaskFileSchema is the JSON Schema (2020-12) of a task file in the workbench's extended
-// format. It is published as selection/taskfile.schema.json; editors can point "$schema" at it.
+// format. It is published as selection/taskfile.schema.json, for editors and other tools.
 //
 //go:embed taskfile.schema.json
 var TaskFileSchema []byte
 
 // TaskFileSchemaID is the schema's $id.
-const TaskFileSchemaID = "https://tool-workbench.dev/schemas/taskfile.schema.json"
+const TaskFileSchemaID = "urn:tool-workbench:schema:taskfile:1"
 
 var taskSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(TaskFileSchema))

@@ -121,14 +121,19 @@ var errTooLarge = errors.New("too large")
 
 // readListingForm returns the uploaded file if there is one, else the pasted text.
 func readListingForm(r *http.Request, max int) ([]byte, string, error) {
-	if err := r.ParseMultipartForm(1 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+	// ParseMultipartForm drops ParseForm's error when the body is not multipart, so pick one.
+	var err error
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/") {
+		err = r.ParseMultipartForm(1 << 20)
+	} else {
+		err = r.ParseForm()
+	}
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return nil, "", err
 		}
-		if err := r.ParseForm(); err != nil {
-			return nil, "", fmt.Errorf("the form could not be read: %w", err)
-		}
+		return nil, "", fmt.Errorf("the form could not be read: %w", err)
 	}
 	if r.MultipartForm != nil {
 		if fhs := r.MultipartForm.File["file"]; len(fhs) > 0 && fhs[0].Size > 0 {
@@ -237,7 +242,7 @@ func (s *Server) stream(c echo.Context) error {
 	}
 	p := s.hub.join(id, sg.PID, sg.Tool)
 	defer s.hub.leave(p)
-	sse := datastar.NewSSE(c.Response(), c.Request())
+	sse := datastar.NewSSE(c.Response().Writer, c.Request())
 	ctx := sse.Context()
 	if sg.Ver != ws.Version {
 		// The page is older than the workspace (a reconnect after missed notices).
@@ -312,7 +317,9 @@ func patchEditor(sse *datastar.ServerSentEventGenerator, e *views.Editor) error 
 	if e == nil {
 		return sse.PatchElements(`<section id="editor" data-testid="editor"><p class="muted">This listing has no tools yet. Add one.</p></section>`)
 	}
-	return sse.PatchElementTempl(views.EditorRegion(*e))
+	// Replace, not morph: a morph keeps elements with the same id and leaves a field's text
+	// alone when its server value equals what it was first rendered with (an undo back to it).
+	return sse.PatchElementTempl(views.EditorRegion(*e), datastar.WithModeReplace())
 }
 
 // change describes an update for commit.
@@ -332,6 +339,16 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	ctx := c.Request().Context()
 	unlock := s.lock(id)
 	old := s.lastState(id)
+	if old == nil {
+		// Nothing shown yet (a page opened before a restart of the state cache): diff against
+		// the revision the edit applies to.
+		before, err := s.store.Get(ctx, id)
+		if err != nil {
+			unlock()
+			return err
+		}
+		old = s.current(before)
+	}
 	var ws Workspace
 	var err error
 	switch {
@@ -364,7 +381,7 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	if p := s.hub.lookup(id, sg.PID); p != nil {
 		p.setSelected(sel)
 	}
-	sse := datastar.NewSSE(c.Response(), c.Request())
+	sse := datastar.NewSSE(c.Response().Writer, c.Request())
 	if err := sendPatches(sse, shared); err != nil {
 		return nil
 	}
@@ -392,7 +409,7 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 // problemPatch answers an edit that was refused with a message next to the editor, changing
 // nothing.
 func (s *Server) problemPatch(c echo.Context, sg signals, tool int, msg string) error {
-	sse := datastar.NewSSE(c.Response(), c.Request())
+	sse := datastar.NewSSE(c.Response().Writer, c.Request())
 	_ = sse.PatchElementTempl(views.SchemaMessage(views.SchemaMsg{Field: "params", Text: msg}))
 	return nil
 }
@@ -439,7 +456,7 @@ func (s *Server) selectTool(c echo.Context) error {
 		p.setSelected(sg.Tool)
 	}
 	st := s.current(ws)
-	sse := datastar.NewSSE(c.Response(), c.Request())
+	sse := datastar.NewSSE(c.Response().Writer, c.Request())
 	if err := patchEditor(sse, s.editorModel(ws, st.res, sg.Tool)); err != nil {
 		return nil
 	}
@@ -483,7 +500,7 @@ func (s *Server) editField(c echo.Context) error {
 		case "outputSchema":
 			msgField = "output"
 		}
-		sse := datastar.NewSSE(c.Response(), c.Request())
+		sse := datastar.NewSSE(c.Response().Writer, c.Request())
 		_ = sse.PatchElementTempl(views.SchemaMessage(views.SchemaMsg{Field: msgField, Text: pr.Msg, Line: pr.Line, Column: pr.Column}))
 		return nil
 	}

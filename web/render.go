@@ -166,7 +166,10 @@ func (s *Server) editorModel(ws Workspace, res *analysis.Result, t int) *views.E
 		return nil
 	}
 	tool := ws.Listing.Tools[t]
-	e := &views.Editor{WS: ws.ID, Index: t, Name: tool.Get("name").String(), Title: tool.Get("title").String(),
+	// Gen is the revision: a re-rendered editor replaces the old form instead of morphing into
+	// it, because morphing leaves a field alone when its server value equals the value it was
+	// first rendered with, which is wrong after an undo back to that value.
+	e := &views.Editor{WS: ws.ID, Index: t, Gen: ws.Version, Name: tool.Get("name").String(), Title: tool.Get("title").String(),
 		Description: tool.Get("description").String(),
 		InputSchema: schemaText(tool.Get("inputSchema")), OutputSchema: schemaText(tool.Get("outputSchema")),
 		InputMsg: okMsg("input", tool.Get("inputSchema")), OutputMsg: okMsg("output", tool.Get("outputSchema"))}

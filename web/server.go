@@ -137,7 +137,8 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 			"style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "+
 			"form-action 'self'; frame-ancestors 'none'")
 		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
+		// same-origin, not no-referrer: with no-referrer browsers send "Origin: null" on form posts.
+		h.Set("Referrer-Policy", "same-origin")
 		return next(c)
 	}
 }

@@ -4,6 +4,11 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tool-workbench/workbench/cost"
+	"github.com/tool-workbench/workbench/lint"
 
 	"github.com/tool-workbench/workbench/lint/reference"
 	"github.com/tool-workbench/workbench/listing"
@@ -14,16 +19,42 @@ func init() {
 	register(command{
 		name:    "check",
 		summary: "lint a listing and rank a task file against it (exit 0 clean, 1 findings fail, 2 unreadable)",
-		usage:   "SOURCE [--tasks FILE] [--rules reference]",
-		run:     runCheck,
+		usage: "SOURCE [--tasks FILE] [--rules all|reference] [--format text|json|sarif|github|markdown] " +
+			"[--ignore FILE] [--fail-on error|warning|info] [--baseline FILE] [--merge FILE]... [--tokenizer approx|o200k_base|cl100k_base]",
+		run: runCheck,
 	})
+}
+
+// listFlag collects a flag given several times (--merge a.json --merge b.json).
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// checkOptions are the extended rule set's options.
+type checkOptions struct {
+	source, tasks, format, ignore, baseline, tokenizer string
+	failOn                                             lint.Severity
+	merge                                              []string
+	cfg                                                lint.Config
 }
 
 func runCheck(ctx context.Context, e *env, args []string) error {
 	c := commands["check"]
 	fs := newFlags(c, e.stderr)
 	tasksPath := fs.String("tasks", "", "task file: a JSON array of {\"task\": ..., \"expect\": tool name}")
-	rules := fs.String("rules", "reference", "rule set: reference (byte-identical to the reference checker)")
+	rules := fs.String("rules", "all", "rule set: all (the reference's checks and the extended rules), or reference (byte-identical to the reference checker)")
+	format := fs.String("format", "text", "output format: "+strings.Join(lint.Formats, ", ")+" (all rules only)")
+	ignore := fs.String("ignore", "", "ignore file: a JSON array of {\"rule\", \"tool\", \"pointer\", \"reason\"}")
+	failOn := fs.String("fail-on", "error", "exit 1 when a finding at or above this severity remains: error, warning or info")
+	baseline := fs.String("baseline", "", "a previous --format json report: only findings not in it can fail the check")
+	var merge listFlag
+	fs.Var(&merge, "merge", "another server's listing a host may connect together with SOURCE (repeatable): report colliding names")
+	tokenizer := fs.String("tokenizer", "o200k_base", "how the budget rules count tokens: o200k_base, cl100k_base, or approx (4 bytes a token)")
+	maxTools := fs.Int("max-tools", lint.DefaultMaxTools, "listing-too-many-tools: the most tools a listing should hold")
+	maxTokens := fs.Int("max-tokens", lint.DefaultMaxListingTokens, "listing-token-budget: the most tokens the tools should take")
+	maxDesc := fs.Int("max-description-tokens", lint.DefaultMaxDescriptionTokens, "description-too-long: the most tokens one description should take")
+	revision := fs.String("revision", lint.DefaultRevision, "protocol revision the listing targets (output-schema-root)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -32,12 +63,197 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return usageError{"check takes one SOURCE (a file, or - for standard input)"}
 	}
-	if *rules != "reference" {
-		return usageError{fmt.Sprintf("unknown rule set %q; known: reference", *rules)}
-	}
 	out := bufio.NewWriterSize(e.stdout, 64<<10)
 	defer out.Flush()
-	return checkReference(out, e, pos[0], *tasksPath)
+	switch *rules {
+	case "reference":
+		extended := map[string]bool{"format": *format != "text", "ignore": *ignore != "", "baseline": *baseline != "",
+			"merge": len(merge) > 0, "fail-on": *failOn != "error"}
+		for _, name := range []string{"format", "ignore", "baseline", "merge", "fail-on"} {
+			if extended[name] {
+				return usageError{fmt.Sprintf("--%s needs --rules all: --rules reference prints exactly what the reference checker prints", name)}
+			}
+		}
+		return checkReference(out, e, pos[0], *tasksPath)
+	case "all":
+	default:
+		return usageError{fmt.Sprintf("unknown rule set %q; known: all, reference", *rules)}
+	}
+	if !slices.Contains(lint.Formats, *format) {
+		return usageError{fmt.Sprintf("unknown format %q; use one of %s", *format, strings.Join(lint.Formats, ", "))}
+	}
+	sev, err := lint.ParseSeverity(*failOn)
+	if err != nil {
+		return usageError{"--fail-on: " + err.Error()}
+	}
+	if *maxTools < 1 || *maxTokens < 1 || *maxDesc < 1 {
+		return usageError{"--max-tools, --max-tokens and --max-description-tokens take a positive number"}
+	}
+	o := checkOptions{source: pos[0], tasks: *tasksPath, format: *format, ignore: *ignore, baseline: *baseline,
+		tokenizer: *tokenizer, failOn: sev, merge: merge,
+		cfg: lint.Config{MaxTools: *maxTools, MaxListingTokens: *maxTokens, MaxDescriptionTokens: *maxDesc, Revision: *revision}}
+	if *tokenizer != "approx" {
+		tok, err := cost.NewTokenizer(*tokenizer)
+		if err != nil {
+			return usageError{"--tokenizer: " + err.Error() + ", or approx"}
+		}
+		o.cfg.Tokens = tok.Count
+	}
+	return checkAll(out, e, o)
+}
+
+// checkAll runs the reference's checks and the extended rules and writes the report in o.format.
+// Text prints the reference's lines unchanged, then the extended findings in the same style.
+func checkAll(out *bufio.Writer, e *env, o checkOptions) error {
+	fail := func(err error) error {
+		if o.format == "text" {
+			fmt.Fprintf(out, "ERROR %s\n", err)
+		} else {
+			fmt.Fprintf(e.stderr, "workbench check: %s\n", err)
+		}
+		return exitError{2}
+	}
+	src, err := readSource(e, o.source)
+	if err != nil {
+		return fail(err)
+	}
+	if err := listing.CheckUTF8(src); err != nil {
+		return fail(err)
+	}
+	l, err := listing.Parse(listing.UniversalNewlines(src), listing.Options{Name: o.source})
+	if err != nil {
+		return fail(err)
+	}
+	var tasks []selection.Task
+	if o.tasks != "" {
+		if tasks, err = loadTasks(e, o.tasks, false); err != nil {
+			return fail(fmt.Errorf("%s: %w", o.tasks, err))
+		}
+		if len(l.Tools) == 0 {
+			return fail(fmt.Errorf("the listing has no tools to rank the tasks against"))
+		}
+	}
+	var igs []lint.Ignore
+	if o.ignore != "" {
+		b, err := readSource(e, o.ignore)
+		if err != nil {
+			return fail(err)
+		}
+		if igs, err = lint.ParseIgnores(b); err != nil {
+			return fail(fmt.Errorf("%s: %w", o.ignore, err))
+		}
+	}
+	var base map[string]int
+	if o.baseline != "" {
+		b, err := readSource(e, o.baseline)
+		if err != nil {
+			return fail(err)
+		}
+		if base, err = lint.ParseBaseline(b); err != nil {
+			return fail(fmt.Errorf("%s: %w", o.baseline, err))
+		}
+	}
+	others := []lint.Named{{Name: o.source, Listing: l}}
+	for _, m := range o.merge {
+		ml, err := loadListing(e, m)
+		if err != nil {
+			return fail(fmt.Errorf("--merge %s: %w", m, err))
+		}
+		others = append(others, lint.Named{Name: m, Listing: ml})
+	}
+
+	lt := lint.New(o.cfg)
+	r := &lint.Report{Version: lint.ReportVersion, Source: o.source, Rules: "all", Tools: len(l.Tools),
+		Tokenizer: o.tokenizer, Baseline: base != nil}
+	for _, n := range lt.Tokens(l) {
+		r.Tokens += n
+	}
+	var refLines []reference.Line
+	var findings []lint.Finding
+	if err := reference.Validate(l, len(tasks) > 0); err != nil {
+		r.ReferenceSkipped = fmt.Sprintf("the reference checker cannot read this listing (it would stop with a Python exception): %v", err)
+	} else {
+		refLines = reference.Lint(l)
+		findings = append(findings, lt.ReferenceFindings(l, refLines)...)
+	}
+	if len(tasks) > 0 && r.ReferenceSkipped == "" {
+		r.Ranking = selection.Rank(l, tasks, false)
+		findings = append(findings, lt.VerdictFindings(l, r.Ranking)...)
+	}
+	extended := lt.Lint(l)
+	if len(others) > 1 {
+		merged := lint.MergeCollisions(others...)
+		for _, nl := range others {
+			var mine []lint.Finding
+			for _, f := range merged {
+				if f.Source == nl.Name {
+					mine = append(mine, f)
+				}
+			}
+			lt.Locate(nl.Listing, mine)
+			extended = append(extended, mine...)
+		}
+	}
+	findings = append(findings, extended...)
+	r.Findings, r.Ignored = lint.ApplyIgnores(findings, igs)
+	if base != nil {
+		r.New = lint.NewSince(r.Findings, base)
+	}
+	r.Finish(o.failOn)
+
+	if o.format == "text" {
+		if r.ReferenceSkipped != "" {
+			fmt.Fprintf(out, "INFO %s; the extended rules ran without it\n", r.ReferenceSkipped)
+		} else {
+			writeReferenceText(out, l, refLines, r.Ranking)
+		}
+		ignored := map[string]bool{}
+		for _, f := range r.Ignored {
+			ignored[f.Key()+"\x00"+f.Pointer] = true
+		}
+		var ext []lint.Finding
+		for _, f := range extended {
+			if !ignored[f.Key()+"\x00"+f.Pointer] {
+				ext = append(ext, f)
+			}
+		}
+		if err := lint.WriteText(out, ext, r); err != nil {
+			return err
+		}
+	} else if err := lint.Write(out, o.format, r); err != nil {
+		return err
+	}
+	if r.Failed {
+		return exitError{1}
+	}
+	return nil
+}
+
+// writeReferenceText prints the reference's report: its lines, the ranking and the count line,
+// exactly as checkReference does.
+func writeReferenceText(out *bufio.Writer, l *listing.Listing, lines []reference.Line, verdicts []selection.Verdict) {
+	for _, ln := range lines {
+		out.WriteString(ln.String())
+		out.WriteByte('\n')
+	}
+	p, w, f := reference.Counts(lines)
+	if verdicts != nil {
+		for _, v := range verdicts {
+			out.WriteString(v.Line())
+			out.WriteByte('\n')
+			switch v.Level {
+			case reference.Pass:
+				p++
+			case reference.Warn:
+				w++
+			case reference.Fail:
+				f++
+			}
+		}
+		out.WriteString(selection.Summary(verdicts))
+		out.WriteByte('\n')
+	}
+	fmt.Fprintf(out, "%d pass, %d warn, %d fail\n", p, w, f)
 }
 
 // checkReference prints what the reference checker prints for the same arguments, and returns

@@ -56,7 +56,8 @@ func runCost(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fail(err)
 	}
-	counter, err := cost.NewCounter(tok, *render, cost.Options{Model: *model, ToolChoice: *choice})
+	// One-shot: also count the rendering as one text, as the host's tokenizer would.
+	counter, err := cost.NewCounter(tok, *render, cost.Options{Model: *model, ToolChoice: *choice, Whole: true})
 	if err != nil {
 		return fail(err)
 	}
@@ -100,7 +101,11 @@ func writeCostText(w io.Writer, r cost.Report, parts bool) {
 	if r.Context > 0 {
 		fmt.Fprintf(w, ", %.1f%% of a %d-token context", 100*r.ContextShare, r.Context)
 	}
-	fmt.Fprintf(w, " (frame and overhead %d tokens, %d bytes)\n\n", r.Overhead.Tokens, r.Overhead.Bytes)
+	fmt.Fprintf(w, " (frame and overhead %d tokens, %d bytes)\n", r.Overhead.Tokens, r.Overhead.Bytes)
+	if r.Whole != nil {
+		fmt.Fprintf(w, "as one text %d tokens (tools counted one by one add up to %+d more)\n", r.Whole.Tokens, r.Total.Tokens-r.Whole.Tokens)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%8s %8s", "tokens", "bytes")
 	if r.Context > 0 {
 		fmt.Fprintf(w, " %7s", "share")

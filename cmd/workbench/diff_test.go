@@ -75,7 +75,7 @@ func TestDifferential(t *testing.T) {
 	}
 	failures := 0
 	for i := range cases {
-		args := []string{"check", cases[i][0].(string)}
+		args := []string{"check", cases[i][0].(string), "--rules", "reference"}
 		if cases[i][1] != nil {
 			args = append(args, "--tasks", cases[i][1].(string))
 		}
@@ -249,7 +249,9 @@ func (g *gen) text(lo, hi int) string {
 
 func str(s string) *listing.Value { return listing.NewString(s) }
 
-func member(k string, v *listing.Value) listing.Member { return listing.Member{Key: k, Value: v, KeyPos: -1} }
+func member(k string, v *listing.Value) listing.Member {
+	return listing.Member{Key: k, Value: v, KeyPos: -1}
+}
 
 func (g *gen) property() *listing.Value {
 	switch g.r.IntN(12) {

@@ -7,19 +7,23 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/tiktoken-go/tokenizer"
+	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/export"
+	"github.com/tool-workbench/workbench/lint"
+	"github.com/tool-workbench/workbench/lint/reference"
 	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/selection"
 )
 
 func init() {
 	register(command{
 		name:    "export",
 		summary: "write a listing as JSON, as Go code that registers it, or a review report",
-		usage:   "SOURCE [--format json|go|review] [--package NAME] [--main] [--baseline FILE] [--compact] [--bare] [--out FILE]",
+		usage:   "SOURCE [--format json|go|review] [--package NAME] [--main] [--baseline FILE] [--tasks FILE] [--tokenizer NAME] [--compact] [--bare] [--out FILE]",
 		run:     runExport,
 	})
 }
@@ -31,6 +35,8 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	pkg := fs.String("package", "", "package name of the Go code (default tools; main with --main)")
 	mainFn := fs.Bool("main", false, "with --format go: add a main function that serves the tools on stdio")
 	baseline := fs.String("baseline", "", "with --format review: the listing to compare against (a file, or - for stdin)")
+	tasksPath := fs.String("tasks", "", "with --format review: task file whose ranking the report compares")
+	tokName := fs.String("tokenizer", "o200k_base", "with --format review: how tokens are counted (o200k_base, cl100k_base, or the path of a tokenizer.json)")
 	compact := fs.Bool("compact", false, "with --format json: no indentation")
 	bare := fs.Bool("bare", false, "with --format json: a bare array of tools instead of the tools/list result")
 	out := fs.String("out", "", "write to this file instead of stdout")
@@ -55,11 +61,17 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if *format == "review" && *baseline == "" {
 		return usageError{"--format review needs --baseline FILE: the listing to compare against"}
 	}
-	if *format != "review" && *baseline != "" {
-		return usageError{"--baseline applies to --format review only"}
+	if *format != "review" && (*baseline != "" || *tasksPath != "") {
+		return usageError{"--baseline and --tasks apply to --format review only"}
 	}
-	if pos[0] == "-" && *baseline == "-" {
-		return usageError{"SOURCE and --baseline cannot both be read from stdin"}
+	stdin := 0
+	for _, p := range []string{pos[0], *baseline, *tasksPath} {
+		if p == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return usageError{"only one of SOURCE, --baseline and --tasks can be read from stdin (-)"}
 	}
 
 	l, err := exportReadListing(e, pos[0])
@@ -82,21 +94,11 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		opts := export.ReviewOptions{
-			BaselineName: sourceName(*baseline),
-			CurrentName:  sourceName(pos[0]),
-			FindingsNote: "the lint engine is not wired into workbench export yet",
-			RankingNote:  "the ranker and task files are not wired into workbench export yet",
+		opts, err := reviewEngines(e, *tokName, *tasksPath)
+		if err != nil {
+			return err
 		}
-		if codec, err := tokenizer.Get(tokenizer.O200kBase); err == nil {
-			opts.Tokens = func(t *listing.Value) int {
-				n, _ := codec.Count(string(listing.Marshal(t, "")))
-				return n
-			}
-			opts.TokenUnit = "o200k_base tokens of each tool's compact JSON"
-		} else {
-			opts.TokensNote = "the o200k_base tokenizer failed to load: " + err.Error()
-		}
+		opts.BaselineName, opts.CurrentName = sourceName(*baseline), sourceName(pos[0])
 		data, err = export.Review(base, l, opts)
 		if err != nil {
 			return fmt.Errorf("export: %w", err)
@@ -107,6 +109,59 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return writeFileAtomic(*out, data)
+}
+
+// reviewEngines wires the workbench's engines into a review: the reference checks and the
+// extended rules (package lint) for findings, the cost counter for tokens, and the reference
+// ranker (package selection) when a task file is given.
+func reviewEngines(e *env, tokName, tasksPath string) (export.ReviewOptions, error) {
+	var opts export.ReviewOptions
+	tok, err := cost.OpenTokenizer(tokName)
+	if err != nil {
+		return opts, usageError{"--tokenizer: " + err.Error()}
+	}
+	counter, err := cost.NewCounter(tok, "compact", cost.Options{})
+	if err != nil {
+		return opts, fmt.Errorf("export: %w", err)
+	}
+	opts.Tokens = func(t *listing.Value) int { return counter.Tool(t).Tokens }
+	opts.TokenUnit = tok.Name() + " tokens of each tool's compact JSON"
+
+	lt := lint.New(lint.Config{Tokens: tok.Count})
+	opts.Findings = func(l *listing.Listing) ([]export.Finding, error) {
+		var fs []lint.Finding
+		// The reference's checks run where the reference could read the listing at all.
+		if reference.Validate(l, false) == nil {
+			fs = append(fs, lt.ReferenceFindings(l, reference.Lint(l))...)
+		}
+		fs = append(fs, lt.Lint(l)...)
+		out := make([]export.Finding, len(fs))
+		for i, f := range fs {
+			out[i] = export.Finding{Tool: f.Tool, Rule: f.Rule, Severity: string(f.Severity), Pointer: f.Pointer, Message: f.Message}
+		}
+		return out, nil
+	}
+
+	if tasksPath == "" {
+		opts.RankingNote = "no --tasks file given"
+		return opts, nil
+	}
+	tasks, err := loadTasks(e, tasksPath, false)
+	if err != nil {
+		return opts, fmt.Errorf("export: %s: %w", tasksPath, err)
+	}
+	opts.Rank = func(l *listing.Listing) ([]export.Verdict, error) {
+		vs := selection.Rank(l, tasks, false)
+		out := make([]export.Verdict, len(vs))
+		for i, v := range vs {
+			out[i] = export.Verdict{Task: v.Task.Task, Expected: v.Task.Expected()}
+			if v.Winner != nil {
+				out[i].Picked = v.Winner.Name
+			}
+		}
+		return out, nil
+	}
+	return opts, nil
 }
 
 // exportReadListing reads and parses a listing from a file or stdin ("-"), refusing input over
@@ -153,29 +208,59 @@ func sourceName(path string) string {
 	return path
 }
 
-// printExportWarnings tells, one line per kind, what go-sdk's answer will differ in; the
-// generated file's comments name every case.
+// exportKindSummary says in a few words what each kind of difference does.
+var exportKindSummary = map[export.Difference]string{
+	export.DiffOrder:        "go-sdk lists the tools sorted by name, not in the listing's order",
+	export.DiffHintDefault:  "unset readOnlyHint/idempotentHint sent as false",
+	export.DiffMemberOrder:  "objects whose members go-sdk writes in its own order",
+	export.DiffDropped:      "members go-sdk has no field for, left out",
+	export.DiffEmptyOmitted: "empty optional values left out",
+	export.DiffEnvelope:     "result members (besides tools) that go-sdk writes itself",
+	export.DiffNone:         "notes",
+}
+
+// printExportWarnings says, one line per kind, what go-sdk's tools/list answer will differ in
+// and for which tools; the generated file's comments name every case.
 func printExportWarnings(w io.Writer, warns []export.Warning) {
-	byKind := map[export.Difference][]string{}
+	type group struct {
+		n     int
+		tools []string
+		first export.Warning
+	}
+	groups := map[export.Difference]*group{}
 	var kinds []export.Difference
 	for _, x := range warns {
-		if _, ok := byKind[x.Kind]; !ok {
+		g := groups[x.Kind]
+		if g == nil {
+			g = &group{first: x}
+			groups[x.Kind] = g
 			kinds = append(kinds, x.Kind)
 		}
-		byKind[x.Kind] = append(byKind[x.Kind], x.String())
+		g.n++
+		if x.Tool != "" && !slices.Contains(g.tools, x.Tool) {
+			g.tools = append(g.tools, x.Tool)
+		}
 	}
-	sort.SliceStable(kinds, func(i, j int) bool { return kinds[i] < kinds[j] })
 	for _, k := range kinds {
-		items := byKind[k]
-		shown := items
-		if len(shown) > 3 {
-			shown = shown[:3]
+		g := groups[k]
+		switch {
+		case k == export.DiffOrder:
+			fmt.Fprintf(w, "workbench export: warning: %s\n", exportKindSummary[k])
+			continue
+		case len(g.tools) == 0:
+			fmt.Fprintf(w, "workbench export: warning: %d %s (%s); e.g. %s\n", g.n, exportKindSummary[k], k, g.first)
+			continue
+		}
+		names := make([]string, 0, 3)
+		for _, t := range g.tools[:min(3, len(g.tools))] {
+			names = append(names, strconv.Quote(t))
 		}
 		more := ""
-		if len(items) > len(shown) {
-			more = fmt.Sprintf("; and %d more", len(items)-len(shown))
+		if len(g.tools) > len(names) {
+			more = fmt.Sprintf(" and %d more", len(g.tools)-len(names))
 		}
-		fmt.Fprintf(w, "workbench export: warning (%s, %d): %s%s\n", k, len(items), strings.Join(shown, "; "), more)
+		fmt.Fprintf(w, "workbench export: warning: %d %s (%s): tools %s%s; e.g. %s\n",
+			g.n, exportKindSummary[k], k, strings.Join(names, ", "), more, g.first)
 	}
 }
 

@@ -62,7 +62,7 @@ func TestExportCommand(t *testing.T) {
 		if code != 0 || out != "" {
 			t.Fatalf("code %d, stderr %q, stdout %q", code, errs, out)
 		}
-		if !strings.Contains(errs, "warning (hint-default, 6)") || !strings.Contains(errs, "warning (order, 1)") {
+		if !strings.Contains(errs, "warning: 6 unset readOnlyHint/idempotentHint sent as false (hint-default)") || !strings.Contains(errs, "sorted by name") {
 			t.Fatalf("stderr does not report the differences: %q", errs)
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), dst, nil, 0)
@@ -80,14 +80,22 @@ func TestExportCommand(t *testing.T) {
 		}
 	})
 	t.Run("review", func(t *testing.T) {
-		out, errs, code := exportRun(t, "", "export", clear, "--format", "review", "--baseline", draft)
+		tasks := exportFixture(t, "tasks-clear.json")
+		out, errs, code := exportRun(t, "", "export", clear, "--format", "review", "--baseline", draft, "--tasks", tasks)
 		if code != 0 {
 			t.Fatalf("code %d, stderr %q", code, errs)
 		}
-		for _, want := range []string{"# Review of", "| Tokens |", "Findings: not reported (the lint engine", "### `tickets_get` (changed)", "[-"} {
+		for _, want := range []string{"# Review of", "| Tokens |", "| Findings |", "| Tasks picked right |",
+			"o200k\\_base tokens", "## Ranking per task", "### `tickets_get` (changed)", "[-Return-]{+Show+}"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("the report lacks %q:\n%s", want, out)
 			}
+		}
+	})
+	t.Run("review without tasks", func(t *testing.T) {
+		out, errs, code := exportRun(t, "", "export", clear, "--format", "review", "--baseline", draft)
+		if code != 0 || !strings.Contains(out, "Ranking: not reported (no --tasks file given)") || strings.Contains(out, "## Ranking") {
+			t.Fatalf("code %d, stderr %q, stdout:\n%s", code, errs, out)
 		}
 	})
 }
@@ -114,10 +122,13 @@ func TestExportCommandErrors(t *testing.T) {
 		{"two sources", "", []string{"export", clear, clear}, 2, "got 2 arguments"},
 		{"unknown format", "", []string{"export", clear, "--format", "yaml"}, 2, `unknown --format "yaml"`},
 		{"review without baseline", "", []string{"export", clear, "--format", "review"}, 2, "needs --baseline"},
-		{"baseline with json", "", []string{"export", clear, "--baseline", clear}, 2, "--baseline applies to --format review only"},
+		{"baseline with json", "", []string{"export", clear, "--baseline", clear}, 2, "--baseline and --tasks apply to --format review only"},
+		{"tasks with go", "", []string{"export", clear, "--format", "go", "--tasks", clear}, 2, "--baseline and --tasks apply to --format review only"},
+		{"bad tasks file", "", []string{"export", clear, "--format", "review", "--baseline", clear, "--tasks", clear}, 1, clear},
+		{"unknown tokenizer", "", []string{"export", clear, "--format", "review", "--baseline", clear, "--tokenizer", "gpt9"}, 2, "--tokenizer"},
 		{"main with json", "", []string{"export", clear, "--main"}, 2, "apply to --format go only"},
 		{"bare with go", "", []string{"export", clear, "--format", "go", "--bare"}, 2, "apply to --format json only"},
-		{"both on stdin", "", []string{"export", "-", "--format", "review", "--baseline", "-"}, 2, "cannot both be read from stdin"},
+		{"both on stdin", "", []string{"export", "-", "--format", "review", "--baseline", "-"}, 2, "only one of SOURCE, --baseline and --tasks"},
 		{"missing file", "", []string{"export", filepath.Join(dir, "nope.json")}, 1, "no such file"},
 		{"malformed JSON", "", []string{"export", broken}, 1, "line 2 column"},
 		{"empty stdin", "", []string{"export", "-"}, 1, "stdin"},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime"
 	"net"
 	"net/http"
@@ -24,7 +25,10 @@ const maxRedirects = 5
 // newHTTPClient returns the client for one fetch: every dial checked by the policy, no proxy
 // from the environment (a proxy would make the connection the policy checks not the one that
 // reaches the server), redirects bounded, and target's headers added by roundTripper.
-func newHTTPClient(u *url.URL, t Target, p Policy, lim Limits, st *state) *http.Client {
+//
+// Every request ends when ctx (the fetch's) does, even those the SDK sends on a context of its
+// own, such as a cancellation notice after a timeout.
+func newHTTPClient(ctx context.Context, u *url.URL, t Target, p Policy, lim Limits, st *state) *http.Client {
 	refused := func(err error) {
 		st.mu.Lock()
 		if st.refused == nil {
@@ -41,7 +45,7 @@ func newHTTPClient(u *url.URL, t Target, p Policy, lim Limits, st *state) *http.
 		MaxResponseHeaderBytes: 64 << 10,
 		IdleConnTimeout:        5 * time.Second,
 	}
-	rt := &roundTripper{base: base, scheme: u.Scheme, host: u.Host, headers: t.Headers.Clone(), st: st}
+	rt := &roundTripper{fetchCtx: ctx, base: base, scheme: u.Scheme, host: u.Host, headers: t.Headers.Clone(), st: st}
 	if t.Bearer != "" {
 		rt.auth = "Bearer " + t.Bearer
 	}
@@ -62,6 +66,7 @@ func newHTTPClient(u *url.URL, t Target, p Policy, lim Limits, st *state) *http.
 // roundTripper adds the target's headers and token to requests for the target's origin only,
 // sets the negotiated protocol revision header, and caps every response body.
 type roundTripper struct {
+	fetchCtx     context.Context
 	base         *http.Transport
 	scheme, host string
 	headers      http.Header
@@ -70,7 +75,10 @@ type roundTripper struct {
 }
 
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
+	ctx, cancel := context.WithCancel(req.Context())
+	stop := context.AfterFunc(rt.fetchCtx, cancel)
+	end := func() { stop(); cancel() }
+	req = req.Clone(ctx)
 	if req.URL.Scheme == rt.scheme && strings.EqualFold(req.URL.Host, rt.host) {
 		for k, vs := range rt.headers {
 			req.Header[k] = append([]string(nil), vs...)
@@ -88,13 +96,14 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := rt.base.RoundTrip(req)
 	if err != nil {
+		end()
 		return nil, err
 	}
 	rt.st.mu.Lock()
 	rt.st.status = resp.StatusCode
 	rt.st.ctype = resp.Header.Get("Content-Type")
 	rt.st.mu.Unlock()
-	resp.Body = &cappedBody{rc: resp.Body, left: rt.st.limits.ResponseBytes, st: rt.st}
+	resp.Body = &cappedBody{rc: resp.Body, left: rt.st.limits.ResponseBytes, st: rt.st, end: end}
 	return resp, nil
 }
 
@@ -105,6 +114,7 @@ type cappedBody struct {
 	rc   io.ReadCloser
 	left int64
 	st   *state
+	end  func()
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
@@ -122,7 +132,11 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (b *cappedBody) Close() error { return b.rc.Close() }
+func (b *cappedBody) Close() error {
+	err := b.rc.Close()
+	b.end()
+	return err
+}
 
 // classify turns whatever ended a fetch into an *Error that says what went wrong and what would
 // work, from the facts the fetch recorded before the error text the SDK composed.
@@ -137,9 +151,9 @@ func classify(ctx context.Context, err error, st *state, kind TransportKind, end
 	var re *RefusedError
 	switch {
 	case errors.As(refused, &re):
-		return &Error{Kind: ErrRefused, Err: err,
+		return &Error{Kind: ErrRefused, Err: re,
 			Msg:  fmt.Sprintf("fetching from %s: %v", endpoint, re),
-			Hint: fmt.Sprintf("an administrator can allow it with --fetch-allow %s", re.Addr)}
+			Hint: fmt.Sprintf("if this server is meant to be reached, allow it with --fetch-allow %s", re.Addr)}
 	case tooLarge:
 		return &Error{Kind: ErrTooLarge, Err: err,
 			Msg:  fmt.Sprintf("%s sent more than %d bytes in one response", endpoint, lim.ResponseBytes),
@@ -157,9 +171,14 @@ func classify(ctx context.Context, err error, st *state, kind TransportKind, end
 	}
 	if kind == Stdio {
 		var ee *exec.Error
-		if errors.As(err, &ee) {
+		var pe *fs.PathError
+		switch {
+		case errors.As(err, &ee):
 			return &Error{Kind: ErrConnect, Err: err, Msg: fmt.Sprintf("cannot launch %s: %v", endpoint, ee.Err),
 				Hint: "check the command's name and PATH"}
+		case errors.As(err, &pe) && pe.Op == "fork/exec":
+			return &Error{Kind: ErrConnect, Err: err, Msg: fmt.Sprintf("cannot launch %s: %v", endpoint, pe.Err),
+				Hint: "check the command's path and that it is executable"}
 		}
 		if readErr != nil {
 			return &Error{Kind: ErrProtocol, Err: err,
@@ -184,7 +203,9 @@ func classify(ctx context.Context, err error, st *state, kind TransportKind, end
 			Hint: "the server's certificate must be valid for its host name"}
 	}
 	var wire *jsonrpc.Error
-	if errors.As(err, &wire) {
+	// -32005 is the SDK's own "rejected by transport", which wraps HTTP failures, not an
+	// answer from the server.
+	if errors.As(err, &wire) && wire.Code != -32005 {
 		return &Error{Kind: ErrProtocol, Err: err,
 			Msg:  fmt.Sprintf("%s answered with a JSON-RPC error %d: %q", endpoint, wire.Code, wire.Message),
 			Hint: "the server refused the request; its message may say why"}

@@ -50,6 +50,9 @@ func (p *Policy) Permit(entry string) error {
 		p.Allow = append(p.Allow, netip.PrefixFrom(a, a.BitLen()))
 		return nil
 	}
+	if strings.Contains(s, "://") {
+		return fmt.Errorf("fetch allowance %q is a URL; give its host name or address (mcp.internal, 10.1.2.3)", entry)
+	}
 	if strings.Contains(s, "/") {
 		return fmt.Errorf("fetch allowance %q is not an address range; write it as 10.0.0.0/8 or fd00::/8", entry)
 	}
@@ -153,7 +156,7 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("refused to connect to %s, a %s address: this fetch may reach only public addresses", e.Addr, e.Class)
+	return fmt.Sprintf("refused to connect to %s, a %s address, which the fetch policy does not allow", e.Addr, e.Class)
 }
 
 // CheckAddr returns a *RefusedError if the policy forbids connecting to a.

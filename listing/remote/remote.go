@@ -14,6 +14,7 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -54,6 +55,9 @@ type Target struct {
 	Command []string
 	// Dir is the command's working directory; empty means the current one.
 	Dir string
+	// Env is the command's environment. Nil inherits this process's, secrets included: a
+	// server launching commands for others should pass only what the command needs.
+	Env []string
 	// Stderr receives the command's standard error; nil discards it.
 	Stderr io.Writer
 }
@@ -61,7 +65,7 @@ type Target struct {
 // Limits bound a fetch. Zero fields take the defaults in DefaultLimits.
 type Limits struct {
 	Timeout       time.Duration // the whole fetch, from connecting to the last page
-	ResponseBytes int64         // one HTTP response body (an SSE stream counts as one) or one stdio message
+	ResponseBytes int64         // one HTTP response body (an SSE stream counts as one); the SDK caps a stdio message at 16 MiB
 	TotalBytes    int64         // all tools/list results together
 	Pages         int           // tools/list pages
 	Tools         int           // tools in all
@@ -101,18 +105,18 @@ type ServerInfo struct {
 // Result is a fetched listing and where it came from.
 type Result struct {
 	// Listing holds the tools of every page, parsed from the raw results.
-	Listing *listing.Listing
-	Server  ServerInfo
+	Listing *listing.Listing `json:"-"`
+	Server  ServerInfo       `json:"server"`
 	// ProtocolVersion is the protocol revision the SDK negotiated with the server.
-	ProtocolVersion string
-	Transport       TransportKind
+	ProtocolVersion string        `json:"protocolVersion"`
+	Transport       TransportKind `json:"transport"`
 	// Endpoint is the URL with any password masked, or the command line.
-	Endpoint  string
-	FetchedAt time.Time
+	Endpoint  string    `json:"endpoint"`
+	FetchedAt time.Time `json:"fetchedAt"`
 	// Pages holds each tools/list result exactly as the server sent it.
-	Pages [][]byte
+	Pages []json.RawMessage `json:"pages"`
 	// Init is the initialize (or server/discover) result as the server sent it.
-	Init []byte
+	Init json.RawMessage `json:"init,omitempty"`
 }
 
 // ErrorKind classifies a failed fetch.
@@ -184,11 +188,12 @@ func Fetch(ctx context.Context, t Target, opts Options) (*Result, error) {
 	case Stdio:
 		cmd := exec.CommandContext(ctx, t.Command[0], t.Command[1:]...)
 		cmd.Dir = t.Dir
+		cmd.Env = t.Env
 		cmd.Stderr = t.Stderr
 		tr = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	default:
 		u, _ := url.Parse(t.URL) // checked by checkTarget
-		hc := newHTTPClient(u, t, opts.Policy, lim, st)
+		hc := newHTTPClient(ctx, u, t, opts.Policy, lim, st)
 		defer hc.CloseIdleConnections()
 		if kind == SSE {
 			tr = &mcp.SSEClientTransport{Endpoint: t.URL, HTTPClient: hc, MaxEventSize: int(lim.ResponseBytes)}
@@ -346,7 +351,7 @@ func fetch(ctx context.Context, tr mcp.Transport, st *state, opts Options) (*Res
 
 // merge parses the pages as one listing: the page itself when there is one, an array of pages
 // (listing.ShapePages) otherwise, so tool positions point into one source.
-func merge(pages [][]byte, lim Limits) (*listing.Listing, error) {
+func merge(pages []json.RawMessage, lim Limits) (*listing.Listing, error) {
 	src := pages[0]
 	if len(pages) > 1 {
 		n := 2

@@ -38,7 +38,9 @@ func newServer(n, pageSize int) *mcp.Server {
 
 func addTool(s *mcp.Server, name, desc string) {
 	s.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: json.RawMessage(rawSchema)},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 }
 
 // serve starts h on a loopback port for the test's lifetime.
@@ -264,8 +266,12 @@ func TestFetchKeepsRawTools(t *testing.T) {
 	if string(res.Pages[0]) != result {
 		t.Errorf("raw page = %s, want %s", res.Pages[0], result)
 	}
-	if got := string(res.Listing.Marshal("")); got != result {
-		t.Errorf("listing = %s, want %s", got, result)
+	want, err := listing.Parse([]byte(result), listing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(res.Listing.Marshal("")); got != string(want.Marshal("")) {
+		t.Errorf("listing = %s, want %s", got, want.Marshal(""))
 	}
 	if res.Listing.Tools[0].Get("annotations").Has("readOnlyHint") {
 		t.Error("an absent readOnlyHint appeared")
@@ -301,25 +307,31 @@ func TestFetchFailures(t *testing.T) {
 		l.Close()
 		return "http://" + addr + "/mcp"
 	}
-	hang := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	done := make(chan struct{})
+	hang := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	t.Cleanup(func() { close(done) }) // runs before the server's Close
 	html := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, "<!doctype html><title>Welcome</title><h1>Our product</h1>")
 	}))
 	const fifty = 50 << 20
-	var sentHuge atomic.Int64
+	var completed atomic.Int64 // huge answers written to the end
 	huge := func(ctype, prefix string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", ctype)
 			io.WriteString(w, prefix)
 			chunk := []byte(strings.Repeat("a", 64<<10))
 			for n := 0; n < fifty; n += len(chunk) {
-				k, err := w.Write(chunk)
-				sentHuge.Add(int64(k))
-				if err != nil {
+				if _, err := w.Write(chunk); err != nil {
 					return
 				}
 			}
+			completed.Add(1)
 		})
 	}
 	hugeJSON := serve(t, huge("application/json", `{"jsonrpc":"2.0","id":1,"result":{"x":"`))
@@ -375,8 +387,8 @@ func TestFetchFailures(t *testing.T) {
 			}
 		})
 	}
-	if n := sentHuge.Load(); n >= 2*fifty {
-		t.Errorf("the huge servers wrote %d bytes: the fetch read them to the end", n)
+	if n := completed.Load(); n > 0 {
+		t.Errorf("%d huge answers were read to the end", n)
 	}
 }
 
@@ -431,15 +443,15 @@ func TestStrictPolicy(t *testing.T) {
 		url    string
 		policy Policy
 		addr   string
-		hits   int64
+		reach  bool // whether the loopback server is reached (the redirecting first hop)
 	}{
-		{"loopback", ts.URL, Policy{}, "127.0.0.1", 0},
-		{"localhost by name", "http://localhost:" + port + "/mcp", Policy{}, "", 0},
+		{"loopback", ts.URL, Policy{}, "127.0.0.1", false},
+		{"localhost by name", "http://localhost:" + port + "/mcp", Policy{}, "", false},
 		// Refused at dial time, before connect(2): no packet leaves for these addresses.
-		{"cloud metadata", "http://169.254.169.254/latest/meta-data/", Policy{}, "169.254.169.254", 0},
-		{"cloud metadata over IPv6", "http://[fd00:ec2::254]/", Policy{}, "fd00:ec2::254", 0},
-		{"metadata even in local mode", "http://169.254.169.254/", LocalPolicy(), "169.254.169.254", 0},
-		{"redirect to a private address", ts.URL, loopbackOnly, "10.0.0.1", 1},
+		{"cloud metadata", "http://169.254.169.254/latest/meta-data/", Policy{}, "169.254.169.254", false},
+		{"cloud metadata over IPv6", "http://[fd00:ec2::254]/", Policy{}, "fd00:ec2::254", false},
+		{"metadata even in local mode", "http://169.254.169.254/", LocalPolicy(), "169.254.169.254", false},
+		{"redirect to a private address", ts.URL, loopbackOnly, "10.0.0.1", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -456,8 +468,8 @@ func TestStrictPolicy(t *testing.T) {
 			if !strings.Contains(err.Error(), "--fetch-allow") {
 				t.Errorf("error %q does not say how to allow it", err)
 			}
-			if got := hits.Load() - before; got != tt.hits {
-				t.Errorf("the loopback server was reached %d times, want %d", got, tt.hits)
+			if got := hits.Load() - before; (got > 0) != tt.reach {
+				t.Errorf("the loopback server was reached %d times; want reached = %v", got, tt.reach)
 			}
 		})
 	}
@@ -520,4 +532,16 @@ func TestFetchStdio(t *testing.T) {
 		res, err := Fetch(context.Background(), Target{Command: []string{filepath.Join(t.TempDir(), "missing")}}, withStdio)
 		wantError(t, res, err, ErrConnect)
 	})
+}
+
+func BenchmarkFetch(b *testing.B) {
+	ts := httptest.NewServer(streamable(newServer(100, 10)))
+	defer ts.Close()
+	for b.Loop() {
+		res, err := Fetch(context.Background(), Target{URL: ts.URL}, local)
+		if err != nil || len(res.Pages) != 10 {
+			b.Fatalf("%v", err)
+		}
+	}
+	b.ReportMetric(100, "tools")
 }

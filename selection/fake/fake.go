@@ -47,6 +47,20 @@ type Server struct {
 	mu       sync.Mutex
 	attempts map[[32]byte]int
 	byTask   map[string]int
+	log      []Logged
+}
+
+// Logged is one request as it arrived: the user's message and the seed.
+type Logged struct {
+	User string
+	Seed *int
+}
+
+// Log returns the requests in the order they arrived.
+func (s *Server) Log() []Logged {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Logged(nil), s.log...)
 }
 
 // Requests is the number of requests served.
@@ -124,6 +138,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.attempts[key]++
 	attempt := s.attempts[key]
 	s.byTask[user]++
+	s.log = append(s.log, Logged{user, req.Seed})
 	s.mu.Unlock()
 
 	cues := map[string]string{}

@@ -58,6 +58,7 @@ type Client struct {
 	timeout  time.Duration
 	maxAfter time.Duration
 	sleep    func(context.Context, time.Duration) error
+	rec      *Recording
 }
 
 // MaxResponseBytes bounds one response body.
@@ -68,6 +69,21 @@ func NewClient(ep Endpoint, opts ClientOptions) (*Client, error) {
 	if err := ep.Validate(); err != nil {
 		return nil, err
 	}
+	var rec *Recording
+	if ep.Replay != "" {
+		var err error
+		if rec, err = OpenRecording(ep.Replay); err != nil {
+			return nil, fmt.Errorf("endpoint %q: %w", ep.Name, err)
+		}
+		if ep.BaseURL == "" {
+			ep.BaseURL = replayURL
+		}
+		if ep.Model == "" {
+			ep.Model = rec.Spec.Model
+		}
+		opts.HTTP = HandlerDoer{ReplayHandler(rec)}
+		opts.Cache = nil
+	}
 	key := ""
 	if ep.APIKeyEnv != "" {
 		if opts.Getenv != nil {
@@ -77,7 +93,7 @@ func NewClient(ep Endpoint, opts ClientOptions) (*Client, error) {
 			return nil, fmt.Errorf("endpoint %q: the environment variable %s is unset or empty; set it to the endpoint's API key", ep.Name, ep.APIKeyEnv)
 		}
 	}
-	c := &Client{ep: ep, key: key, cache: opts.Cache, retries: 4, timeout: ep.timeout(),
+	c := &Client{ep: ep, key: key, cache: opts.Cache, retries: 4, timeout: ep.timeout(), rec: rec,
 		maxAfter: 2 * time.Minute, sleep: sleepCtx}
 	n := ep.concurrency()
 	if opts.Concurrency > 0 {
@@ -120,6 +136,10 @@ func NewClient(ep Endpoint, opts ClientOptions) (*Client, error) {
 
 // Endpoint returns the client's endpoint.
 func (c *Client) Endpoint() Endpoint { return c.ep }
+
+// Recording is the recording a replay endpoint answers from (nil for a live endpoint). Its Spec
+// holds the settings the recorded requests were made with; other settings find no answers.
+func (c *Client) Recording() *Recording { return c.rec }
 
 // Concurrency is the client's bound on calls in flight.
 func (c *Client) Concurrency() int { return cap(c.sem) }
@@ -252,16 +272,18 @@ func (c *Client) Complete(ctx context.Context, req openai.ChatCompletionRequest,
 	req.Model = c.ep.Model
 	for attempt := 1; ; attempt++ {
 		reply, cerr := c.attempt(ctx, req, sample, noCache)
+		if cerr == nil {
+			// An answer that arrived is kept even if the run was cancelled meanwhile.
+			reply.Attempts = attempt
+			return reply, nil
+		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		reply.Attempts = attempt
-		if cerr == nil {
-			return reply, nil
-		}
 		if !cerr.Retryable || attempt > c.retries {
 			if cerr.Retryable {
-				cerr.Msg = fmt.Sprintf("%s (gave up after %d attempts)", cerr.Msg, attempt)
+				cerr.Msg = fmt.Sprintf("%s (gave up after %s)", cerr.Msg, plural(attempt, "attempt"))
 			}
 			return reply, cerr
 		}
@@ -285,6 +307,10 @@ func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, 
 		return &Reply{}, &CallError{Msg: ctx.Err().Error()}
 	}
 	defer func() { <-c.sem }()
+	if ctx.Err() != nil {
+		// Cancelled while waiting for a slot: send nothing.
+		return &Reply{}, &CallError{Msg: ctx.Err().Error()}
+	}
 	x := &exchange{sample: sample, noCache: noCache, cache: c.cache}
 	actx, cancel := context.WithTimeout(context.WithValue(ctx, exchangeKey{}, x), c.timeout)
 	defer cancel()
@@ -393,4 +419,11 @@ func retryAfter(h http.Header) (time.Duration, bool) {
 		return max(time.Until(t), 0), true
 	}
 	return 0, false
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

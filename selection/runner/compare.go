@@ -26,7 +26,7 @@ type Comparison struct {
 	// Persuasive are tools whose share of calls rose (by at least one call) while their
 	// precision did not, and which drew more wrong calls than before: a description that
 	// persuades instead of informs.
-	Persuasive []Shift `json:"persuasive"`
+	Persuasive []Shift  `json:"persuasive"`
 	Notes      []string `json:"notes,omitempty"`
 }
 

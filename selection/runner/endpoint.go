@@ -17,7 +17,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -47,7 +46,13 @@ type Endpoint struct {
 	APIVersion string `json:"apiVersion,omitempty"`
 	// Timeout bounds one call, as a Go duration ("60s"); default DefaultTimeout.
 	Timeout string `json:"timeout,omitempty"`
+	// Replay, when set, is the path of a recording that answers instead of a server: no key,
+	// no network. BaseURL may then be left out, and Model defaults to the recording's.
+	Replay string `json:"replay,omitempty"`
 }
+
+// replayURL is the base URL of an endpoint that answers from a recording; nothing is sent there.
+const replayURL = "http://replay.invalid/v1"
 
 // Defaults for an endpoint's settings.
 const (
@@ -64,6 +69,7 @@ type Info struct {
 	Host        string `json:"host"`
 	Concurrency int    `json:"concurrency"`
 	NeedsKey    bool   `json:"needsKey"`
+	Replay      bool   `json:"replay"`
 }
 
 // Info returns the endpoint's displayable summary.
@@ -72,7 +78,10 @@ func (e Endpoint) Info() Info {
 	if u, err := url.Parse(e.BaseURL); err == nil {
 		host = u.Host
 	}
-	return Info{Name: e.Name, Model: e.Model, Host: host, Concurrency: e.concurrency(), NeedsKey: e.APIKeyEnv != ""}
+	if e.Replay != "" {
+		host = "recording"
+	}
+	return Info{Name: e.Name, Model: e.Model, Host: host, Concurrency: e.concurrency(), NeedsKey: e.APIKeyEnv != "", Replay: e.Replay != ""}
 }
 
 func (e Endpoint) concurrency() int {
@@ -104,6 +113,17 @@ func (e Endpoint) Validate() error {
 	}
 	if !nameRE.MatchString(e.Name) {
 		return fmt.Errorf("%s: name must be 1-64 letters, digits, '.', '_' or '-' (starting with a letter or digit), such as \"openai-mini\"", where)
+	}
+	if e.Replay != "" {
+		if e.APIKeyEnv != "" {
+			return fmt.Errorf("%s: a replay endpoint answers from its recording and needs no apiKeyEnv", where)
+		}
+		if e.BaseURL == "" {
+			e.BaseURL = replayURL
+		}
+		if e.Model == "" {
+			e.Model = "from-recording"
+		}
 	}
 	u, err := url.Parse(e.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -208,14 +228,4 @@ func Find(eps []Endpoint, name string) (Endpoint, error) {
 		return Endpoint{}, fmt.Errorf("no endpoint is configured; give --endpoints FILE (or WORKBENCH_ENDPOINTS), or --base-url and --model")
 	}
 	return Endpoint{}, fmt.Errorf("no endpoint is named %q; configured: %s", name, strings.Join(names, ", "))
-}
-
-// sensitiveHeader reports whether a header carries a credential and so must never be logged,
-// recorded or echoed.
-func sensitiveHeader(k string) bool {
-	switch http.CanonicalHeaderKey(k) {
-	case "Authorization", "Api-Key", "Proxy-Authorization", "Cookie", "X-Api-Key":
-		return true
-	}
-	return false
 }

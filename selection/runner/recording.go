@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 )
@@ -56,7 +57,7 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 		return nil, fmt.Errorf("this is not a workbench recording (format %q, want %q); write one with 'workbench run --record FILE'", rec.Format, RecordingFormat)
 	}
 	for i, x := range rec.Exchanges {
-		if !json.Valid(x.Request) {
+		if t := bytes.TrimSpace(x.Request); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
 			return nil, fmt.Errorf("recording exchange %d has no JSON request", i+1)
 		}
 		if x.Status < 100 || x.Status > 599 {
@@ -64,6 +65,20 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 		}
 	}
 	return &rec, nil
+}
+
+// OpenRecording reads the recording at path.
+func OpenRecording(path string) (*Recording, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening the recording: %w", err)
+	}
+	defer f.Close()
+	rec, err := ReadRecording(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rec, nil
 }
 
 // canonicalKey identifies a request by its content: its JSON compacted, so whitespace does not

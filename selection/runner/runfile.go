@@ -114,12 +114,12 @@ func ReadRunFile(r io.Reader) (*RunFile, error) {
 			pos += int64(len(line))
 			continue
 		}
-		if !whole && n > 1 {
+		if !whole && rf.Run != nil {
 			// The line being written when the run was killed: its call is done again on resume.
 			rf.Torn = true
 			break
 		}
-		if n == 1 {
+		if rf.Run == nil {
 			var h Header
 			if err := json.Unmarshal(body, &h); err != nil || h.Kind != "run" {
 				return nil, fmt.Errorf("this is not a workbench run file: its first line is not a run header (write one with 'workbench run --out FILE')")
@@ -127,8 +127,8 @@ func ReadRunFile(r io.Reader) (*RunFile, error) {
 			if h.Version != 1 {
 				return nil, fmt.Errorf("the run file is version %d; this workbench reads version 1", h.Version)
 			}
-			if len(h.Tasks) == 0 || h.Spec.Samples < 1 {
-				return nil, fmt.Errorf("the run file's header has no tasks or no samples")
+			if len(h.Tasks) == 0 || h.Spec.Samples < 1 || h.Spec.Samples > MaxSamples {
+				return nil, fmt.Errorf("the run file's header has no tasks, or samples outside 1 to %d", MaxSamples)
 			}
 			rf.Run = &Run{Header: h}
 		} else {

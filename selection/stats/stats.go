@@ -5,6 +5,7 @@ package stats
 
 import (
 	"math"
+	"math/big"
 )
 
 // Z95 is the standard normal quantile for a two-sided 95% interval.
@@ -62,13 +63,27 @@ func McNemarExact(b, c int) float64 {
 		return 1
 	}
 	m := min(b, c)
-	// Sum C(n, i) / 2^n for i <= m in log space: n may be in the tens of thousands.
+	if n <= exactLimit {
+		// Exactly: sum C(n, i) for i <= m as integers, then divide by 2^(n-1).
+		sum, term := new(big.Int), big.NewInt(1)
+		for i := 0; i <= m; i++ {
+			sum.Add(sum, term)
+			term.Mul(term, big.NewInt(int64(n-i)))
+			term.Quo(term, big.NewInt(int64(i+1)))
+		}
+		p, _ := new(big.Rat).SetFrac(sum, new(big.Int).Lsh(big.NewInt(1), uint(n-1))).Float64()
+		return math.Min(1, p)
+	}
+	// Beyond that, in log space: the terms are far from the edge of float64 there.
 	tail := 0.0
 	for i := 0; i <= m; i++ {
 		tail += math.Exp(logChoose(n, i) - float64(n)*math.Ln2)
 	}
 	return math.Min(1, 2*tail)
 }
+
+// exactLimit is the most discordant pairs McNemarExact sums in integers.
+const exactLimit = 20000
 
 func logChoose(n, k int) float64 {
 	a, _ := math.Lgamma(float64(n + 1))

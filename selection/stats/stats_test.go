@@ -33,19 +33,24 @@ func TestMcNemarExact(t *testing.T) {
 		b, c int
 		p    float64
 	}{
-		{1, 6, 2 * 8.0 / 128},          // (C(7,0)+C(7,1)) / 2^7, doubled
-		{6, 1, 2 * 8.0 / 128},          // symmetric
-		{0, 5, 2 * 1.0 / 32},           // one tail of one outcome
-		{2, 10, 2 * 79.0 / 4096},       // (1+12+66) / 2^12, doubled
-		{3, 3, 1},                      // capped at 1
-		{0, 0, 1},                      // no discordant pairs
-		{0, 1, 1},                      // 2 * 1/2
-		{1000, 1000, 1},                // large n stays finite
-		{0, 60, 2 * math.Pow(0.5, 60)}, // far tail, no underflow to 0
+		{1, 6, 2 * 8.0 / 128},              // (C(7,0)+C(7,1)) / 2^7, doubled
+		{6, 1, 2 * 8.0 / 128},              // symmetric
+		{0, 5, 2 * 1.0 / 32},               // one tail of one outcome
+		{2, 10, 2 * 79.0 / 4096},           // (1+12+66) / 2^12, doubled
+		{3, 3, 1},                          // capped at 1
+		{0, 0, 1},                          // no discordant pairs
+		{0, 1, 1},                          // 2 * 1/2
+		{1000, 1000, 1},                    // large n stays finite
+		{30000, 30100, 0.6863385030050144}, // the log-space path; exact value from Python integers
+		{0, 60, 2 * math.Pow(0.5, 60)},     // far tail, no underflow to 0
 	}
 	for _, tt := range tests {
 		got := McNemarExact(tt.b, tt.c)
-		if math.Abs(got-tt.p) > 1e-12*math.Max(1, tt.p) && math.Abs(got-tt.p)/tt.p > 1e-9 {
+		tol := 1e-12
+		if tt.b+tt.c > exactLimit {
+			tol = 1e-9
+		}
+		if math.Abs(got-tt.p) > tol*tt.p {
 			t.Errorf("McNemarExact(%d, %d) = %.15g, want %.15g", tt.b, tt.c, got, tt.p)
 		}
 	}

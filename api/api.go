@@ -1,0 +1,229 @@
+// Package api is the workbench's JSON HTTP API under /api/v1: check, cost and export over the
+// same engines the CLI uses (packages lint, cost, export), the workspace endpoints over a
+// store, and an OpenAPI 3.1 document that describes them all.
+//
+// Every failure answers with one shape, {"error": {"code", "message", "hint", ...}}, and the
+// HTTP status follows from the code in one table (statusOf). Request bodies are JSON objects
+// (Content-Type application/json, UTF-8, at most Options.MaxBodyBytes); unknown members are
+// refused, so that a misspelt option is an error rather than a silent default.
+//
+// The API mounts on any Echo group (Register); the web server mounts it at /api/v1.
+package api
+
+import (
+	_ "embed"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tool-workbench/workbench/cost"
+	"github.com/tool-workbench/workbench/lint"
+	"github.com/tool-workbench/workbench/listing"
+)
+
+// Prefix is where the web server mounts the API.
+const Prefix = "/api/v1"
+
+// DefaultMaxBodyBytes bounds a request body: room for the largest public listings (a few
+// hundred kilobytes) many times over, with a baseline beside them.
+const DefaultMaxBodyBytes = 16 << 20
+
+// Options configure an API.
+type Options struct {
+	// Workspaces keeps workspaces; nil makes the workspace endpoints answer 404 (not_found).
+	Workspaces Workspaces
+	// Access decides whether the request may read (write false) or change (write true) a
+	// workspace ("" when creating one), and returns the author name edits are recorded under.
+	// A returned *Error is sent as it is; any other error is a 403. nil lets everyone in as
+	// "api" (local mode, where the unguessable workspace id is the capability).
+	Access func(r *http.Request, workspace string, write bool) (author string, err error)
+	// MaxBodyBytes bounds a request body (default DefaultMaxBodyBytes).
+	MaxBodyBytes int64
+	// Limits bound a listing (default listing.DefaultLimits, capped by the body limit).
+	Limits listing.Limits
+	// AllowedOrigins are other origins ("https://workbench.example.com") whose browser pages
+	// may change state, for a proxy that rewrites the Host header. The request's own host is
+	// always allowed.
+	AllowedOrigins []string
+	// Log receives server errors (5xx); nil discards them.
+	Log *slog.Logger
+	// Now is the clock for workspace records (default time.Now).
+	Now func() time.Time
+}
+
+// API serves the endpoints.
+type API struct {
+	opts Options
+	log  *slog.Logger
+
+	mu       sync.Mutex
+	linters  map[string]*lint.Linter
+	counters map[string]*cost.Counter
+}
+
+// maxEngines bounds the engines kept per option set: a client that varies its options on
+// every request gets fresh, uncached engines instead of growing the map.
+const maxEngines = 32
+
+// New returns an API.
+func New(opts Options) *API {
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.Limits.Bytes == 0 {
+		opts.Limits.Bytes = listing.DefaultLimits.Bytes
+	}
+	if opts.Limits.Tools == 0 {
+		opts.Limits.Tools = listing.DefaultLimits.Tools
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &API{opts: opts, log: opts.Log, linters: map[string]*lint.Linter{}, counters: map[string]*cost.Counter{}}
+}
+
+// route is one endpoint. The OpenAPI document has an operation for each, with the same
+// operationId (tests hold the two together).
+type route struct {
+	method, path, id string
+	h                func(c echo.Context) error
+}
+
+func (a *API) routes() []route {
+	return []route{
+		{http.MethodGet, "/openapi.json", "getOpenAPI", a.openapi},
+		{http.MethodPost, "/check", "check", a.check},
+		{http.MethodPost, "/cost", "cost", a.cost},
+		{http.MethodPost, "/export", "export", a.export},
+		{http.MethodPost, "/workspaces", "createWorkspace", a.createWorkspace},
+		{http.MethodGet, "/workspaces/:id/listing", "getWorkspaceListing", a.getListing},
+		{http.MethodPut, "/workspaces/:id/listing", "putWorkspaceListing", a.putListing},
+		{http.MethodGet, "/workspaces/:id/revisions", "listWorkspaceRevisions", a.revisions},
+	}
+}
+
+// methodNotAllowedName names the routes that answer 405 for the methods a path does not take.
+const methodNotAllowedName = "api.methodNotAllowed"
+
+// Register adds the API's routes to g, which the caller mounts at Prefix:
+//
+//	a.Register(e.Group(api.Prefix))
+//
+// Errors never reach the server's error handler: the API answers them in its own shape, also
+// for unknown paths and methods under the group.
+func (a *API) Register(g *echo.Group) {
+	g.Use(a.errors, a.sameOrigin)
+	allowed := map[string][]string{}
+	var paths []string
+	for _, rt := range a.routes() {
+		r := g.Add(rt.method, rt.path, rt.h)
+		r.Name = rt.id
+		if allowed[rt.path] == nil {
+			paths = append(paths, rt.path)
+		}
+		allowed[rt.path] = append(allowed[rt.path], rt.method)
+	}
+	// Echo answers a known path with an unknown method itself, past the group's middleware;
+	// explicit routes keep that answer in the API's error shape, with an Allow header.
+	for _, p := range paths {
+		allow := strings.Join(allowed[p], ", ")
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if slices.Contains(allowed[p], m) {
+				continue
+			}
+			r := g.Add(m, p, func(c echo.Context) error {
+				c.Response().Header().Set(echo.HeaderAllow, allow)
+				return echo.ErrMethodNotAllowed
+			})
+			r.Name = methodNotAllowedName
+		}
+	}
+}
+
+// errors answers every error of the handlers below it in the API's shape.
+func (a *API) errors(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := next(c)
+		if err == nil {
+			return nil
+		}
+		e := toError(err)
+		status := e.Code.Status()
+		if status >= 500 {
+			a.log.Error("api request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+		}
+		if c.Response().Committed {
+			return nil
+		}
+		return c.JSON(status, errorBody{Error: e})
+	}
+}
+
+// sameOrigin refuses state-changing requests that a browser sends on behalf of another site.
+// Browsers send Sec-Fetch-Site and Origin with such requests; API clients (curl, CI scripts)
+// send neither and are let through, since they cannot be made to carry someone else's cookies.
+func (a *API) sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			return next(c)
+		}
+		const hint = "call the API from the workbench's own pages, or from a client that is not a browser"
+		if o := r.Header.Get(echo.HeaderOrigin); o != "" {
+			if !a.originAllowed(o, r.Host) {
+				return &Error{Code: CodeCrossOrigin, Hint: hint,
+					Message: "cross-origin request refused: Origin " + strings.ToValidUTF8(o, "?") + " is not this server"}
+			}
+			return next(c)
+		}
+		if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+			return &Error{Code: CodeCrossOrigin, Hint: hint, Message: "cross-site request refused (Sec-Fetch-Site: " + strings.ToValidUTF8(site, "?") + ")"}
+		}
+		return next(c)
+	}
+}
+
+func (a *API) originAllowed(origin, host string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	if strings.EqualFold(u.Host, host) {
+		return true
+	}
+	for _, o := range a.opts.AllowedOrigins {
+		if strings.EqualFold(strings.TrimSuffix(o, "/"), u.Scheme+"://"+u.Host) {
+			return true
+		}
+	}
+	return false
+}
+
+// read reads and decodes a request body whose members are among fields.
+func (a *API) read(c echo.Context, fields ...string) (*request, error) {
+	body, err := readBody(c, a.opts.MaxBodyBytes)
+	if err != nil {
+		return nil, err
+	}
+	return decodeRequest(body, fields)
+}
+
+//go:embed openapi.json
+var openapiDoc []byte
+
+// OpenAPI returns the API's OpenAPI 3.1 document.
+func OpenAPI() []byte { return slices.Clone(openapiDoc) }
+
+func (a *API) openapi(c echo.Context) error {
+	return c.Blob(http.StatusOK, "application/json", openapiDoc)
+}

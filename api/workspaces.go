@@ -1,0 +1,193 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tool-workbench/workbench/export"
+	"github.com/tool-workbench/workbench/store"
+)
+
+// Workspaces is what the workspace endpoints need of a store; store.Store has these methods.
+type Workspaces interface {
+	CreateWorkspace(ctx context.Context, w store.NewWorkspace) (store.Workspace, error)
+	// Revision returns a revision with its listing; number -1 is the head.
+	Revision(ctx context.Context, workspace string, number int) (store.Revision, error)
+	// Commit records a whole listing as a new revision.
+	Commit(ctx context.Context, c store.Commit) (store.EditResult, error)
+	// Revisions lists the revisions, newest first, without listings or ops.
+	Revisions(ctx context.Context, workspace string) ([]store.Revision, error)
+}
+
+// workspaceResponse answers POST /workspaces.
+type workspaceResponse struct {
+	store.Workspace
+	Tools int `json:"tools"`
+	// Listing and Revisions are the URLs of the workspace's other endpoints.
+	Listing   string `json:"listing"`
+	Revisions string `json:"revisions"`
+}
+
+// putListingResponse answers PUT /workspaces/{id}/listing.
+type putListingResponse struct {
+	Workspace string         `json:"workspace"`
+	Seq       int64          `json:"seq"`
+	Revision  store.Revision `json:"revision"`
+	Tools     int            `json:"tools"`
+}
+
+type revisionsResponse struct {
+	Workspace string           `json:"workspace"`
+	Revisions []store.Revision `json:"revisions"`
+}
+
+var errNoStore = &Error{Code: CodeNotFound, Message: "this server keeps no workspaces",
+	Hint: "the workspace endpoints need a server started with a store (workbench serve)"}
+
+// access asks Options.Access whether the request may read or change the workspace.
+func (a *API) access(c echo.Context, workspace string, write bool) (string, error) {
+	if a.opts.Workspaces == nil {
+		return "", errNoStore
+	}
+	if a.opts.Access == nil {
+		return "api", nil
+	}
+	author, err := a.opts.Access(c.Request(), workspace, write)
+	if err != nil {
+		var ae *Error
+		if errors.As(err, &ae) {
+			return "", ae
+		}
+		return "", &Error{Code: CodeForbidden, Message: err.Error(), err: err,
+			Hint: "open the workspace through a share link with the capability you need, or sign in"}
+	}
+	return author, nil
+}
+
+// workspaceID checks the id in the path before anything else sees it.
+func workspaceID(c echo.Context) (string, error) {
+	id, err := store.ParseID("workspace id", c.Param("id"))
+	if err != nil {
+		return "", &Error{Code: CodeNotFound, Message: "no such workspace: " + err.Error(), err: err,
+			Hint: "a workspace id is the 32 lowercase hex digits POST /api/v1/workspaces returned"}
+	}
+	return id, nil
+}
+
+func (a *API) createWorkspace(c echo.Context) error {
+	author, err := a.access(c, "", true)
+	if err != nil {
+		return err
+	}
+	req, err := a.read(c, "title", "listing", "tasks", "message")
+	if err != nil {
+		return err
+	}
+	title, err := req.str("title", "")
+	if err != nil {
+		return err
+	}
+	msg, err := req.str("message", "imported through the API")
+	if err != nil {
+		return err
+	}
+	l, err := req.listingOf("listing", "listing", a.opts.Limits, true, false)
+	if err != nil {
+		return err
+	}
+	nw := store.NewWorkspace{Title: title, Author: author, Message: msg, Listing: l, Now: a.opts.Now()}
+	if v := req.get("tasks"); v != nil {
+		// Parse to refuse a bad task file now; the store keeps the JSON as sent.
+		if _, err := req.tasksOf("tasks"); err != nil {
+			return err
+		}
+		d, err := req.doc("tasks", v)
+		if err != nil {
+			return err
+		}
+		nw.Tasks = append([]byte(nil), d.exact...)
+	}
+	w, err := a.opts.Workspaces.CreateWorkspace(c.Request().Context(), nw)
+	if err != nil {
+		return fmt.Errorf("create workspace: %w", err)
+	}
+	base := c.Echo().Reverse("getWorkspaceListing", w.ID)
+	resp := workspaceResponse{Workspace: w, Tools: len(l.Tools), Listing: base,
+		Revisions: c.Echo().Reverse("listWorkspaceRevisions", w.ID)}
+	c.Response().Header().Set(echo.HeaderLocation, base)
+	return c.JSON(http.StatusCreated, resp)
+}
+
+// getListing answers the head listing as a tools/list result, exactly as export.JSON writes
+// it (key order and numbers as written). X-Workbench-Revision names the revision.
+func (a *API) getListing(c echo.Context) error {
+	id, err := workspaceID(c)
+	if err != nil {
+		return err
+	}
+	if _, err := a.access(c, id, false); err != nil {
+		return err
+	}
+	rev, err := a.opts.Workspaces.Revision(c.Request().Context(), id, -1)
+	if err != nil {
+		return fmt.Errorf("get listing: %w", err)
+	}
+	if rev.Listing == nil {
+		return fmt.Errorf("get listing: the store returned revision %d without its listing", rev.Number)
+	}
+	c.Response().Header().Set("X-Workbench-Revision", strconv.Itoa(rev.Number))
+	return c.Blob(http.StatusOK, "application/json", export.JSON(rev.Listing, export.JSONOptions{}))
+}
+
+// putListing records a whole new listing as the workspace's next revision.
+func (a *API) putListing(c echo.Context) error {
+	id, err := workspaceID(c)
+	if err != nil {
+		return err
+	}
+	author, err := a.access(c, id, true)
+	if err != nil {
+		return err
+	}
+	req, err := a.read(c, "listing", "message")
+	if err != nil {
+		return err
+	}
+	msg, err := req.str("message", "replaced through the API")
+	if err != nil {
+		return err
+	}
+	l, err := req.listingOf("listing", "listing", a.opts.Limits, true, false)
+	if err != nil {
+		return err
+	}
+	res, err := a.opts.Workspaces.Commit(c.Request().Context(), store.Commit{Workspace: id, Author: author, Message: msg, Listing: l, Now: a.opts.Now()})
+	if err != nil {
+		return fmt.Errorf("put listing: %w", err)
+	}
+	c.Response().Header().Set("X-Workbench-Revision", strconv.Itoa(res.Revision.Number))
+	return c.JSON(http.StatusOK, putListingResponse{Workspace: id, Seq: res.Seq, Revision: res.Revision, Tools: len(l.Tools)})
+}
+
+func (a *API) revisions(c echo.Context) error {
+	id, err := workspaceID(c)
+	if err != nil {
+		return err
+	}
+	if _, err := a.access(c, id, false); err != nil {
+		return err
+	}
+	revs, err := a.opts.Workspaces.Revisions(c.Request().Context(), id)
+	if err != nil {
+		return fmt.Errorf("list revisions: %w", err)
+	}
+	if revs == nil {
+		revs = []store.Revision{}
+	}
+	return c.JSON(http.StatusOK, revisionsResponse{Workspace: id, Revisions: revs})
+}

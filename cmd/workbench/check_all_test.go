@@ -1,0 +1,235 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
+)
+
+var poisoned = filepath.Join("..", "..", "lint", "testdata", "fixtures", "poisoned.json")
+
+// --rules all (the default) prints the reference's report unchanged, then the extended findings.
+func TestCheckAllStartsWithTheReference(t *testing.T) {
+	shared := sharedDir(t)
+	src := filepath.Join(shared, "reference", "fixtures", "clear-tools.json")
+	tasks := filepath.Join(shared, "reference", "fixtures", "tasks-clear.json")
+	for _, args := range [][]string{{"check", src}, {"check", src, "--tasks", tasks}} {
+		ref, _, refCode := runCLI(t, "", append(args, "--rules", "reference")...)
+		all, _, code := runCLI(t, "", append(args, "--tokenizer", "approx")...)
+		if !strings.HasPrefix(all, ref) {
+			t.Fatalf("%v: --rules all does not start with the reference's output\nref:\n%s\nall:\n%s", args, ref, all)
+		}
+		rest := strings.TrimPrefix(all, ref)
+		if !strings.Contains(rest, "WARN description-example-real:tickets_get: ") || !strings.HasSuffix(rest, "0 ignored\n") {
+			t.Errorf("%v: extended part:\n%s", args, rest)
+		}
+		if code != refCode || code != 0 {
+			t.Errorf("%v: exit %d, reference %d", args, code, refCode)
+		}
+	}
+}
+
+func TestCheckAllGolden(t *testing.T) {
+	for _, format := range []string{"text", "json", "github", "markdown"} {
+		t.Run(format, func(t *testing.T) {
+			out, errOut, code := runCLI(t, "", "check", poisoned, "--format", format, "--tokenizer", "approx")
+			// The path differs by checkout; the golden file names it as the test does.
+			got := fmt.Sprintf("%s[exit %d]\n", out, code)
+			golden := filepath.Join("testdata", "golden", "check-all-poisoned."+format+".txt")
+			if *update {
+				os.WriteFile(golden, []byte(got), 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (go test -update writes it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("output differs from %s (stderr %q):\n%s", golden, errOut, got)
+			}
+			if code != 1 {
+				t.Errorf("exit %d; the poisoned listing has errors, want 1", code)
+			}
+		})
+	}
+}
+
+func TestCheckAllJSONReport(t *testing.T) {
+	shared := sharedDir(t)
+	fx := filepath.Join(shared, "reference", "fixtures")
+	out, _, code := runCLI(t, "", "check", filepath.Join(fx, "confusing-tools.json"), "--tasks", filepath.Join(fx, "tasks-confusing.json"), "--format", "json")
+	var r struct {
+		Version   int
+		Tools     int
+		Tokens    int
+		Tokenizer string
+		Findings  []map[string]any
+		Ignored   []any
+		Counts    map[string]int
+		Ranking   []map[string]any
+		Failed    bool
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if r.Version != 1 || r.Tools != 9 || r.Tokens == 0 || r.Tokenizer != "o200k_base" || len(r.Ranking) != 8 || r.Ignored == nil {
+		t.Errorf("report: %+v", r)
+	}
+	rules := map[string]bool{}
+	for _, f := range r.Findings {
+		rules[f["rule"].(string)] = true
+		for _, k := range []string{"rule", "severity", "pointer", "message"} {
+			if _, ok := f[k]; !ok {
+				t.Errorf("finding lacks %s: %v", k, f)
+			}
+		}
+	}
+	for _, want := range []string{"select", "name-generic", "annotations-missing", "description-sibling-unnamed"} {
+		if !rules[want] {
+			t.Errorf("no %s finding among %v", want, rules)
+		}
+	}
+	if !r.Failed || code != 1 {
+		t.Errorf("the confusing set fails its tasks: failed %v, exit %d", r.Failed, code)
+	}
+}
+
+func TestCheckAllSARIF(t *testing.T) {
+	out, _, code := runCLI(t, "", "check", poisoned, "--format", "sarif", "--tokenizer", "approx")
+	rep, err := sarif.FromBytes([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Validate(); err != nil {
+		t.Fatalf("SARIF does not validate: %v", err)
+	}
+	if code != 1 || len(rep.Runs[0].Results) < 20 {
+		t.Errorf("exit %d, %d results", code, len(rep.Runs[0].Results))
+	}
+}
+
+func TestCheckAllSuppression(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	listing := write("l.json", `[{"name": "tickets_get", "description": "Show one support ticket when you know its numeric id.  ",
+		"inputSchema": {"type": "object", "properties": {"ticket_id": {"type": "integer", "description": "Numeric ticket id."}}, "required": ["ticket_id"]},
+		"annotations": {"readOnlyHint": true}}]`)
+	// Clean at the default --fail-on error; the trailing spaces are information.
+	if _, _, code := runCLI(t, "", "check", listing, "--tokenizer", "approx"); code != 0 {
+		t.Errorf("exit %d, want 0", code)
+	}
+	if _, _, code := runCLI(t, "", "check", listing, "--fail-on", "info", "--tokenizer", "approx"); code != 1 {
+		t.Errorf("--fail-on info: exit %d, want 1", code)
+	}
+	ignore := write("ignore.json", `[{"rule": "description-whitespace", "tool": "tickets_get", "reason": "generated by the SDK"}]`)
+	out, _, code := runCLI(t, "", "check", listing, "--fail-on", "info", "--ignore", ignore, "--tokenizer", "approx")
+	if code != 0 || !strings.Contains(out, "; 1 ignored") || strings.Contains(out, "description-whitespace") {
+		t.Errorf("with the ignore file: exit %d\n%s", code, out)
+	}
+	// Baseline: the current findings are old; a new one fails.
+	base, _, _ := runCLI(t, "", "check", listing, "--format", "json", "--tokenizer", "approx")
+	baseline := write("base.json", base)
+	if _, _, code := runCLI(t, "", "check", listing, "--fail-on", "info", "--baseline", baseline, "--tokenizer", "approx"); code != 0 {
+		t.Errorf("nothing new since the baseline: exit %d", code)
+	}
+	worse := write("worse.json", strings.Replace(string(must(os.ReadFile(listing))), `"readOnlyHint": true`, `"readOnlyHint": true, "destructiveHint": true`, 1))
+	out, _, code = runCLI(t, "", "check", worse, "--baseline", baseline, "--tokenizer", "approx", "--format", "json")
+	if code != 1 || !strings.Contains(out, `"new": [`) || !strings.Contains(out, "annotations-contradict") {
+		t.Errorf("a new error since the baseline: exit %d\n%s", code, out)
+	}
+	// Unreadable inputs exit 2 and say what was wrong.
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ignore", write("bad-ignore.json", `[{"rule": "hidden-unicode"}]`)}, "no reason"},
+		{[]string{"--ignore", filepath.Join(dir, "none.json")}, "No such file"},
+		{[]string{"--baseline", write("bad-base.json", `[1]`)}, "baseline is not a JSON report"},
+		{[]string{"--merge", write("bad-merge.json", `{`)}, "--merge"},
+	} {
+		out, _, code := runCLI(t, "", append([]string{"check", listing, "--tokenizer", "approx"}, tt.args...)...)
+		if code != 2 || !strings.HasPrefix(out, "ERROR ") || !strings.Contains(out, tt.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tt.args, code, out, tt.want)
+		}
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func TestCheckAllMerge(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.json")
+	b := filepath.Join(dir, "b.json")
+	os.WriteFile(a, []byte(`[{"name": "tickets_search", "description": "Find tickets by status or text.", "annotations": {"readOnlyHint": true}}]`), 0o644)
+	os.WriteFile(b, []byte(`[{"name": "tickets_search", "description": "Search another tracker's tickets.", "annotations": {"readOnlyHint": true}}]`), 0o644)
+	out, _, _ := runCLI(t, "", "check", a, "--merge", b, "--tokenizer", "approx")
+	if !strings.Contains(out, "WARN name-collision-merged:tickets_search: tickets_search is also a tool of "+a) || !strings.Contains(out, "["+b+"]") {
+		t.Errorf("no collision line:\n%s", out)
+	}
+}
+
+func TestCheckAllUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"check", "x.json", "--rules", "reference", "--format", "json"},
+		{"check", "x.json", "--rules", "reference", "--ignore", "i.json"},
+		{"check", "x.json", "--format", "xml"},
+		{"check", "x.json", "--fail-on", "sometimes"},
+		{"check", "x.json", "--tokenizer", "nope"},
+		{"check", "x.json", "--max-tools", "0"},
+	} {
+		_, errOut, code := runCLI(t, "", args...)
+		if code != 2 || errOut == "" {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and a message", args, code, errOut)
+		}
+	}
+}
+
+// Input the reference crashes on still gets the extended rules, with a note.
+func TestCheckAllWhereTheReferenceCannotRead(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "l.json")
+	os.WriteFile(p, []byte(`[{"name": "a", "description": 12, "annotations": {"readOnlyHint": "yes"}}]`), 0o644)
+	out, _, code := runCLI(t, "", "check", p, "--tokenizer", "approx")
+	if !strings.HasPrefix(out, "INFO the reference checker cannot read this listing") || !strings.Contains(out, "FAIL annotations-contradict:a:") || code != 1 {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestRulesCommand(t *testing.T) {
+	out, _, code := runCLI(t, "", "rules")
+	if code != 0 || !strings.Contains(out, "schema-ref-external") || !strings.Contains(out, "name-spec") || !strings.Contains(out, " rules. ") {
+		t.Errorf("rules: exit %d\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "", "rules", "hidden-unicode")
+	if code != 0 || !strings.HasPrefix(out, "hidden-unicode (security, error, per tool)") || !strings.Contains(out, "Bad:") || !strings.Contains(out, "seed 000") {
+		t.Errorf("rules hidden-unicode: exit %d\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "", "rules", "--format", "json")
+	var rules []map[string]any
+	if err := json.Unmarshal([]byte(out), &rules); err != nil || code != 0 || len(rules) < 40 {
+		t.Errorf("rules --format json: exit %d, %v, %d rules", code, err, len(rules))
+	}
+	out, _, code = runCLI(t, "", "rules", "--format", "markdown")
+	if code != 0 || !strings.HasPrefix(out, "| Rule | Category |") {
+		t.Errorf("rules --format markdown: exit %d\n%.200s", code, out)
+	}
+	_, errOut, code := runCLI(t, "", "rules", "hidden-unicod")
+	if code != 2 || !strings.Contains(errOut, "did you mean hidden-unicode") {
+		t.Errorf("unknown rule: exit %d, %q", code, errOut)
+	}
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+
+	"github.com/tool-workbench/workbench/store"
+	"github.com/tool-workbench/workbench/store/postgres"
+	"github.com/tool-workbench/workbench/store/sqlite"
+)
+
+// defaultDB is where workspaces are kept when neither --db nor WORKBENCH_DB says otherwise.
+const defaultDB = "sqlite:./workbench.db"
+
+// dbUsage documents --db for every command that opens the store.
+const dbUsage = "where workspaces are kept: sqlite:PATH or postgres://USER@HOST:PORT/DB " +
+	"(default $WORKBENCH_DB, else " + defaultDB + "; prefer $WORKBENCH_DB for a DSN with a password, " +
+	"so that it stays out of the process list)"
+
+// dbFlag registers --db on fs; pass its value to openStore.
+func dbFlag(fs *flag.FlagSet) *string { return fs.String("db", "", dbUsage) }
+
+// dbTarget is a parsed --db value.
+type dbTarget struct {
+	kind string // "sqlite" or "postgres"
+	path string // sqlite: the file
+	dsn  string // postgres: the connection URL, as given
+}
+
+// String names the target for logs and messages, without a password.
+func (t dbTarget) String() string {
+	if t.kind == "sqlite" {
+		return "sqlite:" + t.path
+	}
+	return "postgres://" + redactedHost(t.dsn)
+}
+
+// parseDB reads a --db value. The empty string means the default.
+func parseDB(s string) (dbTarget, error) {
+	if s == "" {
+		s = defaultDB
+	}
+	scheme, rest, ok := strings.Cut(s, ":")
+	switch {
+	case ok && scheme == "sqlite":
+		// sqlite:///abs/path is accepted as the URL spelling of sqlite:/abs/path.
+		if strings.HasPrefix(rest, "//") {
+			rest = rest[2:]
+		}
+		if rest == "" {
+			return dbTarget{}, fmt.Errorf("--db %q names no file; use sqlite:PATH, e.g. %s", s, defaultDB)
+		}
+		if strings.ContainsRune(rest, 0) {
+			return dbTarget{}, fmt.Errorf("--db: the SQLite path holds a NUL byte; give a file path")
+		}
+		return dbTarget{kind: "sqlite", path: rest}, nil
+	case ok && (scheme == "postgres" || scheme == "postgresql"):
+		u, err := url.Parse(s)
+		if err != nil || !strings.HasPrefix(rest, "//") {
+			return dbTarget{}, fmt.Errorf("--db: %s is not a valid postgres:// URL; write postgres://USER:PASSWORD@HOST:PORT/DATABASE", redactedHost(s))
+		}
+		if u.Host == "" {
+			return dbTarget{}, fmt.Errorf("--db: the postgres:// URL names no host; write postgres://USER@HOST:PORT/DATABASE")
+		}
+		return dbTarget{kind: "postgres", dsn: s}, nil
+	}
+	// Not echoed whole: a mistyped DSN may hold a password.
+	what := "the value"
+	if ok && len(scheme) <= 20 && !strings.ContainsAny(scheme, "/@ ") {
+		what = fmt.Sprintf("the scheme %q", scheme)
+	}
+	return dbTarget{}, fmt.Errorf("--db: %s is not a database this workbench knows; use sqlite:PATH (for example %s) or postgres://USER@HOST:PORT/DB", what, defaultDB)
+}
+
+// redactedHost returns what follows the scheme of a postgres:// URL up to the path, with any
+// user information dropped: enough to say which server was meant.
+func redactedHost(dsn string) string {
+	_, rest, _ := strings.Cut(dsn, "://")
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndex(rest, "@"); i >= 0 {
+		rest = rest[i+1:]
+	}
+	return rest
+}
+
+// openStore opens the store a --db value names (falling back to WORKBENCH_DB, then the
+// default). It is the one place that picks a store implementation.
+func openStore(ctx context.Context, flagValue string, getenv func(string) string, log *slog.Logger) (store.Store, error) {
+	spec := flagValue
+	if spec == "" {
+		spec = getenv("WORKBENCH_DB")
+	}
+	t, err := parseDB(spec)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	var s store.Store
+	switch t.kind {
+	case "sqlite":
+		s, err = sqlite.Open(ctx, t.path)
+	default:
+		s, err = postgres.Open(ctx, t.dsn)
+	}
+	if err != nil {
+		return nil, err
+	}
+	log.Info("store opened", "db", t.String())
+	return s, nil
+}

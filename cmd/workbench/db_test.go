@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tool-workbench/workbench/store"
+	"github.com/tool-workbench/workbench/store/storetest"
+)
+
+func TestParseDB(t *testing.T) {
+	cases := []struct {
+		in         string
+		kind, path string
+		errHas     string
+	}{
+		{in: "", kind: "sqlite", path: "./workbench.db"},
+		{in: "sqlite:/var/lib/wb.db", kind: "sqlite", path: "/var/lib/wb.db"},
+		{in: "sqlite:///var/lib/wb.db", kind: "sqlite", path: "/var/lib/wb.db"},
+		{in: "sqlite:rel/dir?x#y.db", kind: "sqlite", path: "rel/dir?x#y.db"},
+		{in: "postgres://u:p@db.internal:5432/wb?sslmode=require", kind: "postgres"},
+		{in: "postgresql://db.internal/wb", kind: "postgres"},
+		{in: "sqlite:", errHas: "names no file"},
+		{in: "sqlite://", errHas: "names no file"},
+		{in: "postgres:///wb", errHas: "names no host"},
+		{in: "postgres:wb", errHas: "not a valid postgres:// URL"},
+		{in: "postgres://u:p@%zz/wb", errHas: "not a valid postgres:// URL"},
+		{in: "mysql://root:pw@h/db", errHas: `the scheme "mysql"`},
+		{in: "./workbench.db", errHas: "use sqlite:PATH"},
+		{in: "sqlite:a\x00b", errHas: "NUL"},
+	}
+	for _, tc := range cases {
+		got, err := parseDB(tc.in)
+		if tc.errHas != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.errHas) {
+				t.Errorf("parseDB(%q) = %+v, %v; want an error saying %q", tc.in, got, err, tc.errHas)
+			}
+			continue
+		}
+		if err != nil || got.kind != tc.kind || got.kind == "sqlite" && got.path != tc.path || got.kind == "postgres" && got.dsn != tc.in {
+			t.Errorf("parseDB(%q) = %+v, %v; want %s %s", tc.in, got, err, tc.kind, tc.path)
+		}
+	}
+}
+
+func TestDBTargetHidesPassword(t *testing.T) {
+	tg, err := parseDB("postgres://admin:s3cr3t-pw@db.internal:5432/wb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := tg.String(); s != "postgres://db.internal:5432" {
+		t.Errorf("String() = %q", s)
+	}
+	_, err = parseDB("postgress://admin:s3cr3t-pw@db.internal/wb")
+	if err == nil || strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("mistyped scheme: %v", err)
+	}
+}
+
+func TestOpenStoreSQLite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.db")
+	var logs bytes.Buffer
+	getenv := func(k string) string {
+		if k == "WORKBENCH_DB" {
+			return "sqlite:" + path
+		}
+		return ""
+	}
+	ctx := context.Background()
+	s, err := openStore(ctx, "", getenv, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.CreateWorkspace(ctx, store.NewWorkspace{Title: "via WORKBENCH_DB", Listing: storetest.Sample(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// --db wins over the environment.
+	s, err = openStore(ctx, "sqlite:"+path, func(string) string { return "sqlite:/nonexistent/dir/x.db" }, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Workspace(ctx, w.ID); err != nil {
+		t.Errorf("the flag did not open the same file: %v", err)
+	}
+	if !strings.Contains(logs.String(), "sqlite:"+path) {
+		t.Errorf("log does not name the database: %s", logs.String())
+	}
+	if _, err := openStore(ctx, "nope", getenv, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil {
+		t.Error("a bad --db opened a store")
+	} else if _, ok := err.(usageError); !ok {
+		t.Errorf("a bad --db is %T, want a usage error", err)
+	}
+}
+
+func FuzzParseDB(f *testing.F) {
+	for _, s := range []string{"", "sqlite:x.db", "sqlite:///a", "postgres://u:pw@h:1/d?sslmode=disable", "postgresql://h/d", "postgres:", "mysql://a:b@c", "sqlite:\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tg, err := parseDB(s)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error")
+			}
+			// A password in the input never comes back in the message.
+			if u, perr := url.Parse(s); perr == nil && u.User != nil {
+				if pw, ok := u.User.Password(); ok && len(pw) >= 8 && strings.Contains(err.Error(), pw) {
+					t.Fatalf("error %q repeats the password", err)
+				}
+			}
+			return
+		}
+		switch tg.kind {
+		case "sqlite":
+			if tg.path == "" {
+				t.Fatalf("parseDB(%q) gave an empty path", s)
+			}
+		case "postgres":
+			if tg.dsn != s {
+				t.Fatalf("parseDB(%q) changed the DSN to %q", s, tg.dsn)
+			}
+			if u, err := url.Parse(tg.dsn); err == nil && u.User != nil {
+				if pw, ok := u.User.Password(); ok && len(pw) >= 8 && strings.Contains(tg.String(), pw) {
+					t.Fatalf("String() %q shows the password", tg.String())
+				}
+			}
+		default:
+			t.Fatalf("parseDB(%q) gave kind %q", s, tg.kind)
+		}
+	})
+}

@@ -1,0 +1,48 @@
+package store
+
+import (
+	"time"
+
+	"github.com/tool-workbench/workbench/listing"
+)
+
+// CoalesceWindow is how long after a person's last edit to a field their next edit to the same
+// field still extends that revision: a burst of typing is one revision, a pause of a few seconds
+// starts the next.
+const CoalesceWindow = 5 * time.Second
+
+// MaxCoalescedEdits bounds the edits one revision gathers, so that typing without pause for
+// minutes still leaves steps in history to go back to.
+const MaxCoalescedEdits = 500
+
+// FieldOf returns the JSON pointer that ops set when they are all set ops at one path (typing
+// in one field), and "" otherwise: removals, insertions, moves and multi-field edits never
+// coalesce.
+func FieldOf(ops []listing.Op) string {
+	if len(ops) == 0 {
+		return ""
+	}
+	f := ops[0].Path
+	for _, op := range ops {
+		if op.Kind != listing.OpSet || op.Path != f || f == "" {
+			return ""
+		}
+	}
+	return f
+}
+
+// Coalesces reports whether edit e extends the head revision rather than starting a new one:
+// the head is an edit revision, not named, by the same author, setting the same single field,
+// its last edit at most CoalesceWindow before e (and not after it: a clock that went back
+// starts a new revision), and not yet full.
+func Coalesces(head Revision, e Edit) bool {
+	f := FieldOf(e.Ops)
+	gap := e.Now.Sub(head.Updated)
+	return head.Number > 0 &&
+		head.Kind == KindEdit &&
+		head.Name == "" &&
+		f != "" && head.Field == f &&
+		head.Author == e.Author &&
+		gap >= 0 && gap <= CoalesceWindow &&
+		head.Edits < MaxCoalescedEdits
+}

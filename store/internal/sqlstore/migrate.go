@@ -1,0 +1,124 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Migration is one schema step, a file named NNNN_what.sql.
+type Migration struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+// ReadMigrations reads the NNNN_what.sql files of dir in fsys, in order of NNNN.
+func ReadMigrations(fsys fs.FS, dir string) ([]Migration, error) {
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("read migrations: %w", err)
+	}
+	var out []Migration
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".sql") {
+			continue
+		}
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration file %q is not named NNNN_what.sql", name)
+		}
+		b, err := fs.ReadFile(fsys, dir+"/"+name)
+		if err != nil {
+			return nil, fmt.Errorf("read migration %s: %w", name, err)
+		}
+		out = append(out, Migration{Version: v, Name: name, SQL: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	for i := range out {
+		if out[i].Version != i+1 {
+			return nil, fmt.Errorf("migrations must be numbered 1, 2, 3, …; %s is number %d", out[i].Name, i+1)
+		}
+	}
+	return out, nil
+}
+
+// Migrate brings the schema up to date, each step in its own transaction. lock, when set, is
+// run first in each transaction to keep two processes starting at once from migrating together
+// (PostgreSQL's advisory lock; SQLite's write transaction excludes them already). A database
+// whose schema is newer than this program knows is refused rather than touched.
+func Migrate(ctx context.Context, db *sql.DB, ms []Migration, lock string, rebind func(string) string) error {
+	if err := createVersionTable(ctx, db, lock); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	for _, m := range ms {
+		if err := migrateOne(ctx, db, m, lock, rebind); err != nil {
+			return err
+		}
+	}
+	var newest int
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&newest); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if newest > len(ms) {
+		return fmt.Errorf("the database's schema is version %d, newer than this workbench knows (%d): run a newer workbench on it", newest, len(ms))
+	}
+	return nil
+}
+
+func migrateOne(ctx context.Context, db *sql.DB, m Migration, lock string, rebind func(string) string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migration %s: begin: %w", m.Name, err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	if lock != "" {
+		if _, err := tx.ExecContext(ctx, lock); err != nil {
+			return fmt.Errorf("migration %s: lock: %w", m.Name, err)
+		}
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, rebind(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`), m.Version).Scan(&n); err != nil {
+		return fmt.Errorf("migration %s: %w", m.Name, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		return fmt.Errorf("migration %s: %w", m.Name, err)
+	}
+	if _, err := tx.ExecContext(ctx, rebind(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`),
+		m.Version, m.Name, time.Now().UnixMicro()); err != nil {
+		return fmt.Errorf("migration %s: record: %w", m.Name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migration %s: commit: %w", m.Name, err)
+	}
+	return nil
+}
+
+// createVersionTable creates the table of applied migrations, under the lock: two PostgreSQL
+// servers creating one table at once can otherwise collide in the catalog.
+func createVersionTable(ctx context.Context, db *sql.DB, lock string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	if lock != "" {
+		if _, err := tx.ExecContext(ctx, lock); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,1123 @@
+// Package sqlstore is the store.Store that store/sqlite and store/postgres share: the same
+// tables and the same statements over database/sql, with the differences between the two
+// databases (placeholders, row locks, error codes, notifications) in a Dialect.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/store"
+)
+
+// Dialect is what differs between the databases.
+type Dialect struct {
+	// Postgres selects $N placeholders and row locks (FOR UPDATE); otherwise the statements are
+	// SQLite's, whose write transactions (BEGIN IMMEDIATE) already exclude every other writer.
+	Postgres bool
+	// Classify maps a driver error to a store kind and a message, or reports false.
+	Classify func(err error) (store.Kind, string, bool)
+	// Notify, when set, sends ev to every process on the database inside tx (PostgreSQL's
+	// NOTIFY, delivered on commit). When nil, events are published to this process's Broker
+	// after commit.
+	Notify func(ctx context.Context, tx *sql.Tx, ev store.Event) error
+}
+
+// DB implements store.Store over database/sql.
+type DB struct {
+	write  *sql.DB // transactions that write
+	read   *sql.DB // queries (may be the same as write)
+	d      Dialect
+	Broker *Broker
+	cache  headCache
+	closer func() error
+}
+
+// New returns a store over the given handles; closer releases them.
+func New(write, read *sql.DB, d Dialect, closer func() error) *DB {
+	return &DB{write: write, read: read, d: d, Broker: NewBroker(), cache: headCache{m: map[string]cachedHead{}}, closer: closer}
+}
+
+// Close releases the database.
+func (s *DB) Close() error { return s.closer() }
+
+// q rewrites ? placeholders for PostgreSQL. The statements are this package's own constants,
+// never user text, and hold no ? inside string literals.
+func (s *DB) q(query string) string { return rebind(s.d.Postgres, query) }
+
+// RebindFor returns the placeholder rewriting of a dialect.
+func RebindFor(postgres bool) func(string) string {
+	return func(q string) string { return rebind(postgres, q) }
+}
+
+func rebind(postgres bool, query string) string {
+	if !postgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(query); i++ {
+		if query[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(query[i])
+	}
+	return b.String()
+}
+
+// forUpdate is the row-lock suffix of a SELECT in a write transaction.
+func (s *DB) forUpdate() string {
+	if s.d.Postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// wrap turns a driver error into a *store.Error of the right kind.
+func (s *DB) wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *store.Error
+	if errors.As(err, &se) {
+		if se.Op == "" {
+			se.Op = op
+		}
+		return se
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &store.Error{Kind: store.Internal, Op: op, Err: err}
+	}
+	if s.d.Classify != nil {
+		if k, msg, ok := s.d.Classify(err); ok {
+			return &store.Error{Kind: k, Op: op, Msg: msg, Err: err}
+		}
+	}
+	return &store.Error{Kind: store.Internal, Op: op, Err: err}
+}
+
+// inTx runs fn in a write transaction and, once it committed, publishes the events fn returned
+// (when the dialect has no in-transaction notifications).
+func (s *DB) inTx(ctx context.Context, op string, fn func(tx *sql.Tx) ([]store.Event, error)) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return s.wrap(op, fmt.Errorf("begin: %w", err))
+	}
+	evs, err := fn(tx)
+	if err == nil && s.d.Notify != nil {
+		for _, ev := range evs {
+			if err = s.d.Notify(ctx, tx, ev); err != nil {
+				err = fmt.Errorf("notify: %w", err)
+				break
+			}
+		}
+	}
+	if err != nil {
+		_ = tx.Rollback() // the transaction failed already; its error is the one to report
+		return s.wrap(op, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return s.wrap(op, fmt.Errorf("commit: %w", err))
+	}
+	if s.d.Notify == nil {
+		for _, ev := range evs {
+			s.Broker.Publish(ev)
+		}
+	}
+	return nil
+}
+
+// Subscribe implements store.Store.
+func (s *DB) Subscribe(ctx context.Context, workspace string) (<-chan store.Event, error) {
+	if _, err := store.ParseID("workspace ID", workspace); err != nil {
+		return nil, err
+	}
+	return s.Broker.Subscribe(ctx, workspace), nil
+}
+
+func now(t time.Time) time.Time {
+	if t.IsZero() {
+		return store.Now()
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+func checkID(op, what, id string) error {
+	if _, err := store.ParseID(what, id); err != nil {
+		err.(*store.Error).Op = op
+		return err
+	}
+	return nil
+}
+
+// ---- workspaces
+
+const wsCols = `id, title, created_at, updated_at, head, seq, forked_from`
+
+func scanWorkspace(row interface{ Scan(...any) error }) (store.Workspace, error) {
+	var w store.Workspace
+	var created, updated int64
+	var forked sql.NullString
+	err := row.Scan(&w.ID, &w.Title, &created, &updated, &w.Head, &w.Seq, &forked)
+	w.Created, w.Updated, w.ForkedFrom = store.FromMicros(created), store.FromMicros(updated), forked.String
+	return w, err
+}
+
+// CreateWorkspace implements store.Store.
+func (s *DB) CreateWorkspace(ctx context.Context, nw store.NewWorkspace) (store.Workspace, error) {
+	const op = "create workspace"
+	if nw.Listing == nil {
+		return store.Workspace{}, store.Errorf(store.Invalid, op, "no listing given; a workspace starts from a listing")
+	}
+	if err := firstErr(
+		store.CheckText(op, "title", nw.Title, store.MaxTitle, false, false),
+		store.CheckText(op, "author", nw.Author, store.MaxAuthor, false, false),
+		store.CheckText(op, "message", nw.Message, store.MaxMessage, false, true),
+		store.CheckJSON(op, "task file", nw.Tasks, store.MaxTasks, false),
+	); err != nil {
+		return store.Workspace{}, err
+	}
+	t := now(nw.Now)
+	w := store.Workspace{ID: store.NewID(), Title: nw.Title, Created: t, Updated: t}
+	snap := nw.Listing.Marshal("")
+	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq) VALUES (?, ?, ?, ?, 0, 0)`),
+			w.ID, w.Title, store.Micros(t), store.Micros(t)); err != nil {
+			return nil, err
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO revisions (workspace_id, number, parent, kind, author, message, field, created_at, updated_at, edit_count, first_seq, last_seq, listing)
+			VALUES (?, 0, NULL, 'import', ?, ?, '', ?, ?, 0, 0, 0, ?)`),
+			w.ID, nw.Author, nw.Message, store.Micros(t), store.Micros(t), snap); err != nil {
+			return nil, err
+		}
+		if len(nw.Tasks) > 0 {
+			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO task_files (workspace_id, body, author, updated_at) VALUES (?, ?, ?, ?)`),
+				w.ID, []byte(nw.Tasks), nw.Author, store.Micros(t)); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	})
+	if err != nil {
+		return store.Workspace{}, err
+	}
+	return w, nil
+}
+
+// Workspace implements store.Store.
+func (s *DB) Workspace(ctx context.Context, id string) (store.Workspace, error) {
+	const op = "get workspace"
+	if err := checkID(op, "workspace ID", id); err != nil {
+		return store.Workspace{}, err
+	}
+	w, err := scanWorkspace(s.read.QueryRowContext(ctx, s.q(`SELECT `+wsCols+` FROM workspaces WHERE id = ?`), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return w, notFoundWorkspace(op, id)
+	}
+	return w, s.wrap(op, err)
+}
+
+func notFoundWorkspace(op, id string) error {
+	return store.Errorf(store.NotFound, op, "no workspace %s", id)
+}
+
+// Workspaces implements store.Store.
+func (s *DB) Workspaces(ctx context.Context, limit int) ([]store.Workspace, error) {
+	const op = "list workspaces"
+	if limit <= 0 || limit > 1000 {
+		limit = 1000
+	}
+	rows, err := s.read.QueryContext(ctx, s.q(`SELECT `+wsCols+` FROM workspaces ORDER BY updated_at DESC, id LIMIT ?`), limit)
+	if err != nil {
+		return nil, s.wrap(op, err)
+	}
+	defer rows.Close()
+	out := []store.Workspace{}
+	for rows.Next() {
+		w, err := scanWorkspace(rows)
+		if err != nil {
+			return nil, s.wrap(op, err)
+		}
+		out = append(out, w)
+	}
+	return out, s.wrap(op, rows.Err())
+}
+
+// SetTitle implements store.Store.
+func (s *DB) SetTitle(ctx context.Context, id, title string, at time.Time) (store.Workspace, error) {
+	const op = "rename workspace"
+	if err := firstErr(checkID(op, "workspace ID", id), store.CheckText(op, "title", title, store.MaxTitle, false, false)); err != nil {
+		return store.Workspace{}, err
+	}
+	t := now(at)
+	var w store.Workspace
+	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE workspaces SET title = ?, updated_at = ? WHERE id = ?`), title, store.Micros(t), id)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil, notFoundWorkspace(op, id)
+		}
+		w, err = scanWorkspace(tx.QueryRowContext(ctx, s.q(`SELECT `+wsCols+` FROM workspaces WHERE id = ?`), id))
+		return []store.Event{{Workspace: id, Kind: store.EventTitle}}, err
+	})
+	return w, err
+}
+
+// DeleteWorkspace implements store.Store.
+func (s *DB) DeleteWorkspace(ctx context.Context, id string) error {
+	const op = "delete workspace"
+	if err := checkID(op, "workspace ID", id); err != nil {
+		return err
+	}
+	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM workspaces WHERE id = ?`), id)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil, notFoundWorkspace(op, id)
+		}
+		return []store.Event{{Workspace: id, Kind: store.EventDeleted}}, nil
+	})
+	if err == nil {
+		s.cache.drop(id)
+	}
+	return err
+}
+
+// ForkWorkspace implements store.Store.
+func (s *DB) ForkWorkspace(ctx context.Context, f store.Fork) (store.Workspace, error) {
+	const op = "fork workspace"
+	if err := firstErr(checkID(op, "workspace ID", f.From),
+		store.CheckText(op, "title", f.Title, store.MaxTitle, false, false),
+		store.CheckText(op, "author", f.Author, store.MaxAuthor, false, false)); err != nil {
+		return store.Workspace{}, err
+	}
+	t := now(f.Now)
+	id := store.NewID()
+	var w store.Workspace
+	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		// Lock the source so that its history is copied as of one moment.
+		src, err := scanWorkspace(tx.QueryRowContext(ctx, s.q(`SELECT `+wsCols+` FROM workspaces WHERE id = ?`+s.forUpdate()), f.From))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, notFoundWorkspace(op, f.From)
+		}
+		if err != nil {
+			return nil, err
+		}
+		title := f.Title
+		if title == "" {
+			title = src.Title
+		}
+		w = store.Workspace{ID: id, Title: title, Created: t, Updated: t, Head: src.Head, Seq: src.Seq, ForkedFrom: src.ID}
+		stmts := []struct {
+			q    string
+			args []any
+		}{
+			{`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq, forked_from) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+				[]any{id, title, store.Micros(t), store.Micros(t), src.Head, src.Seq, src.ID}},
+			{`INSERT INTO revisions (workspace_id, number, parent, kind, author, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, listing)
+				SELECT ?, number, parent, kind, author, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, listing
+				FROM revisions WHERE workspace_id = ?`, []any{id, src.ID}},
+			{`INSERT INTO edits (workspace_id, seq, revision, author, at, ops)
+				SELECT ?, seq, revision, author, at, ops FROM edits WHERE workspace_id = ?`, []any{id, src.ID}},
+			{`INSERT INTO task_files (workspace_id, body, author, updated_at)
+				SELECT ?, body, author, updated_at FROM task_files WHERE workspace_id = ?`, []any{id, src.ID}},
+		}
+		for _, st := range stmts {
+			if _, err := tx.ExecContext(ctx, s.q(st.q), st.args...); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	})
+	return w, err
+}
+
+// ---- revisions and edits
+
+const revCols = `workspace_id, number, parent, kind, author, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from`
+
+func scanRevision(row interface{ Scan(...any) error }, extra ...any) (store.Revision, error) {
+	var r store.Revision
+	var parent, restored sql.NullInt64
+	var name sql.NullString
+	var created, updated int64
+	var kind string
+	dest := append([]any{&r.Workspace, &r.Number, &parent, &kind, &r.Author, &r.Message, &name, &r.Field,
+		&created, &updated, &r.Edits, &r.FirstSeq, &r.LastSeq, &restored}, extra...)
+	err := row.Scan(dest...)
+	r.Kind, r.Name = store.RevisionKind(kind), name.String
+	r.Created, r.Updated = store.FromMicros(created), store.FromMicros(updated)
+	r.Parent, r.RestoredFrom = -1, -1
+	if parent.Valid {
+		r.Parent = int(parent.Int64)
+	}
+	if restored.Valid {
+		r.RestoredFrom = int(restored.Int64)
+	}
+	return r, err
+}
+
+// parseSnapshot reads a stored listing back.
+func parseSnapshot(b []byte, ws string, n int) (*listing.Listing, error) {
+	l, err := listing.Parse(b, listing.Options{Name: fmt.Sprintf("revision %d of workspace %s", n, ws)})
+	if err != nil {
+		return nil, fmt.Errorf("stored listing is unreadable: %w", err)
+	}
+	return l, nil
+}
+
+// lockedHead reads a workspace's head under the write lock, its listing from the cache when the
+// cache holds the same edit sequence number.
+func (s *DB) lockedHead(ctx context.Context, tx *sql.Tx, op, ws string) (store.Workspace, store.Revision, *listing.Listing, error) {
+	w, err := scanWorkspace(tx.QueryRowContext(ctx, s.q(`SELECT `+wsCols+` FROM workspaces WHERE id = ?`+s.forUpdate()), ws))
+	if errors.Is(err, sql.ErrNoRows) {
+		return w, store.Revision{}, nil, notFoundWorkspace(op, ws)
+	}
+	if err != nil {
+		return w, store.Revision{}, nil, err
+	}
+	l := s.cache.get(ws, w.Seq)
+	var head store.Revision
+	if l != nil {
+		head, err = scanRevision(tx.QueryRowContext(ctx, s.q(`SELECT `+revCols+` FROM revisions WHERE workspace_id = ? AND number = ?`), ws, w.Head))
+	} else {
+		var snap []byte
+		head, err = scanRevision(tx.QueryRowContext(ctx, s.q(`SELECT `+revCols+`, listing FROM revisions WHERE workspace_id = ? AND number = ?`), ws, w.Head), &snap)
+		if err == nil {
+			l, err = parseSnapshot(snap, ws, w.Head)
+		}
+	}
+	if err != nil {
+		return w, head, nil, fmt.Errorf("read head revision %d: %w", w.Head, err)
+	}
+	return w, head, l, nil
+}
+
+// change is one accepted edit about to be recorded.
+type change struct {
+	op        string
+	ws        string
+	author    string
+	message   string
+	at        time.Time
+	ops       []listing.Op
+	kind      store.RevisionKind
+	restored  int // -1 unless kind is restore
+	coalesce  func(head store.Revision) bool
+	next      func(tx *sql.Tx, cur *listing.Listing) (*listing.Listing, error)
+}
+
+// record applies c in one transaction: a new head revision or the head extended, the edit
+// row, the workspace's head and sequence number.
+func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
+	var res store.EditResult
+	t := now(c.at)
+	err := s.inTx(ctx, c.op, func(tx *sql.Tx) ([]store.Event, error) {
+		w, head, cur, err := s.lockedHead(ctx, tx, c.op, c.ws)
+		if err != nil {
+			return nil, err
+		}
+		next, err := c.next(tx, cur)
+		if err != nil {
+			return nil, err
+		}
+		ops := c.ops
+		if ops == nil { // a whole listing: one op that sets every tool
+			ops = []listing.Op{{Kind: listing.OpSet, Path: "/tools", Value: listing.NewArray(next.Tools...)}}
+		}
+		opsJSON, err := json.Marshal(ops)
+		if err != nil {
+			return nil, fmt.Errorf("encode ops: %w", err)
+		}
+		snap := next.Marshal("")
+		seq := w.Seq + 1
+		field := store.FieldOf(ops)
+		if c.kind != store.KindEdit {
+			field = ""
+		}
+		rev := head
+		res.Coalesced = c.coalesce != nil && c.coalesce(head)
+		if res.Coalesced {
+			rev.Updated, rev.Edits, rev.LastSeq = t, head.Edits+1, seq
+			_, err = tx.ExecContext(ctx, s.q(`UPDATE revisions SET listing = ?, updated_at = ?, edit_count = ?, last_seq = ? WHERE workspace_id = ? AND number = ?`),
+				snap, store.Micros(t), rev.Edits, seq, c.ws, head.Number)
+		} else {
+			rev = store.Revision{Workspace: c.ws, Number: w.Head + 1, Parent: w.Head, Kind: c.kind, Author: c.author,
+				Message: c.message, Field: field, Created: t, Updated: t, Edits: 1, FirstSeq: seq, LastSeq: seq, RestoredFrom: c.restored}
+			var restored any
+			if c.restored >= 0 {
+				restored = c.restored
+			}
+			_, err = tx.ExecContext(ctx, s.q(`INSERT INTO revisions (workspace_id, number, parent, kind, author, message, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, listing)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`),
+				c.ws, rev.Number, rev.Parent, string(rev.Kind), rev.Author, rev.Message, rev.Field, store.Micros(t), store.Micros(t), seq, seq, restored, snap)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("write revision %d: %w", rev.Number, err)
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO edits (workspace_id, seq, revision, author, at, ops) VALUES (?, ?, ?, ?, ?, ?)`),
+			c.ws, seq, rev.Number, c.author, store.Micros(t), opsJSON); err != nil {
+			return nil, fmt.Errorf("write edit %d: %w", seq, err)
+		}
+		// The guard on seq turns a lost race (possible only if a dialect failed to lock) into a
+		// Conflict instead of a lost edit.
+		up, err := tx.ExecContext(ctx, s.q(`UPDATE workspaces SET head = ?, seq = ?, updated_at = ? WHERE id = ? AND seq = ?`),
+			rev.Number, seq, store.Micros(t), c.ws, w.Seq)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := up.RowsAffected(); n != 1 {
+			return nil, store.Errorf(store.Conflict, c.op, "another edit to workspace %s was accepted at the same time; send the edit again", c.ws)
+		}
+		res.Seq, res.Revision, res.Listing = seq, rev, next
+		return []store.Event{{Workspace: c.ws, Kind: store.EventEdit, Seq: seq, Revision: rev.Number, Author: c.author,
+			Coalesced: res.Coalesced, Field: eventField(field)}}, nil
+	})
+	if err != nil {
+		return store.EditResult{}, err
+	}
+	s.cache.put(c.ws, res.Seq, res.Listing)
+	return res, nil
+}
+
+// eventField keeps a notification small (PostgreSQL's payload limit is 8000 bytes).
+func eventField(f string) string {
+	if len(f) > 1024 {
+		return ""
+	}
+	return f
+}
+
+func checkEditor(op, ws, author, message string) error {
+	return firstErr(checkID(op, "workspace ID", ws),
+		store.CheckText(op, "author", author, store.MaxAuthor, false, false),
+		store.CheckText(op, "message", message, store.MaxMessage, false, true))
+}
+
+// AppendEdit implements store.Store.
+func (s *DB) AppendEdit(ctx context.Context, e store.Edit) (store.EditResult, error) {
+	const op = "append edit"
+	if err := checkEditor(op, e.Workspace, e.Author, e.Message); err != nil {
+		return store.EditResult{}, err
+	}
+	if len(e.Ops) == 0 {
+		return store.EditResult{}, store.Errorf(store.Invalid, op, "the edit has no ops; send at least one set, remove, insert or move")
+	}
+	if len(e.Ops) > store.MaxOpsPerEdit {
+		return store.EditResult{}, store.Errorf(store.Invalid, op, "the edit has %d ops; the limit is %d, so split it", len(e.Ops), store.MaxOpsPerEdit)
+	}
+	e.Now = now(e.Now)
+	return s.record(ctx, change{op: op, ws: e.Workspace, author: e.Author, message: e.Message, at: e.Now, ops: e.Ops,
+		kind: store.KindEdit, restored: -1,
+		coalesce: func(head store.Revision) bool { return store.Coalesces(head, e) },
+		next: func(_ *sql.Tx, cur *listing.Listing) (*listing.Listing, error) {
+			l, err := cur.ApplyAll(e.Ops)
+			if err != nil {
+				return nil, &store.Error{Kind: store.Invalid, Op: op, Msg: "the edit does not apply to the current listing", Err: err}
+			}
+			return l, nil
+		}})
+}
+
+// Commit implements store.Store.
+func (s *DB) Commit(ctx context.Context, c store.Commit) (store.EditResult, error) {
+	const op = "commit listing"
+	if err := checkEditor(op, c.Workspace, c.Author, c.Message); err != nil {
+		return store.EditResult{}, err
+	}
+	if c.Listing == nil {
+		return store.EditResult{}, store.Errorf(store.Invalid, op, "no listing given")
+	}
+	return s.record(ctx, change{op: op, ws: c.Workspace, author: c.Author, message: c.Message, at: c.Now,
+		kind: store.KindReplace, restored: -1,
+		next: func(*sql.Tx, *listing.Listing) (*listing.Listing, error) { return c.Listing, nil }})
+}
+
+// Restore implements store.Store.
+func (s *DB) Restore(ctx context.Context, r store.Restore) (store.EditResult, error) {
+	const op = "restore revision"
+	if err := checkEditor(op, r.Workspace, r.Author, r.Message); err != nil {
+		return store.EditResult{}, err
+	}
+	if r.Number < 0 {
+		return store.EditResult{}, store.Errorf(store.Invalid, op, "revision numbers start at 0 (the baseline); got %d", r.Number)
+	}
+	msg := r.Message
+	if msg == "" {
+		msg = fmt.Sprintf("restored revision %d", r.Number)
+	}
+	return s.record(ctx, change{op: op, ws: r.Workspace, author: r.Author, message: msg, at: r.Now,
+		kind: store.KindRestore, restored: r.Number,
+		next: func(tx *sql.Tx, _ *listing.Listing) (*listing.Listing, error) {
+			var snap []byte
+			err := tx.QueryRowContext(ctx, s.q(`SELECT listing FROM revisions WHERE workspace_id = ? AND number = ?`), r.Workspace, r.Number).Scan(&snap)
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil, store.Errorf(store.NotFound, op, "workspace %s has no revision %d to restore", r.Workspace, r.Number)
+			}
+			if err != nil {
+				return nil, err
+			}
+			return parseSnapshot(snap, r.Workspace, r.Number)
+		}})
+}
+
+// Revisions implements store.Store.
+func (s *DB) Revisions(ctx context.Context, ws string) ([]store.Revision, error) {
+	const op = "list revisions"
+	if err := checkID(op, "workspace ID", ws); err != nil {
+		return nil, err
+	}
+	rows, err := s.read.QueryContext(ctx, s.q(`SELECT `+revCols+` FROM revisions WHERE workspace_id = ? ORDER BY number DESC`), ws)
+	if err != nil {
+		return nil, s.wrap(op, err)
+	}
+	defer rows.Close()
+	var out []store.Revision
+	for rows.Next() {
+		r, err := scanRevision(rows)
+		if err != nil {
+			return nil, s.wrap(op, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.wrap(op, err)
+	}
+	if len(out) == 0 { // every workspace has its baseline
+		return nil, notFoundWorkspace(op, ws)
+	}
+	return out, nil
+}
+
+// Revision implements store.Store.
+func (s *DB) Revision(ctx context.Context, ws string, n int) (store.Revision, error) {
+	const op = "get revision"
+	if err := checkID(op, "workspace ID", ws); err != nil {
+		return store.Revision{}, err
+	}
+	if n < -1 {
+		return store.Revision{}, store.Errorf(store.Invalid, op, "revision numbers start at 0 (the baseline), and -1 means the head; got %d", n)
+	}
+	// One read transaction, so that the revision and its edits are of one moment.
+	opts := &sql.TxOptions{ReadOnly: true}
+	if s.d.Postgres {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := s.read.BeginTx(ctx, opts)
+	if err != nil {
+		return store.Revision{}, s.wrap(op, err)
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only
+	if n == -1 {
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT head FROM workspaces WHERE id = ?`), ws).Scan(&n); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return store.Revision{}, notFoundWorkspace(op, ws)
+			}
+			return store.Revision{}, s.wrap(op, err)
+		}
+	}
+	var snap []byte
+	r, err := scanRevision(tx.QueryRowContext(ctx, s.q(`SELECT `+revCols+`, listing FROM revisions WHERE workspace_id = ? AND number = ?`), ws, n), &snap)
+	if errors.Is(err, sql.ErrNoRows) {
+		if _, werr := s.Workspace(ctx, ws); werr != nil {
+			return store.Revision{}, werr
+		}
+		return store.Revision{}, store.Errorf(store.NotFound, op, "workspace %s has no revision %d", ws, n)
+	}
+	if err != nil {
+		return store.Revision{}, s.wrap(op, err)
+	}
+	if r.Listing, err = parseSnapshot(snap, ws, n); err != nil {
+		return store.Revision{}, s.wrap(op, err)
+	}
+	edits, err := s.edits(ctx, tx, ws, `revision = ?`, n, 0)
+	if err != nil {
+		return store.Revision{}, s.wrap(op, err)
+	}
+	for _, e := range edits {
+		r.Ops = append(r.Ops, e.Ops...)
+	}
+	return r, nil
+}
+
+// NameRevision implements store.Store.
+func (s *DB) NameRevision(ctx context.Context, ws string, n int, name string) (store.Revision, error) {
+	const op = "name revision"
+	if err := firstErr(checkID(op, "workspace ID", ws), store.CheckText(op, "name", name, store.MaxName, false, false)); err != nil {
+		return store.Revision{}, err
+	}
+	var nameArg any
+	if name = strings.TrimSpace(name); name != "" {
+		nameArg = name
+	}
+	var r store.Revision
+	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE revisions SET name = ? WHERE workspace_id = ? AND number = ?`), nameArg, ws, n)
+		if err != nil {
+			if store.KindOf(s.wrap(op, err)) == store.Conflict {
+				return nil, store.Errorf(store.Conflict, op, "another revision of this workspace is already named %q; pick another name", name)
+			}
+			return nil, err
+		}
+		if c, _ := res.RowsAffected(); c == 0 {
+			return nil, store.Errorf(store.NotFound, op, "workspace %s has no revision %d", ws, n)
+		}
+		r, err = scanRevision(tx.QueryRowContext(ctx, s.q(`SELECT `+revCols+` FROM revisions WHERE workspace_id = ? AND number = ?`), ws, n))
+		return []store.Event{{Workspace: ws, Kind: store.EventRevision, Revision: n}}, err
+	})
+	return r, err
+}
+
+// Edits implements store.Store.
+func (s *DB) Edits(ctx context.Context, ws string, after int64, limit int) ([]store.EditRecord, error) {
+	const op = "list edits"
+	if err := checkID(op, "workspace ID", ws); err != nil {
+		return nil, err
+	}
+	if limit <= 0 || limit > 10000 {
+		limit = 10000
+	}
+	out, err := s.edits(ctx, s.read, ws, `seq > ?`, after, limit)
+	return out, s.wrap(op, err)
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func (s *DB) edits(ctx context.Context, q querier, ws, cond string, arg any, limit int) ([]store.EditRecord, error) {
+	query := `SELECT seq, revision, author, at, ops FROM edits WHERE workspace_id = ? AND ` + cond + ` ORDER BY seq`
+	args := []any{ws, arg}
+	if limit > 0 {
+		query += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := q.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []store.EditRecord{}
+	for rows.Next() {
+		e := store.EditRecord{Workspace: ws}
+		var at int64
+		var ops []byte
+		if err := rows.Scan(&e.Seq, &e.Revision, &e.Author, &at, &ops); err != nil {
+			return nil, err
+		}
+		e.At = store.FromMicros(at)
+		if err := json.Unmarshal(ops, &e.Ops); err != nil {
+			return nil, fmt.Errorf("stored ops of edit %d are unreadable: %w", e.Seq, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// ---- task files
+
+// Tasks implements store.Store.
+func (s *DB) Tasks(ctx context.Context, ws string) (store.TaskFile, error) {
+	const op = "get task file"
+	if err := checkID(op, "workspace ID", ws); err != nil {
+		return store.TaskFile{}, err
+	}
+	t := store.TaskFile{Workspace: ws}
+	var body []byte
+	var at int64
+	err := s.read.QueryRowContext(ctx, s.q(`SELECT body, author, updated_at FROM task_files WHERE workspace_id = ?`), ws).Scan(&body, &t.Author, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		if _, werr := s.Workspace(ctx, ws); werr != nil {
+			return t, werr
+		}
+		return t, store.Errorf(store.NotFound, op, "workspace %s has no task file yet", ws)
+	}
+	t.Body, t.Updated = body, store.FromMicros(at)
+	return t, s.wrap(op, err)
+}
+
+// PutTasks implements store.Store.
+func (s *DB) PutTasks(ctx context.Context, t store.TaskFile) (store.TaskFile, error) {
+	const op = "put task file"
+	if err := firstErr(checkID(op, "workspace ID", t.Workspace),
+		store.CheckText(op, "author", t.Author, store.MaxAuthor, false, false),
+		store.CheckJSON(op, "task file", t.Body, store.MaxTasks, true)); err != nil {
+		return store.TaskFile{}, err
+	}
+	t.Updated = now(t.Updated)
+	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO task_files (workspace_id, body, author, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (workspace_id) DO UPDATE SET body = excluded.body, author = excluded.author, updated_at = excluded.updated_at`),
+			t.Workspace, []byte(t.Body), t.Author, store.Micros(t.Updated))
+		if err != nil && store.KindOf(s.wrap(op, err)) == store.NotFound {
+			return nil, notFoundWorkspace(op, t.Workspace)
+		}
+		return []store.Event{{Workspace: t.Workspace, Kind: store.EventTasks, Author: t.Author}}, err
+	})
+	return t, err
+}
+
+// ---- runs
+
+const runCols = `id, workspace_id, revision, label, status, author, created_at, updated_at, meta`
+
+func scanRun(row interface{ Scan(...any) error }, extra ...any) (store.Run, error) {
+	var r store.Run
+	var created, updated int64
+	var meta []byte
+	err := row.Scan(append([]any{&r.ID, &r.Workspace, &r.Revision, &r.Label, &r.Status, &r.Author, &created, &updated, &meta}, extra...)...)
+	r.Created, r.Updated = store.FromMicros(created), store.FromMicros(updated)
+	if len(meta) > 0 {
+		r.Meta = meta
+	}
+	return r, err
+}
+
+// PutRun implements store.Store.
+func (s *DB) PutRun(ctx context.Context, r store.Run) (store.Run, error) {
+	const op = "put run"
+	if err := firstErr(checkID(op, "workspace ID", r.Workspace),
+		store.CheckText(op, "label", r.Label, store.MaxLabel, false, false),
+		store.CheckText(op, "status", r.Status, store.MaxStatus, false, false),
+		store.CheckText(op, "author", r.Author, store.MaxAuthor, false, false),
+		store.CheckJSON(op, "run metadata", r.Meta, store.MaxRunMeta, false),
+		store.CheckJSON(op, "run body", r.Body, store.MaxRunBody, false)); err != nil {
+		return store.Run{}, err
+	}
+	if r.ID != "" {
+		if err := checkID(op, "run ID", r.ID); err != nil {
+			return store.Run{}, err
+		}
+	}
+	t := now(r.Updated)
+	r.Updated = t
+	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		var err error
+		if r.ID == "" {
+			r.ID, r.Created = store.NewID(), now(r.Created)
+			_, err = tx.ExecContext(ctx, s.q(`INSERT INTO runs (id, workspace_id, revision, label, status, author, created_at, updated_at, meta, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+				r.ID, r.Workspace, r.Revision, r.Label, r.Status, r.Author, store.Micros(r.Created), store.Micros(t), []byte(r.Meta), []byte(r.Body))
+			if err != nil && store.KindOf(s.wrap(op, err)) == store.NotFound {
+				return nil, store.Errorf(store.NotFound, op, "workspace %s has no revision %d to run against", r.Workspace, r.Revision)
+			}
+		} else {
+			var res sql.Result
+			res, err = tx.ExecContext(ctx, s.q(`UPDATE runs SET revision = ?, label = ?, status = ?, author = ?, updated_at = ?, meta = ?, body = ? WHERE id = ? AND workspace_id = ?`),
+				r.Revision, r.Label, r.Status, r.Author, store.Micros(t), []byte(r.Meta), []byte(r.Body), r.ID, r.Workspace)
+			if err == nil {
+				if n, _ := res.RowsAffected(); n == 0 {
+					return nil, store.Errorf(store.NotFound, op, "workspace %s has no run %s", r.Workspace, r.ID)
+				}
+			}
+		}
+		return []store.Event{{Workspace: r.Workspace, Kind: store.EventRuns, Author: r.Author}}, err
+	})
+	if err != nil {
+		return store.Run{}, err
+	}
+	return s.Run(ctx, r.Workspace, r.ID)
+}
+
+// Run implements store.Store.
+func (s *DB) Run(ctx context.Context, ws, id string) (store.Run, error) {
+	const op = "get run"
+	if err := firstErr(checkID(op, "workspace ID", ws), checkID(op, "run ID", id)); err != nil {
+		return store.Run{}, err
+	}
+	var body []byte
+	r, err := scanRun(s.read.QueryRowContext(ctx, s.q(`SELECT `+runCols+`, body FROM runs WHERE id = ? AND workspace_id = ?`), id, ws), &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, store.Errorf(store.NotFound, op, "workspace %s has no run %s", ws, id)
+	}
+	if len(body) > 0 {
+		r.Body = body
+	}
+	return r, s.wrap(op, err)
+}
+
+// Runs implements store.Store.
+func (s *DB) Runs(ctx context.Context, ws string) ([]store.Run, error) {
+	const op = "list runs"
+	if err := checkID(op, "workspace ID", ws); err != nil {
+		return nil, err
+	}
+	rows, err := s.read.QueryContext(ctx, s.q(`SELECT `+runCols+` FROM runs WHERE workspace_id = ? ORDER BY created_at DESC, id`), ws)
+	if err != nil {
+		return nil, s.wrap(op, err)
+	}
+	defer rows.Close()
+	out := []store.Run{}
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, s.wrap(op, err)
+		}
+		out = append(out, r)
+	}
+	return out, s.wrap(op, rows.Err())
+}
+
+// DeleteRun implements store.Store.
+func (s *DB) DeleteRun(ctx context.Context, ws, id string) error {
+	const op = "delete run"
+	if err := firstErr(checkID(op, "workspace ID", ws), checkID(op, "run ID", id)); err != nil {
+		return err
+	}
+	return s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM runs WHERE id = ? AND workspace_id = ?`), id, ws)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil, store.Errorf(store.NotFound, op, "workspace %s has no run %s", ws, id)
+		}
+		return []store.Event{{Workspace: ws, Kind: store.EventRuns}}, nil
+	})
+}
+
+// ---- share links
+
+const linkCols = `id, workspace_id, capability, author, created_at, revoked_at`
+
+func scanLink(row interface{ Scan(...any) error }) (store.ShareLink, error) {
+	var l store.ShareLink
+	var created int64
+	var revoked sql.NullInt64
+	var capability string
+	err := row.Scan(&l.ID, &l.Workspace, &capability, &l.Author, &created, &revoked)
+	l.Capability, l.Created = store.Capability(capability), store.FromMicros(created)
+	if revoked.Valid {
+		l.Revoked = store.FromMicros(revoked.Int64)
+	}
+	return l, err
+}
+
+// CreateShareLink implements store.Store.
+func (s *DB) CreateShareLink(ctx context.Context, nl store.NewShareLink) (store.ShareLink, error) {
+	const op = "create share link"
+	if err := firstErr(checkID(op, "workspace ID", nl.Workspace), store.CheckText(op, "author", nl.Author, store.MaxAuthor, false, false)); err != nil {
+		return store.ShareLink{}, err
+	}
+	if nl.Capability != store.CanView && nl.Capability != store.CanEdit {
+		return store.ShareLink{}, store.Errorf(store.Invalid, op, "capability %q is unknown; use %q or %q", nl.Capability, store.CanView, store.CanEdit)
+	}
+	l := store.ShareLink{ID: store.NewID(), Token: store.NewID(), Workspace: nl.Workspace, Capability: nl.Capability, Author: nl.Author, Created: now(nl.Now)}
+	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO share_links (id, token_hash, workspace_id, capability, author, created_at) VALUES (?, ?, ?, ?, ?, ?)`),
+			l.ID, store.TokenHash(l.Token), l.Workspace, string(l.Capability), l.Author, store.Micros(l.Created))
+		if err != nil && store.KindOf(s.wrap(op, err)) == store.NotFound {
+			return nil, notFoundWorkspace(op, l.Workspace)
+		}
+		return nil, err
+	})
+	if err != nil {
+		return store.ShareLink{}, err
+	}
+	return l, nil
+}
+
+// ShareLink implements store.Store.
+func (s *DB) ShareLink(ctx context.Context, token string) (store.ShareLink, error) {
+	const op = "resolve share link"
+	if err := checkID(op, "share token", token); err != nil {
+		return store.ShareLink{}, err
+	}
+	l, err := scanLink(s.read.QueryRowContext(ctx, s.q(`SELECT `+linkCols+` FROM share_links WHERE token_hash = ?`), store.TokenHash(token)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.ShareLink{}, store.Errorf(store.NotFound, op, "no such share link; ask for a new one")
+	}
+	if err != nil {
+		return store.ShareLink{}, s.wrap(op, err)
+	}
+	if !l.Revoked.IsZero() {
+		return store.ShareLink{}, store.Errorf(store.Forbidden, op, "this share link was revoked; ask for a new one")
+	}
+	return l, nil
+}
+
+// ShareLinks implements store.Store.
+func (s *DB) ShareLinks(ctx context.Context, ws string) ([]store.ShareLink, error) {
+	const op = "list share links"
+	if err := checkID(op, "workspace ID", ws); err != nil {
+		return nil, err
+	}
+	rows, err := s.read.QueryContext(ctx, s.q(`SELECT `+linkCols+` FROM share_links WHERE workspace_id = ? ORDER BY created_at, id`), ws)
+	if err != nil {
+		return nil, s.wrap(op, err)
+	}
+	defer rows.Close()
+	out := []store.ShareLink{}
+	for rows.Next() {
+		l, err := scanLink(rows)
+		if err != nil {
+			return nil, s.wrap(op, err)
+		}
+		out = append(out, l)
+	}
+	return out, s.wrap(op, rows.Err())
+}
+
+// RevokeShareLink implements store.Store. Revoking a revoked link keeps its first revocation.
+func (s *DB) RevokeShareLink(ctx context.Context, ws, id string, at time.Time) error {
+	const op = "revoke share link"
+	if err := firstErr(checkID(op, "workspace ID", ws), checkID(op, "share link ID", id)); err != nil {
+		return err
+	}
+	return s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE share_links SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND workspace_id = ?`),
+			store.Micros(now(at)), id, ws)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil, store.Errorf(store.NotFound, op, "workspace %s has no share link %s", ws, id)
+		}
+		return nil, nil
+	})
+}
+
+// ---- sessions
+
+// CreateSession implements store.Store.
+func (s *DB) CreateSession(ctx context.Context, ns store.NewSession) (store.Session, error) {
+	const op = "create session"
+	if err := store.CheckText(op, "display name", ns.Name, store.MaxAuthor, true, false); err != nil {
+		return store.Session{}, err
+	}
+	t := now(ns.Now)
+	if !ns.Expires.After(t) {
+		return store.Session{}, store.Errorf(store.Invalid, op, "the session would expire at %s, not after it starts at %s", ns.Expires.Format(time.RFC3339), t.Format(time.RFC3339))
+	}
+	ss := store.Session{ID: store.NewID(), Token: store.NewID(), Name: ns.Name, Created: t, Expires: ns.Expires.UTC().Truncate(time.Microsecond)}
+	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO sessions (token_hash, id, name, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`),
+			store.TokenHash(ss.Token), ss.ID, ss.Name, store.Micros(ss.Created), store.Micros(ss.Expires))
+		return nil, err
+	})
+	if err != nil {
+		return store.Session{}, err
+	}
+	return ss, nil
+}
+
+// Session implements store.Store.
+func (s *DB) Session(ctx context.Context, token string, at time.Time) (store.Session, error) {
+	const op = "resolve session"
+	if err := checkID(op, "session token", token); err != nil {
+		return store.Session{}, err
+	}
+	var ss store.Session
+	var created, expires int64
+	err := s.read.QueryRowContext(ctx, s.q(`SELECT id, name, created_at, expires_at FROM sessions WHERE token_hash = ?`), store.TokenHash(token)).
+		Scan(&ss.ID, &ss.Name, &created, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Session{}, store.Errorf(store.NotFound, op, "no such session; sign in again")
+	}
+	if err != nil {
+		return store.Session{}, s.wrap(op, err)
+	}
+	ss.Created, ss.Expires = store.FromMicros(created), store.FromMicros(expires)
+	if !ss.Expires.After(now(at)) {
+		return store.Session{}, store.Errorf(store.NotFound, op, "the session expired at %s; sign in again", ss.Expires.Format(time.RFC3339))
+	}
+	return ss, nil
+}
+
+// DeleteSession implements store.Store.
+func (s *DB) DeleteSession(ctx context.Context, token string) error {
+	const op = "delete session"
+	if err := checkID(op, "session token", token); err != nil {
+		return err
+	}
+	return s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		_, err := tx.ExecContext(ctx, s.q(`DELETE FROM sessions WHERE token_hash = ?`), store.TokenHash(token))
+		return nil, err
+	})
+}
+
+// PurgeSessions implements store.Store.
+func (s *DB) PurgeSessions(ctx context.Context, at time.Time) (int, error) {
+	var n int64
+	err := s.inTx(ctx, "purge sessions", func(tx *sql.Tx) ([]store.Event, error) {
+		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM sessions WHERE expires_at <= ?`), store.Micros(now(at)))
+		if err == nil {
+			n, _ = res.RowsAffected()
+		}
+		return nil, err
+	})
+	return int(n), err
+}
+
+// ---- helpers
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// headCache keeps the parsed head listing of recently edited workspaces, keyed by the edit
+// sequence number it belongs to, so that an edit does not parse the listing again. Any writer
+// (another process included) bumps the number, so a stale entry is never used.
+type headCache struct {
+	mu sync.Mutex
+	m  map[string]cachedHead
+}
+
+type cachedHead struct {
+	seq int64
+	l   *listing.Listing
+}
+
+const headCacheSize = 256
+
+func (c *headCache) get(ws string, seq int64) *listing.Listing {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h, ok := c.m[ws]; ok && h.seq == seq {
+		return h.l
+	}
+	return nil
+}
+
+func (c *headCache) put(ws string, seq int64, l *listing.Listing) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h, ok := c.m[ws]; ok && h.seq > seq {
+		return
+	}
+	if _, ok := c.m[ws]; !ok && len(c.m) >= headCacheSize {
+		for k := range c.m { // evict one at random: cheap, and good enough for a cache of heads
+			delete(c.m, k)
+			break
+		}
+	}
+	c.m[ws] = cachedHead{seq, l}
+}
+
+func (c *headCache) drop(ws string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, ws)
+}
+
+// DBHandle returns the handle writes go through.
+func (s *DB) DBHandle() *sql.DB { return s.write }

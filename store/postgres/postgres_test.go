@@ -1,0 +1,173 @@
+package postgres
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/store"
+	"github.com/tool-workbench/workbench/store/storetest"
+)
+
+// dsnEnv names the database the tests use. .ci/services starts a throwaway PostgreSQL 15 and
+// sets it; without it the tests skip.
+const dsnEnv = "WORKBENCH_TEST_POSTGRES"
+
+func open(t testing.TB) store.Store {
+	t.Helper()
+	dsn := os.Getenv(dsnEnv)
+	if dsn == "" {
+		t.Skipf("%s is not set: no PostgreSQL to test against (.ci/run starts one; or set it to postgres://user@host:port/db)", dsnEnv)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestConformance(t *testing.T) { storetest.Run(t, open) }
+
+func BenchmarkEdits(b *testing.B) { storetest.BenchmarkEdits(b, open) }
+
+// TestReplicasDeliverEachOthersEdits opens two stores on one database, as two workbench
+// processes would, and checks that an edit through either reaches subscribers of both.
+func TestReplicasDeliverEachOthersEdits(t *testing.T) {
+	a, b := open(t), open(t)
+	defer a.Close()
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	w, err := a.CreateWorkspace(ctx, store.NewWorkspace{Title: "replicas", Listing: storetest.Sample(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subA, err := a.Subscribe(ctx, w.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subB, err := b.Subscribe(ctx, w.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(s store.Store, author, text string) store.EditResult {
+		t.Helper()
+		res, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: author,
+			Ops: []listing.Op{{Kind: listing.OpSet, Path: "/tools/0/description", Value: listing.NewString(text)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	expect := func(name string, sub <-chan store.Event, seq int64, author string) {
+		t.Helper()
+		select {
+		case ev := <-sub:
+			if ev.Kind != store.EventEdit || ev.Seq != seq || ev.Author != author || ev.Workspace != w.ID {
+				t.Errorf("%s got %+v; want edit %d by %s", name, ev, seq, author)
+			}
+		case <-ctx.Done():
+			t.Fatalf("%s: no event for edit %d", name, seq)
+		}
+	}
+	r1 := edit(a, "ada", "from replica A")
+	expect("replica B", subB, r1.Seq, "ada")
+	expect("replica A", subA, r1.Seq, "ada")
+	r2 := edit(b, "bob", "from replica B")
+	expect("replica A", subA, r2.Seq, "bob")
+	expect("replica B", subB, r2.Seq, "bob")
+	// And the edit itself is there to fetch on the other side.
+	missed, err := a.Edits(ctx, w.ID, r1.Seq, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(missed) != 1 || missed[0].Ops[0].Value.Str != "from replica B" {
+		t.Errorf("replica A fetched %+v", missed)
+	}
+	// Each store's head cache must notice the other's edit.
+	r3 := edit(a, "ada", "from replica A again")
+	if r3.Seq != 3 || r3.Listing.Tools[0].Get("description").Str != "from replica A again" {
+		t.Errorf("third edit: %+v", r3)
+	}
+	head, err := b.Revision(ctx, w.ID, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head.LastSeq != 3 {
+		t.Errorf("replica B sees head ending at edit %d, want 3", head.LastSeq)
+	}
+}
+
+// TestConcurrentReplicas has two stores (two processes' worth of connections) edit one
+// workspace at once: the row lock serialises them and nothing is lost.
+func TestConcurrentReplicas(t *testing.T) {
+	a, b := open(t), open(t)
+	defer a.Close()
+	defer b.Close()
+	ctx := context.Background()
+	w, err := a.CreateWorkspace(ctx, store.NewWorkspace{Title: "race", Listing: storetest.Sample(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const per = 100
+	errs := make(chan error, 2)
+	for i, s := range []store.Store{a, b} {
+		go func() {
+			for n := range per {
+				_, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: []string{"a", "b"}[i],
+					Ops: []listing.Op{{Kind: listing.OpSet, Path: "/tools/0/description", Value: listing.NewInt(n)}}})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := b.Workspace(ctx, w.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Seq != 2*per {
+		t.Errorf("seq = %d after %d edits", got.Seq, 2*per)
+	}
+	history, err := a.Edits(ctx, w.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(history) != 2*per {
+		t.Errorf("history holds %d edits, want %d", len(history), 2*per)
+	}
+}
+
+// TestBadDSN checks that a database that cannot be reached or a malformed DSN is an error that
+// says so without repeating the password.
+func TestBadDSN(t *testing.T) {
+	cases := []string{
+		"postgres://u:hunter2secret@127.0.0.1:1/none?sslmode=disable&connect_timeout=2", // nothing listens on port 1
+		"postgres://u:hunter2secret@127.0.0.1:1/none?connect_timeout=soon",
+		"postgres://u:hunter2secret@%zz/x",
+	}
+	for _, dsn := range cases {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := Open(ctx, dsn)
+		cancel()
+		if err == nil {
+			t.Errorf("Open(%q) succeeded", dsn)
+			continue
+		}
+		if strings.Contains(err.Error(), "hunter2secret") {
+			t.Errorf("the error repeats the password: %v", err)
+		}
+	}
+}

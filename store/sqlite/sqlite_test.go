@@ -1,0 +1,253 @@
+package sqlite
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/store"
+	"github.com/tool-workbench/workbench/store/storetest"
+)
+
+func open(t testing.TB) store.Store {
+	t.Helper()
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "workbench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestConformance(t *testing.T) { storetest.Run(t, open) }
+
+func BenchmarkEdits(b *testing.B) { storetest.BenchmarkEdits(b, open) }
+
+func TestPragmas(t *testing.T) {
+	s := open(t).(*Store)
+	defer s.Close()
+	ctx := context.Background()
+	for _, tc := range []struct{ pragma, want string }{
+		{"journal_mode", "wal"}, {"foreign_keys", "1"}, {"busy_timeout", strconv.Itoa(BusyTimeoutMS)}, {"synchronous", "2"},
+	} {
+		var got string
+		if err := s.write.QueryRowContext(ctx, "PRAGMA "+tc.pragma).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("PRAGMA %s = %s, want %s", tc.pragma, got, tc.want)
+		}
+	}
+	if _, err := s.read.ExecContext(ctx, `DELETE FROM workspaces`); err == nil {
+		t.Error("the read pool accepted a write")
+	}
+}
+
+func TestReopenKeepsEverything(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "dir with ? and #", "w.db")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.CreateWorkspace(ctx, store.NewWorkspace{Title: "kept", Listing: storetest.Sample(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the database is not at the path given: %v", err)
+	}
+	s, err = Open(ctx, path) // migrations run again and find nothing to do
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got, err := s.Workspace(ctx, w.ID); err != nil || got.Title != "kept" {
+		t.Errorf("after reopening: %+v, %v", got, err)
+	}
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "w.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.write.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (99, '0099_future.sql', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err = Open(ctx, path)
+	if err == nil || !strings.Contains(err.Error(), "newer than this workbench knows") {
+		t.Errorf("opening a newer schema: %v", err)
+	}
+}
+
+func TestNotADatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(path, []byte(strings.Repeat("not a database\n", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), path)
+	if err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("opening a text file: %v; want an error naming the file", err)
+	}
+}
+
+// The crash test: a child process (this test binary, re-run) makes edits as fast as it can and
+// prints each acknowledgement; the parent kills it with SIGKILL mid-burst, reopens the file and
+// finds the database intact and every acknowledged edit in it.
+
+const crashEnv = "WORKBENCH_SQLITE_CRASH_CHILD"
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(crashEnv); spec != "" {
+		os.Exit(crashChild(spec))
+	}
+	os.Exit(m.Run())
+}
+
+// crashChild edits workspace ws in the database at path until killed. spec is "path|ws".
+func crashChild(spec string) int {
+	path, ws, _ := strings.Cut(spec, "|")
+	ctx := context.Background()
+	s, err := Open(ctx, path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	out := bufio.NewWriter(os.Stdout)
+	for n := 0; ; n++ {
+		// Alternate between typing in one field (coalescing UPDATEs) and new revisions (INSERTs).
+		path := "/tools/0/description"
+		if n%4 == 3 {
+			path = fmt.Sprintf("/tools/1/x-%d", n)
+		}
+		res, err := s.AppendEdit(ctx, store.Edit{Workspace: ws, Author: "child", Now: time.Now(),
+			Ops: []listing.Op{{Kind: listing.OpSet, Path: path, Value: listing.NewString(fmt.Sprintf("edit %d", n))}}})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Fprintf(out, "ack %d %d\n", res.Seq, n)
+		out.Flush() // the acknowledgement leaves the process before the next edit starts
+	}
+}
+
+func TestCrashKeepsAcknowledgedEdits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test skipped in -short mode")
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "crash.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.CreateWorkspace(ctx, store.NewWorkspace{Title: "crash", Listing: storetest.Sample(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), crashEnv+"="+path+"|"+w.ID)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	acked := map[int64]int{} // seq -> the child's edit number
+	sc := bufio.NewScanner(stdout)
+	const killAfter = 300
+	for sc.Scan() {
+		var seq int64
+		var n int
+		if _, err := fmt.Sscanf(sc.Text(), "ack %d %d", &seq, &n); err != nil {
+			t.Fatalf("child wrote %q: %v", sc.Text(), err)
+		}
+		acked[seq] = n
+		if len(acked) == killAfter {
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	err = cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("child did not die of SIGKILL: %v; stderr: %s", err, stderr.String())
+	}
+	if len(acked) < killAfter {
+		t.Fatalf("child acknowledged only %d edits before ending; stderr: %s", len(acked), stderr.String())
+	}
+
+	s, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	report, err := s.IntegrityCheck(ctx)
+	if err != nil || report != "ok" {
+		t.Fatalf("integrity check after SIGKILL: %q, %v", report, err)
+	}
+	history, err := s.Edits(ctx, w.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int64]string{}
+	for _, e := range history {
+		got[e.Seq] = e.Ops[0].Value.Str
+	}
+	for seq, n := range acked {
+		if want := fmt.Sprintf("edit %d", n); got[seq] != want {
+			t.Errorf("acknowledged edit %d (seq %d) is %q after the crash", n, seq, got[seq])
+		}
+	}
+	// The edit in flight when the child died may or may not have committed; nothing beyond it.
+	if len(history) > len(acked)+1 {
+		t.Errorf("%d edits in history, %d acknowledged: more than one edit unaccounted for", len(history), len(acked))
+	}
+	head, err := s.Revision(ctx, w.ID, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed, err := storetest.Sample(t).ApplyAll(opsOf(history))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(replayed.Marshal("")) != string(head.Listing.Marshal("")) {
+		t.Error("after the crash the head listing is not the baseline with every stored edit applied")
+	}
+	t.Logf("killed after %d acknowledged edits; %d in history; integrity ok", len(acked), len(history))
+}
+
+func opsOf(es []store.EditRecord) []listing.Op {
+	var ops []listing.Op
+	for _, e := range es {
+		ops = append(ops, e.Ops...)
+	}
+	return ops
+}

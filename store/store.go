@@ -1,0 +1,321 @@
+// Package store keeps workspaces so that they outlast the process: a listing's baseline and every
+// revision since, the edits that made each one, task files, model runs, share links and sessions.
+//
+// This package holds the record types, the Store interface, the coalescing rule and the error
+// kinds. The implementations are store/sqlite (the embedded default) and store/postgres (for teams
+// running several replicas); store/storetest is the conformance suite both pass. Only cmd/workbench
+// picks one.
+//
+// History model: revision 0 of a workspace is its baseline, the listing as first imported or
+// fetched. Every accepted edit gets the next number in the workspace's edit sequence (Seq) and
+// lands in a revision: either a new one whose parent is the previous head, or, when the rule in
+// Coalesces holds, the head itself, extended. Every revision keeps the full listing it ends with,
+// so any revision can be viewed without replaying edits, and the ops of its edits, so that
+// applying them to the parent's listing gives its own.
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/tool-workbench/workbench/listing"
+)
+
+// Store keeps workspaces. Implementations are safe for concurrent use, serialise edits to one
+// workspace (also across processes sharing one database), and return errors whose kind KindOf
+// reports. Listings they return are shared and must not be modified (listing.Apply returns a
+// copy).
+type Store interface {
+	// CreateWorkspace stores a new workspace whose baseline (revision 0) is w.Listing.
+	CreateWorkspace(ctx context.Context, w NewWorkspace) (Workspace, error)
+	// Workspace returns a workspace's record.
+	Workspace(ctx context.Context, id string) (Workspace, error)
+	// Workspaces lists workspaces, most recently updated first, at most limit of them.
+	Workspaces(ctx context.Context, limit int) ([]Workspace, error)
+	// SetTitle renames a workspace.
+	SetTitle(ctx context.Context, id, title string, now time.Time) (Workspace, error)
+	// DeleteWorkspace removes a workspace and everything it holds.
+	DeleteWorkspace(ctx context.Context, id string) error
+	// ForkWorkspace copies a workspace's whole history and task file into a new workspace.
+	ForkWorkspace(ctx context.Context, f Fork) (Workspace, error)
+
+	// AppendEdit applies e to the head listing and records it, extending the head revision when
+	// Coalesces(head, e) holds and starting a new revision otherwise.
+	AppendEdit(ctx context.Context, e Edit) (EditResult, error)
+	// Commit records a whole new listing (an upload over the current one) as a new revision.
+	Commit(ctx context.Context, c Commit) (EditResult, error)
+	// Restore records the listing of an earlier revision as a new revision.
+	Restore(ctx context.Context, r Restore) (EditResult, error)
+	// Revisions lists a workspace's revisions, newest first, without listings or ops.
+	Revisions(ctx context.Context, workspace string) ([]Revision, error)
+	// Revision returns one revision with its listing and ops. Number -1 means the head.
+	Revision(ctx context.Context, workspace string, number int) (Revision, error)
+	// NameRevision names a revision ("release candidate 2"); an empty name clears it. A named
+	// revision is never extended by coalescing. Names are unique within a workspace.
+	NameRevision(ctx context.Context, workspace string, number int, name string) (Revision, error)
+	// Edits returns the accepted edits with Seq > after, in order, at most limit of them: what a
+	// live subscriber that saw Seq `after` has missed.
+	Edits(ctx context.Context, workspace string, after int64, limit int) ([]EditRecord, error)
+
+	// Tasks returns a workspace's task file; NotFound if none was ever stored.
+	Tasks(ctx context.Context, workspace string) (TaskFile, error)
+	// PutTasks replaces a workspace's task file.
+	PutTasks(ctx context.Context, t TaskFile) (TaskFile, error)
+
+	// PutRun stores a run, creating it when r.ID is empty (the new ID is returned) and replacing
+	// it otherwise.
+	PutRun(ctx context.Context, r Run) (Run, error)
+	// Run returns a run with its body.
+	Run(ctx context.Context, workspace, id string) (Run, error)
+	// Runs lists a workspace's runs, newest first, without bodies.
+	Runs(ctx context.Context, workspace string) ([]Run, error)
+	// DeleteRun removes a run.
+	DeleteRun(ctx context.Context, workspace, id string) error
+
+	// CreateShareLink makes a link to a workspace with a capability. The token is only ever
+	// returned here: the store keeps its hash.
+	CreateShareLink(ctx context.Context, l NewShareLink) (ShareLink, error)
+	// ShareLink resolves a token. A revoked link is a Forbidden error, an unknown one NotFound.
+	ShareLink(ctx context.Context, token string) (ShareLink, error)
+	// ShareLinks lists a workspace's links (revoked ones included), without tokens.
+	ShareLinks(ctx context.Context, workspace string) ([]ShareLink, error)
+	// RevokeShareLink revokes a link by its ID.
+	RevokeShareLink(ctx context.Context, workspace, id string, now time.Time) error
+
+	// CreateSession starts a session (token auth, trusted header) and returns it with its
+	// token; the store keeps the token's hash.
+	CreateSession(ctx context.Context, s NewSession) (Session, error)
+	// Session resolves a session token; NotFound if unknown or expired at now.
+	Session(ctx context.Context, token string, now time.Time) (Session, error)
+	// DeleteSession ends a session (logout). Ending an unknown session is not an error.
+	DeleteSession(ctx context.Context, token string) error
+	// PurgeSessions deletes sessions expired at now and returns how many.
+	PurgeSessions(ctx context.Context, now time.Time) (int, error)
+
+	// Subscribe delivers events about a workspace, from this process and (on PostgreSQL) from
+	// every other process on the same database, until ctx ends; then the channel is closed. A
+	// subscriber that falls behind loses the oldest events, never the newest: Event.Seq tells it
+	// what it missed and Edits fetches that. An EventResync means events may have been lost and
+	// the subscriber should reload.
+	Subscribe(ctx context.Context, workspace string) (<-chan Event, error)
+
+	// Close releases the database.
+	Close() error
+}
+
+// Workspace is the record of one workspace.
+type Workspace struct {
+	ID      string    `json:"id"`
+	Title   string    `json:"title"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	// Head is the number of the newest revision (0: only the baseline).
+	Head int `json:"head"`
+	// Seq counts the edits accepted so far (each AppendEdit, Commit and Restore is one).
+	Seq int64 `json:"seq"`
+	// ForkedFrom is the ID of the workspace this one was forked from, if any.
+	ForkedFrom string `json:"forkedFrom,omitempty"`
+}
+
+// NewWorkspace is what CreateWorkspace needs.
+type NewWorkspace struct {
+	Title   string
+	Author  string
+	Message string // of the baseline revision, e.g. "imported from https://…"
+	Listing *listing.Listing
+	// Tasks is an optional task file (JSON) stored with the workspace.
+	Tasks json.RawMessage
+	Now   time.Time
+}
+
+// Fork is what ForkWorkspace needs.
+type Fork struct {
+	From   string
+	Title  string // empty: the source's title
+	Author string
+	Now    time.Time
+}
+
+// RevisionKind says how a revision came about.
+type RevisionKind string
+
+// The kinds of revision.
+const (
+	KindImport  RevisionKind = "import"  // the baseline
+	KindEdit    RevisionKind = "edit"    // one or more coalesced edits
+	KindRestore RevisionKind = "restore" // an earlier revision's listing, restored
+	KindReplace RevisionKind = "replace" // a whole new listing uploaded over the current one
+)
+
+// Revision is one state of a workspace's listing.
+type Revision struct {
+	Workspace string       `json:"workspace"`
+	Number    int          `json:"number"`
+	Parent    int          `json:"parent"` // -1 for the baseline
+	Kind      RevisionKind `json:"kind"`
+	Author    string       `json:"author"`
+	Message   string       `json:"message,omitempty"`
+	Name      string       `json:"name,omitempty"`
+	Created   time.Time    `json:"created"`
+	Updated   time.Time    `json:"updated"` // time of its last edit
+	// Field is the JSON pointer all its edits set, the key coalescing extends it by ("" when it
+	// cannot be extended).
+	Field string `json:"field,omitempty"`
+	// Edits counts the accepted edits in it; FirstSeq..LastSeq are their sequence numbers
+	// (0..0 for the baseline).
+	Edits    int   `json:"edits"`
+	FirstSeq int64 `json:"firstSeq"`
+	LastSeq  int64 `json:"lastSeq"`
+	// RestoredFrom is the revision a KindRestore revision restored (else -1).
+	RestoredFrom int `json:"restoredFrom"`
+
+	// Ops are the ops of its edits in order; applied to the parent's listing they give Listing.
+	// Only Store.Revision fills Ops and Listing.
+	Ops     []listing.Op     `json:"ops,omitempty"`
+	Listing *listing.Listing `json:"-"`
+}
+
+// Edit is one accepted change: ops applied together, by one person.
+type Edit struct {
+	Workspace string
+	Author    string
+	Ops       []listing.Op
+	// Message describes the revision when the edit starts one; a coalesced edit keeps the
+	// head's message.
+	Message string
+	Now     time.Time
+}
+
+// Commit is a whole listing recorded as a new revision (KindReplace).
+type Commit struct {
+	Workspace string
+	Author    string
+	Message   string
+	Listing   *listing.Listing
+	Now       time.Time
+}
+
+// Restore records revision Number's listing as a new revision.
+type Restore struct {
+	Workspace string
+	Number    int
+	Author    string
+	Message   string
+	Now       time.Time
+}
+
+// EditResult is the state after an accepted edit.
+type EditResult struct {
+	Seq       int64            // the edit's sequence number
+	Revision  Revision         // the head revision (without ops or listing)
+	Coalesced bool             // the edit extended the head rather than starting a revision
+	Listing   *listing.Listing // the head listing
+}
+
+// EditRecord is one accepted edit, as kept in history.
+type EditRecord struct {
+	Workspace string       `json:"workspace"`
+	Seq       int64        `json:"seq"`
+	Revision  int          `json:"revision"`
+	Author    string       `json:"author"`
+	At        time.Time    `json:"at"`
+	Ops       []listing.Op `json:"ops"`
+}
+
+// TaskFile is a workspace's task file, kept as the JSON it was given.
+type TaskFile struct {
+	Workspace string          `json:"workspace"`
+	Body      json.RawMessage `json:"body"`
+	Author    string          `json:"author"`
+	Updated   time.Time       `json:"updated"`
+}
+
+// Run is one model run (or a recording of one): metadata the store can list, and an opaque body.
+type Run struct {
+	ID        string    `json:"id"`
+	Workspace string    `json:"workspace"`
+	Revision  int       `json:"revision"` // the revision whose listing it ran against
+	Label     string    `json:"label"`
+	Status    string    `json:"status"` // free form: "running", "done", "cancelled", …
+	Author    string    `json:"author"`
+	Created   time.Time `json:"created"`
+	Updated   time.Time `json:"updated"`
+	// Meta is small JSON for lists (model, accuracy, …); Body is the run itself. Runs leaves
+	// Body nil.
+	Meta json.RawMessage `json:"meta,omitempty"`
+	Body json.RawMessage `json:"body,omitempty"`
+}
+
+// Capability is what a share link allows.
+type Capability string
+
+// The capabilities.
+const (
+	CanView Capability = "view"
+	CanEdit Capability = "edit"
+)
+
+// NewShareLink is what CreateShareLink needs.
+type NewShareLink struct {
+	Workspace  string
+	Capability Capability
+	Author     string
+	Now        time.Time
+}
+
+// ShareLink is a capability to view or edit one workspace.
+type ShareLink struct {
+	// ID names the link in lists and for revoking; it is not a capability.
+	ID         string     `json:"id"`
+	Token      string     `json:"token,omitempty"` // only from CreateShareLink
+	Workspace  string     `json:"workspace"`
+	Capability Capability `json:"capability"`
+	Author     string     `json:"author"`
+	Created    time.Time  `json:"created"`
+	Revoked    time.Time  `json:"revoked,omitzero"` // zero while valid
+}
+
+// NewSession is what CreateSession needs.
+type NewSession struct {
+	Name    string // the person's display name
+	Now     time.Time
+	Expires time.Time
+}
+
+// Session is a signed-in person.
+type Session struct {
+	ID      string    `json:"id"`              // names the session in logs; not a capability
+	Token   string    `json:"token,omitempty"` // only from CreateSession
+	Name    string    `json:"name"`
+	Created time.Time `json:"created"`
+	Expires time.Time `json:"expires"`
+}
+
+// EventKind names what happened to a workspace.
+type EventKind string
+
+// The kinds of Event.
+const (
+	EventEdit     EventKind = "edit"     // an edit was accepted (AppendEdit, Commit, Restore)
+	EventRevision EventKind = "revision" // a revision was named or renamed
+	EventTasks    EventKind = "tasks"    // the task file changed
+	EventRuns     EventKind = "runs"     // a run was stored or deleted
+	EventTitle    EventKind = "title"    // the workspace was renamed
+	EventDeleted  EventKind = "deleted"  // the workspace was deleted
+	EventResync   EventKind = "resync"   // events may have been lost: reload
+)
+
+// Event tells subscribers that a workspace changed. It carries no content (PostgreSQL
+// notifications are small): subscribers fetch what they show.
+type Event struct {
+	Workspace string    `json:"ws"`
+	Kind      EventKind `json:"kind"`
+	Seq       int64     `json:"seq,omitempty"` // EventEdit: the edit's sequence number
+	Revision  int       `json:"rev"`           // EventEdit: the head; EventRevision: the one named
+	Author    string    `json:"author,omitempty"`
+	Coalesced bool      `json:"coalesced,omitempty"`
+	// Field is the JSON pointer an EventEdit set, if it set one field (for "someone else just
+	// changed the field you are typing in").
+	Field string `json:"field,omitempty"`
+}
