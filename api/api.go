@@ -12,6 +12,7 @@ package api
 
 import (
 	_ "embed"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -45,7 +46,7 @@ type Options struct {
 	Access func(r *http.Request, workspace string, write bool) (author string, err error)
 	// MaxBodyBytes bounds a request body (default DefaultMaxBodyBytes).
 	MaxBodyBytes int64
-	// Limits bound a listing (default listing.DefaultLimits, capped by the body limit).
+	// Limits bound a listing (default listing.DefaultLimits; the body limit bounds its bytes first).
 	Limits listing.Limits
 	// AllowedOrigins are other origins ("https://workbench.example.com") whose browser pages
 	// may change state, for a proxy that rewrites the Host header. The request's own host is
@@ -121,7 +122,7 @@ const methodNotAllowedName = "api.methodNotAllowed"
 // Errors never reach the server's error handler: the API answers them in its own shape, also
 // for unknown paths and methods under the group.
 func (a *API) Register(g *echo.Group) {
-	g.Use(a.errors, a.sameOrigin)
+	g.Use(a.answerErrors, a.sameOrigin)
 	allowed := map[string][]string{}
 	var paths []string
 	for _, rt := range a.routes() {
@@ -136,7 +137,7 @@ func (a *API) Register(g *echo.Group) {
 	// explicit routes keep that answer in the API's error shape, with an Allow header.
 	for _, p := range paths {
 		allow := strings.Join(allowed[p], ", ")
-		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions} {
 			if slices.Contains(allowed[p], m) {
 				continue
 			}
@@ -149,23 +150,36 @@ func (a *API) Register(g *echo.Group) {
 	}
 }
 
-// errors answers every error of the handlers below it in the API's shape.
-func (a *API) errors(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		err := next(c)
-		if err == nil {
-			return nil
+// answerErrors answers every error of the handlers below it in the API's shape, a panic
+// included (as a 500 whose details go to the log only).
+func (a *API) answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				err = a.answer(c, fmt.Errorf("panic: %v", r))
+			}
+		}()
+		if err := next(c); err != nil {
+			return a.answer(c, err)
 		}
-		e := toError(err)
-		status := e.Code.Status()
-		if status >= 500 {
-			a.log.Error("api request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
-		}
-		if c.Response().Committed {
-			return nil
-		}
-		return c.JSON(status, errorBody{Error: e})
+		return nil
 	}
+}
+
+// answer writes err as an error response.
+func (a *API) answer(c echo.Context, err error) error {
+	e := toError(err)
+	status := e.Code.Status()
+	if status >= 500 {
+		a.log.Error("api request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+	}
+	if c.Response().Committed {
+		return nil
+	}
+	return c.JSON(status, errorBody{Error: e})
 }
 
 // sameOrigin refuses state-changing requests that a browser sends on behalf of another site.

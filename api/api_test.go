@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/labstack/echo/v4"
 
 	"github.com/tool-workbench/workbench/listing"
 )
@@ -68,8 +73,9 @@ func TestBadRequests(t *testing.T) {
 		{name: "merge entry without name", path: "/check", body: body("listing", small, "merge", `[{"listing": []}]`), code: CodeInvalidField, field: "merge/0"},
 		{name: "merge entry unknown member", path: "/check", body: body("listing", small, "merge", `[{"name": "b", "listing": [], "url": "x"}]`), code: CodeUnknownField, pointer: "/merge/0/url"},
 		{name: "merge listing broken", path: "/check", body: body("listing", small, "merge", `[{"name": "b", "listing": {"tools": [1]}}]`), code: CodeInvalidListing, field: "merge/0/listing", pointer: "/tools/0"},
-		{name: "too large", path: "/check", body: big, code: CodeTooLarge},
-		{name: "too large, no length", path: "/check", body: big, headers: []string{"Content-Length", ""}, code: CodeTooLarge},
+		{name: "too large", path: "/check", body: big, code: CodeTooLarge, inMessage: "the request body is 5015 bytes"},
+		{name: "too deep", path: "/export", body: body("listing", `[{"name": "a", "x": `+strings.Repeat("[", 70)+strings.Repeat("]", 70)+`}]`), code: CodeTooLarge, field: "listing", pointer: "/0/x" + strings.Repeat("/0", 62), line: 1, column: 95},
+		{name: "too large, no length", path: "/check", body: big, headers: []string{"Content-Length", ""}, code: CodeTooLarge, inMessage: "the request body is over the limit of 4096 bytes"},
 		{name: "text/plain", path: "/check", body: small, headers: []string{"Content-Type", "text/plain"}, code: CodeUnsupportedMediaType},
 		{name: "form", path: "/cost", body: "listing=x", headers: []string{"Content-Type", "application/x-www-form-urlencoded"}, code: CodeUnsupportedMediaType},
 		{name: "latin-1", path: "/export", body: `{"listing": []}`, headers: []string{"Content-Type", "application/json; charset=iso-8859-1"}, code: CodeUnsupportedMediaType},
@@ -87,6 +93,13 @@ func TestBadRequests(t *testing.T) {
 				t.Fatalf("code %s (%s), want %s", got.Code, got.Message, c.code)
 			}
 			checkResponse(t, http.MethodPost, Prefix+c.path, rec)
+			// What the handler refuses for its shape, the document's request schema refuses too.
+			switch c.code {
+			case CodeUnknownField, CodeMissingField, CodeInvalidField:
+				if err := requestSchemaError(t, http.MethodPost, Prefix+c.path, c.body); err == nil {
+					t.Errorf("the request schema accepts a request the handler refuses with %s", c.code)
+				}
+			}
 			if c.field != "" && got.Field != c.field {
 				t.Errorf("field %q, want %q", got.Field, c.field)
 			}
@@ -132,6 +145,7 @@ func TestRoutingErrors(t *testing.T) {
 		{http.MethodGet, Prefix + "/check", CodeMethodNotAllowed, "POST"},
 		{http.MethodDelete, Prefix + "/workspaces/0123456789abcdef0123456789abcdef/listing", CodeMethodNotAllowed, "GET, PUT"},
 		{http.MethodPost, Prefix + "/openapi.json", CodeMethodNotAllowed, "GET"},
+		{http.MethodOptions, Prefix + "/check", CodeMethodNotAllowed, "POST"},
 	} {
 		rec := call(e, c.method, c.path, "")
 		got := apiError(t, rec)
@@ -250,5 +264,55 @@ func TestValueEnd(t *testing.T) {
 	}
 	if end := valueEnd([]byte(`{"x": {"y": "}"}, "z": 1}`), v.Get("x").Pos); end != 16 {
 		t.Errorf("nested end %d, want 16", end)
+	}
+}
+
+// TestConcurrentRequests shares the API's engines between parallel requests (run with -race).
+func TestConcurrentRequests(t *testing.T) {
+	e := newRouter(t, Options{})
+	reqs := []struct{ path, body string }{
+		{"/check", body("listing", small, "tokenizer", `"cl100k_base"`)},
+		{"/cost", body("listing", small)},
+		{"/export", body("listing", small, "format", `"review"`, "baseline", `[{"name": "get_book"}]`)},
+		{"/check", body("listing", small)},
+	}
+	want := make([]string, len(reqs))
+	for i, r := range reqs {
+		want[i] = call(e, http.MethodPost, Prefix+r.path, r.body).Body.String()
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range reqs {
+				r := reqs[(i+g)%len(reqs)]
+				if got := call(e, http.MethodPost, Prefix+r.path, r.body).Body.String(); got != want[(i+g)%len(reqs)] {
+					t.Errorf("%s answered differently under concurrency", r.path)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestPanicAnswersInShape: a panicking handler answers a bare 500 in the error shape, and the
+// panic goes to the log, not to the client.
+func TestPanicAnswersInShape(t *testing.T) {
+	var logged bytes.Buffer
+	a := New(Options{Log: slog.New(slog.NewTextHandler(&logged, nil))})
+	e := echo.New()
+	rec := httptest.NewRecorder()
+	c := e.NewContext(httptest.NewRequest(http.MethodPost, Prefix+"/check", nil), rec)
+	err := a.answerErrors(func(echo.Context) error { panic("engine bug at /secret/path") })(c)
+	if err != nil {
+		t.Fatalf("the middleware returned %v; it must answer itself", err)
+	}
+	got := apiError(t, rec)
+	if got.Code != CodeInternal || strings.Contains(rec.Body.String(), "secret") {
+		t.Errorf("answer: %s", rec.Body)
+	}
+	if !strings.Contains(logged.String(), "engine bug") {
+		t.Errorf("the panic was not logged: %q", logged.String())
 	}
 }

@@ -116,10 +116,10 @@ func decodeRequest(body []byte, fields []string) (*request, error) {
 	return &request{src: body, root: root}, nil
 }
 
-// pointer returns the JSON pointer of a top-level member.
-func pointer(key string) string {
-	return "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
-}
+var pointerEscape = strings.NewReplacer("~", "~0", "/", "~1")
+
+// pointer returns the JSON pointer of a member.
+func pointer(key string) string { return "/" + pointerEscape.Replace(key) }
 
 // get returns a member, or nil when it is absent or null (null means "the default").
 func (r *request) get(key string) *listing.Value {
@@ -270,7 +270,39 @@ func (r *request) parseListing(field string, v *listing.Value, name string, lim 
 	if err != nil {
 		return nil, listingError(err, field, src)
 	}
+	if ptr, at := tooDeep(l.Doc, maxDepth); at != nil {
+		return nil, (&Error{Code: CodeTooLarge, Field: field, Pointer: ptr,
+			Message: fmt.Sprintf("%s nests deeper than %d levels", field, maxDepth),
+			Hint:    "real tool listings nest a dozen levels or so; flatten the schema (use $defs and $ref)"}).at(src, at.Pos)
+	}
 	return l, nil
+}
+
+// maxDepth bounds the nesting of a listing. The parser stops at listing.MaxDepth (10000), but
+// pretty output indents every level, so a deep listing costs memory quadratic in its depth;
+// real listings nest about 15 levels, and lint compiles schemas to 64 levels only.
+const maxDepth = 64
+
+// tooDeep returns the pointer and value of the first value nested deeper than max, if any.
+// The pointer is built on the way back out, so that the common case allocates nothing.
+func tooDeep(v *listing.Value, max int) (string, *listing.Value) {
+	if v.Kind != listing.Object && v.Kind != listing.Array {
+		return "", nil
+	}
+	if max == 0 {
+		return "", v
+	}
+	for i, it := range v.Items {
+		if p, at := tooDeep(it, max-1); at != nil {
+			return "/" + strconv.Itoa(i) + p, at
+		}
+	}
+	for _, m := range v.Members {
+		if p, at := tooDeep(m.Value, max-1); at != nil {
+			return pointer(m.Key) + p, at
+		}
+	}
+	return "", nil
 }
 
 // tasksOf parses member key as a task file (nil when absent).

@@ -140,8 +140,7 @@ func (a *API) export(c echo.Context) error {
 // (cmd/workbench/export.go, reviewEngines): the reference's checks and the extended rules for
 // findings, the compact cost counter for tokens, the reference ranker for the tasks.
 //
-// It knows nothing of HTTP and belongs beside the CLI's copy in a shared package; see the
-// package comment of checkReport.
+// It knows nothing of HTTP and belongs in a package the CLI shares (see checkReport).
 func (a *API) reviewOptions(tokName string, tasks []selection.Task) (export.ReviewOptions, error) {
 	var opts export.ReviewOptions
 	counter, err := a.counter(tokName, "compact", cost.Options{})

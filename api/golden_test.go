@@ -254,3 +254,26 @@ func TestCostBaseline(t *testing.T) {
 		t.Errorf("baseline: %s", rec.Body)
 	}
 }
+
+// TestRealListings sends each real listing to every engine endpoint: all answer 200 with a body
+// that validates against the document, so the schemas hold for real servers' output too.
+func TestRealListings(t *testing.T) {
+	e := newRouter(t, Options{})
+	for _, name := range []string{"github-mcp-server", "gitlab-mcp-server", "kubernetes-mcp-server",
+		"kubernetes-mcp-server-extra-toolsets", "mongodb-mcp-server"} {
+		src := shared(t, "listings", "real", name+".json")
+		for _, p := range []struct{ path, req string }{
+			{"/check", body("name", quote(name), "listing", quote(string(src)))},
+			{"/cost", body("listing", string(src), "render", `"openai"`)},
+			{"/export", body("listing", string(src), "format", `"go"`)},
+			{"/export", body("listing", string(src), "format", `"review"`, "baseline", `[]`)},
+		} {
+			rec := call(e, http.MethodPost, Prefix+p.path, p.req)
+			if rec.Code != http.StatusOK {
+				t.Errorf("%s %s: %d %.300s", name, p.path, rec.Code, rec.Body)
+				continue
+			}
+			checkResponse(t, http.MethodPost, Prefix+p.path, rec)
+		}
+	}
+}

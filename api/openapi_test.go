@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -95,6 +96,18 @@ func checkRequest(t testing.TB, method, path, body string) {
 	t.Helper()
 	op := "/paths/" + ptrEscape(routeOf(path)) + "/" + strings.ToLower(method)
 	validateJSON(t, op+"/requestBody/content/application~1json/schema", []byte(body))
+}
+
+// requestSchemaError validates a request body against the operation's request schema and
+// returns the validation error (nil if it is valid or not JSON at all).
+func requestSchemaError(t testing.TB, method, path, body string) error {
+	t.Helper()
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(body))
+	if err != nil {
+		return errors.New("not JSON")
+	}
+	op := "/paths/" + ptrEscape(routeOf(path)) + "/" + strings.ToLower(method)
+	return schemaAt(t, op+"/requestBody/content/application~1json/schema").Validate(v)
 }
 
 // checkResponse fails unless the document lists the response's status for the operation, and
@@ -236,23 +249,29 @@ func TestOpenAPISchemas(t *testing.T) {
 func TestOpenAPIExamplesAnswer(t *testing.T) {
 	doc := loadSpec(t)
 	e := newRouter(t, Options{Workspaces: newFakeStore()})
+	created := call(e, http.MethodPost, Prefix+"/workspaces", body("listing", small))
+	var w struct{ ID string }
+	if err := json.Unmarshal(created.Body.Bytes(), &w); err != nil || w.ID == "" {
+		t.Fatalf("create: %d %s", created.Code, created.Body)
+	}
 	for p, item := range doc["paths"].(map[string]any) {
 		for m, o := range item.(map[string]any) {
 			if m == "parameters" {
 				continue
 			}
 			rb, _ := o.(map[string]any)["requestBody"].(map[string]any)
-			if rb == nil || strings.Contains(p, "{id}") {
+			if rb == nil {
 				continue
 			}
 			ex := rb["content"].(map[string]any)["application/json"].(map[string]any)["example"]
 			b, _ := json.Marshal(ex)
-			rec := call(e, strings.ToUpper(m), Prefix+p, string(b))
+			path := Prefix + strings.ReplaceAll(p, "{id}", w.ID)
+			rec := call(e, strings.ToUpper(m), path, string(b))
 			if rec.Code >= 300 {
 				t.Errorf("%s %s example: %d %s", m, p, rec.Code, rec.Body)
 				continue
 			}
-			checkResponse(t, strings.ToUpper(m), Prefix+p, rec)
+			checkResponse(t, strings.ToUpper(m), path, rec)
 		}
 	}
 }

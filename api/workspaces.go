@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -109,6 +110,12 @@ func (a *API) createWorkspace(c echo.Context) error {
 		d, err := req.doc("tasks", v)
 		if err != nil {
 			return err
+		}
+		// The store keeps JSON that encoding/json must read back; Python's NaN and Infinity,
+		// which the task parser accepts, are not that.
+		if !json.Valid(d.exact) {
+			return &Error{Code: CodeInvalidTasks, Field: "tasks", Message: "the task file is not standard JSON (NaN or Infinity?)",
+				Hint: "write numbers as JSON numbers"}
 		}
 		nw.Tasks = append([]byte(nil), d.exact...)
 	}

@@ -97,6 +97,7 @@ type Counter struct {
 	limit  int
 	ranked int
 	whole  bool
+	source string
 
 	mu     sync.RWMutex
 	byHash map[listing.Hash]toolEntry
@@ -121,7 +122,7 @@ func NewCounter(tok Tokenizer, render string, opts Options) (*Counter, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Counter{tok: tok, r: r, limit: opts.CacheSize, ranked: opts.Ranked, whole: opts.Whole,
+	c := &Counter{tok: tok, r: r, limit: opts.CacheSize, ranked: opts.Ranked, whole: opts.Whole, source: r.source,
 		byHash: map[listing.Hash]toolEntry{}, texts: map[string]int{}}
 	if c.limit <= 0 {
 		c.limit = 8192
@@ -146,6 +147,7 @@ func NewCounter(tok Tokenizer, render string, opts Options) (*Counter, error) {
 			return nil, err
 		}
 		c.model = c.o.anthropic.Model
+		c.source = fmt.Sprintf("%s, version %s; the tools' tokens are counted with %s because Anthropic's tokenizer is not public", r.source, Anthropic().Version, tok.Name())
 	default:
 		if opts.Model != "" {
 			return nil, fmt.Errorf("the %s rendering takes no model (only openai and anthropic do)", render)
@@ -299,7 +301,7 @@ func (c *Counter) frameTokens(r rendered) int {
 // Listing measures every tool of l and the rendering's frame. Only tools whose content the
 // Counter has not seen are rendered and tokenized.
 func (c *Counter) Listing(l *listing.Listing) Report {
-	rep := Report{Tokenizer: c.tok.Name(), Render: c.r.name, Estimate: c.r.estimate, Source: c.r.source, Model: c.model,
+	rep := Report{Tokenizer: c.tok.Name(), Render: c.r.name, Estimate: c.r.estimate, Source: c.source, Model: c.model,
 		Tools: make([]ToolCost, len(l.Tools))}
 	hashes := make([]listing.Hash, len(l.Tools))
 	hashed := make([]bool, len(l.Tools))

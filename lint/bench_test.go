@@ -50,3 +50,32 @@ func BenchmarkLintGitHubUnchanged(b *testing.B) {
 		lt.Lint(l)
 	}
 }
+
+// BenchmarkLintGitHubSchemasCached runs every tool's rules again on the GitHub listing with the
+// compiled schemas cached by content hash (as after an edit to every description): the
+// per-tool cache is emptied before each run, the schema cache is not.
+func BenchmarkLintGitHubSchemasCached(b *testing.B) {
+	l := load(b, filepath.Join(sharedDir(b), "listings", "real", "github-mcp-server.json"))
+	lt := New(Config{})
+	lt.Lint(l)
+	b.ReportAllocs()
+	for b.Loop() {
+		lt.mu.Lock()
+		lt.tools = map[listing.Hash]*toolFacts{}
+		lt.byPtr = map[*listing.Value]listing.Hash{}
+		lt.mu.Unlock()
+		lt.Lint(l)
+	}
+}
+
+// BenchmarkCompileGitHubSchemas compiles the 117 input schemas of the GitHub listing (meta-schema
+// validation, $ref resolution, value checks): the part of a cold lint the schema cache saves.
+func BenchmarkCompileGitHubSchemas(b *testing.B) {
+	l := load(b, filepath.Join(sharedDir(b), "listings", "real", "github-mcp-server.json"))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, t := range l.Tools {
+			compileSchema(t.Get("inputSchema"), "inputSchema", DefaultMaxSchemaDepth)
+		}
+	}
+}

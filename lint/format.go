@@ -165,6 +165,8 @@ func sarifLevel(s Severity) string {
 func SARIF(r *Report) (*sarif.Report, error) {
 	rep := sarif.NewReport()
 	run := sarif.NewRunWithInformationURI("workbench", "https://github.com/tool-workbench/workbench")
+	// Columns count characters (code points), as listing.Position does, not UTF-16 units.
+	run.WithColumnKind("unicodeCodePoints")
 	for _, rule := range Rules() {
 		run.AddRule(rule.ID).
 			WithName(rule.ID).

@@ -100,3 +100,17 @@ func TestDeepAndCyclicSchemas(t *testing.T) {
 		})
 	}
 }
+
+// A pattern that backtracks catastrophically (ECMA-262 only, so not Go's linear engine) stops the
+// value checks with a finding instead of costing a timeout per value.
+func TestSlowPatternStopsValueChecks(t *testing.T) {
+	enum := make([]string, 300)
+	for i := range enum {
+		enum[i] = `"` + strings.Repeat("a", 30) + `!"`
+	}
+	schema := `{"type": "object", "properties": {"x": {"type": "string", "pattern": "^(?=a)(a+)+$", "enum": [` + strings.Join(enum, ",") + `]}}}`
+	fs := lintText(t, `[{"name": "t", "description": "x", "inputSchema": `+schema+`}]`, Config{})
+	if !has(fs, "schema-limit") {
+		t.Errorf("no schema-limit finding for a catastrophic pattern: %v", fs)
+	}
+}

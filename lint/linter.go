@@ -102,6 +102,7 @@ type toolFacts struct {
 	descWords []string  // sorted content words of the description
 	desc      string
 	mentions  []mention // identifiers in the description that may name another tool
+	signature string    // see signature: tools with equal signatures may be confused
 }
 
 // Lint runs every extended rule on l and returns the findings, listing-wide ones first, then by
@@ -226,7 +227,7 @@ func (lt *Linter) computeFacts(t *listing.Value) *toolFacts {
 	}
 	sort.Strings(ws)
 	return &toolFacts{findings: tc.out, tokens: lt.cfg.Tokens(string(listing.Marshal(t, ""))),
-		descWords: ws, desc: desc, mentions: findMentions(desc)}
+		descWords: ws, desc: desc, mentions: findMentions(desc), signature: signature(tc.name, ws)}
 }
 
 // schema returns the cached findings of compiling schema (pointers relative to it).
@@ -255,6 +256,16 @@ type toolCtx struct {
 	tool *listing.Value
 	name string
 	out  []Finding
+	// descs caches descriptions(tool), which several rules read.
+	descs     []textAt
+	descsDone bool
+}
+
+func (c *toolCtx) descriptions() []textAt {
+	if !c.descsDone {
+		c.descs, c.descsDone = descriptions(c.tool), true
+	}
+	return c.descs
 }
 
 func (c *toolCtx) report(rule, ptr, msg string) {
@@ -303,10 +314,31 @@ func (lt *Linter) locate(l *listing.Listing, fs []Finding) {
 		lt.lines = idx
 	}
 	lt.mu.Unlock()
+	idx.locate(l, fs)
+}
+
+// locate sets the line and column of each finding in one sweep over the source in offset order,
+// so that many findings on one long line (a minified listing) cost one pass, not one each.
+func (x *lineIndex) locate(l *listing.Listing, fs []Finding) {
+	type at struct{ i, pos int }
+	var ats []at
 	for i := range fs {
-		if pos := valuePos(l, fs[i].Pointer); pos >= 0 {
-			fs[i].Line, fs[i].Column = idx.position(pos)
+		if pos := valuePos(l, fs[i].Pointer); pos >= 0 && pos <= len(x.src) {
+			ats = append(ats, at{i, pos})
 		}
+	}
+	sort.Slice(ats, func(a, b int) bool { return ats[a].pos < ats[b].pos })
+	line, lineStart, col, colAt := 0, 0, 1, 0
+	for _, a := range ats {
+		for line+1 < len(x.starts) && x.starts[line+1] <= a.pos {
+			line++
+		}
+		if x.starts[line] != lineStart || colAt > a.pos {
+			lineStart, col, colAt = x.starts[line], 1, x.starts[line]
+		}
+		col += utf8.RuneCount(x.src[colAt:a.pos])
+		colAt = a.pos
+		fs[a.i].Line, fs[a.i].Column = line+1, col
 	}
 }
 
@@ -368,14 +400,6 @@ func (x *lineIndex) same(src []byte) bool {
 	return len(src) == len(x.src) && (len(src) == 0 || &src[0] == &x.src[0])
 }
 
-func (x *lineIndex) position(off int) (line, col int) {
-	if off > len(x.src) {
-		off = len(x.src)
-	}
-	i := sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off }) - 1
-	return i + 1, utf8.RuneCount(x.src[x.starts[i]:off]) + 1
-}
-
 func itoa(i int) string { return strconv.Itoa(i) }
 
 // ptrTok is one escaped JSON pointer token with its slash ("/a~1b" for "a/b"): the common case
@@ -385,4 +409,25 @@ func ptrTok(k string) string {
 		return listing.JoinPointer(k)
 	}
 	return "/" + k
+}
+
+// path is a JSON pointer under construction: a walk pushes and pops raw tokens, and a rule joins
+// them (String) only when it reports, so that walking a schema allocates no pointer per node.
+// A callback must not keep a *path after it returns.
+type path struct {
+	base string
+	toks []string
+}
+
+func (p *path) push(t string) { p.toks = append(p.toks, t) }
+func (p *path) pop()          { p.toks = p.toks[:len(p.toks)-1] }
+
+// String returns the pointer: base followed by the escaped tokens.
+func (p *path) String() string {
+	var b strings.Builder
+	b.WriteString(p.base)
+	for _, t := range p.toks {
+		b.WriteString(ptrTok(t))
+	}
+	return b.String()
 }

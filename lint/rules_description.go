@@ -87,10 +87,10 @@ func descriptions(t *listing.Value) []textAt {
 		out = append(out, textAt{"/annotations/title", v.Str, "title"})
 	}
 	for _, which := range []string{"inputSchema", "outputSchema"} {
-		eachSubschema(t.Get(which), "/"+which, func(s *listing.Value, ptr string) {
+		eachSubschema(t.Get(which), "/"+which, func(s *listing.Value, p *path) {
 			for _, k := range []string{"description", "title"} {
 				if v := s.Get(k); v.IsString() {
-					out = append(out, textAt{ptr + "/" + k, v.Str, k})
+					out = append(out, textAt{p.String() + "/" + k, v.Str, k})
 				}
 			}
 		})
@@ -146,7 +146,7 @@ func checkDescriptionText(c *toolCtx) {
 			c.report("description-docstring-indent", "/description", fmt.Sprintf("every continuation line is indented by %s, as in a source docstring: the model receives the indentation; pass the text without it", ind))
 		}
 	}
-	for _, t := range descriptions(c.tool) {
+	for _, t := range c.descriptions() {
 		if ts := tags(t.s); len(ts) > 0 {
 			c.report("description-markup", t.ptr, fmt.Sprintf("markup in the text: %s; write plain text", strings.Join(ts, ", ")))
 		}
@@ -207,7 +207,7 @@ func docstringIndent(s string) string {
 }
 
 var (
-	exampleIntro = regexp.MustCompile(`(?i)\b(?:e\.g\.|eg\.|for example|for instance|such as|example\s*:|examples\s*:|like)[\s,:]*`)
+	exampleIntro = regexp.MustCompile(`\b(?:e\.g\.|eg\.|for example|for instance|such as|example\s*:|examples\s*:|like)[\s,:]*`)
 	exampleToken = regexp.MustCompile("^[\"'\x60]?([A-Za-z0-9][A-Za-z0-9_./#:@-]*[A-Za-z0-9])[\"'\x60]?")
 	// An identifier: letters then 3+ digits (KG-1031, ord_123, A4521), or 4+ bare digits (4521).
 	// Three bare digits are more often an HTTP status or a count than an ID.
@@ -242,10 +242,16 @@ func placeholder(v string) bool {
 // realLooking returns the example values in text that look like live identifiers.
 func realLooking(text string) []string {
 	var out []string
-	if !containsAny(strings.ToLower(text), exampleHints) {
+	low := strings.ToLower(text)
+	if !containsAny(low, exampleHints) {
 		return nil
 	}
-	for _, m := range exampleIntro.FindAllStringIndex(text, -1) {
+	if len(low) != len(text) {
+		// Lower-casing changed byte offsets (a few non-ASCII letters do): the intro positions
+		// found in low would not point into text, so read both in a form where they agree.
+		text = low
+	}
+	for _, m := range exampleIntro.FindAllStringIndex(low, -1) {
 		rest := text[m[1]:]
 		for k := 0; k < 3 && rest != ""; k++ { // up to three values: "e.g. 4521, 4533 or 4540"
 			tm := exampleToken.FindStringSubmatchIndex(rest)
@@ -270,6 +276,8 @@ func realLooking(text string) []string {
 	return out
 }
 
+var jsonTypes = []string{"string", "integer", "number", "boolean", "array", "object"}
+
 var exampleHints = []string{"e.g", "eg.", "example", "instance", "such as", "like"}
 
 var hexColour = regexp.MustCompile(`^#?[0-9a-f]{6}$`)
@@ -279,7 +287,7 @@ var dateOrVersion = regexp.MustCompile(`^(?:v?\d+(?:\.\d+)+|\d{4}-\d{2}(?:-\d{2}
 func looksLikeDateOrVersion(v string) bool { return dateOrVersion.MatchString(strings.ToLower(v)) }
 
 func checkExamples(c *toolCtx) {
-	for _, t := range descriptions(c.tool) {
+	for _, t := range c.descriptions() {
 		if t.key != "description" {
 			continue
 		}
@@ -288,11 +296,12 @@ func checkExamples(c *toolCtx) {
 		}
 	}
 	for _, which := range []string{"inputSchema"} {
-		eachSubschema(c.tool.Get(which), "/"+which, func(s *listing.Value, ptr string) {
+		eachSubschema(c.tool.Get(which), "/"+which, func(s *listing.Value, p *path) {
 			ex := s.Get("examples")
 			if ex == nil || ex.Kind != listing.Array {
 				return
 			}
+			ptr := p.String()
 			for i, it := range ex.Items {
 				v := it.Str
 				if it.Kind == listing.Number {
@@ -317,7 +326,7 @@ func quoteList(vs []string) string {
 }
 
 // checkRepeatsSchema reports a parameter description that restates its schema.
-func checkRepeatsSchema(c *toolCtx, name string, p *listing.Value, ptr, desc string) {
+func checkRepeatsSchema(c *toolCtx, name string, p *listing.Value, pp *path, desc string) {
 	if desc == "" {
 		return
 	}
@@ -335,10 +344,12 @@ func checkRepeatsSchema(c *toolCtx, name string, p *listing.Value, ptr, desc str
 			what = append(what, "every enum value")
 		}
 	}
-	if m := typeRepeat.FindStringSubmatch(desc); m != nil {
-		typ := m[1] + m[2]
-		if t := p.Get("type"); t.IsString() && strings.EqualFold(t.Str, typ) {
-			what = append(what, "its type")
+	if low := strings.ToLower(desc); (strings.Contains(low, "(") || strings.Contains(low, "type")) && containsAny(low, jsonTypes) {
+		if m := typeRepeat.FindStringSubmatch(desc); m != nil {
+			typ := m[1] + m[2]
+			if t := p.Get("type"); t.IsString() && strings.EqualFold(t.Str, typ) {
+				what = append(what, "its type")
+			}
 		}
 	}
 	if d := p.Get("default"); d != nil {
@@ -348,7 +359,7 @@ func checkRepeatsSchema(c *toolCtx, name string, p *listing.Value, ptr, desc str
 		}
 	}
 	if len(what) > 0 {
-		c.report("description-repeats-schema", ptr+"/description", fmt.Sprintf("the description of %q repeats %s, which the schema already shows", name, strings.Join(what, " and ")))
+		c.report("description-repeats-schema", pp.String()+"/description", fmt.Sprintf("the description of %q repeats %s, which the schema already shows", name, strings.Join(what, " and ")))
 	}
 }
 
@@ -371,41 +382,26 @@ func isWordByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// nearDuplicatePairs returns pairs (i < j) of tools whose description content words overlap
-// (Jaccard) by at least 0.5, found through an inverted index rather than every pair.
-func nearDuplicatePairs(facts []*toolFacts) [][2]int {
-	index := map[string][]int32{}
-	for i, f := range facts {
-		for _, w := range f.descWords {
-			index[w] = append(index[w], int32(i))
+// jaccard is the overlap of two sorted word lists: shared words over all words.
+func jaccard(a, b []string) float64 {
+	inter := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			inter++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
 		}
 	}
-	shared := make([]int32, len(facts))
-	var touched []int32
-	var out [][2]int
-	for i, f := range facts {
-		touched = touched[:0]
-		for _, w := range f.descWords {
-			for _, j := range index[w] {
-				if int(j) > i {
-					if shared[j] == 0 {
-						touched = append(touched, j)
-					}
-					shared[j]++
-				}
-			}
-		}
-		sort.Slice(touched, func(a, b int) bool { return touched[a] < touched[b] })
-		for _, j := range touched {
-			inter := int(shared[j])
-			shared[j] = 0
-			union := len(f.descWords) + len(facts[j].descWords) - inter
-			if union > 0 && float64(inter)/float64(union) >= 0.5 {
-				out = append(out, [2]int{i, int(j)})
-			}
-		}
+	union := len(a) + len(b) - inter
+	if union == 0 {
+		return 0
 	}
-	return out
+	return float64(inter) / float64(union)
 }
 
 // Verb classes: two tools that differ only by synonyms of one verb are not told apart by it.
@@ -427,9 +423,11 @@ var verbClass = func() map[string]string {
 // weakWords distinguish nothing: generic words and words every tool description uses.
 var weakWords = set("id ids data info information detail details specific given one single tool tools github item items object objects result results thing new existing")
 
-// signature returns a tool's distinguishing vocabulary: content words of its name and
-// description, verbs folded into classes, generic words dropped.
-func signature(name string, desc []string) map[string]bool {
+// signature returns a tool's distinguishing vocabulary as one key: content words of its name and
+// description, verbs folded into classes, generic words dropped, sorted. Two tools with the same
+// key say nothing the other does not: "create_branch" and "create_issue" share most words but
+// name different objects; "get_data" and "fetch_data" do not.
+func signature(name string, desc []string) string {
 	sig := map[string]bool{}
 	add := func(w string) {
 		if c, ok := verbClass[w]; ok {
@@ -450,37 +448,64 @@ func signature(name string, desc []string) map[string]bool {
 	for _, w := range desc {
 		add(w)
 	}
-	return sig
-}
-
-// subset reports whether every word of a is in b.
-func subset(a, b map[string]bool) bool {
-	for w := range a {
-		if !b[w] {
-			return false
-		}
+	if len(desc) == 0 {
+		return "" // no description: the reference's description check covers it
 	}
-	return true
+	ws := make([]string, 0, len(sig))
+	for w := range sig {
+		ws = append(ws, w)
+	}
+	sort.Strings(ws)
+	return strings.Join(ws, " ")
 }
 
 func checkSiblings(c *listCtx) {
-	for _, p := range nearDuplicatePairs(c.facts) {
-		a, b := p[0], p[1]
-		if c.names[a] == c.names[b] {
-			continue // name-unique reports it
+	// Only tools with the same signature can be reported, so group by it first: the check
+	// then costs one map insert per tool on every keystroke, not a comparison per pair.
+	groups := map[string][]int{}
+	for i, f := range c.facts {
+		if f.signature != "" {
+			groups[f.signature] = append(groups[f.signature], i)
 		}
-		if mentionsName(c.facts[a], c.names[b]) || mentionsName(c.facts[b], c.names[a]) {
-			continue
+	}
+	// Each tool is reported once, with the later tools it is confused with, so that a listing
+	// of many look-alike tools gives one finding per tool rather than one per pair.
+	partners := map[int][]int{}
+	for _, g := range groups {
+		for x, a := range g {
+			for _, b := range g[x+1:] {
+				if c.names[a] == c.names[b] {
+					continue // name-unique reports it
+				}
+				// The reference's near-duplicate measure: half the description words shared.
+				if jaccard(c.facts[a].descWords, c.facts[b].descWords) < 0.5 {
+					continue
+				}
+				if mentionsName(c.facts[a], c.names[b]) || mentionsName(c.facts[b], c.names[a]) {
+					continue
+				}
+				partners[a] = append(partners[a], b)
+			}
 		}
-		// Near-duplicate wording is only confusing when neither tool's name and description say
-		// anything the other's do not: "create_branch" and "create_issue" share most words but
-		// name different objects; "get_data" and "fetch_data" do not.
-		sa, sb := signature(c.names[a], c.facts[a].descWords), signature(c.names[b], c.facts[b].descWords)
-		if !subset(sa, sb) || !subset(sb, sa) {
-			continue
+	}
+	order := make([]int, 0, len(partners))
+	for a := range partners {
+		order = append(order, a)
+	}
+	sort.Ints(order)
+	for _, a := range order {
+		bs := partners[a]
+		sort.Ints(bs)
+		var names []string
+		for _, b := range bs[:min(3, len(bs))] {
+			names = append(names, c.names[b])
+		}
+		others := strings.Join(names, ", ")
+		if len(bs) > 3 {
+			others += fmt.Sprintf(" and %d more", len(bs)-3)
 		}
 		c.report("description-sibling-unnamed", a, "/tools/"+itoa(a)+"/description",
-			fmt.Sprintf("%s and %s have near-duplicate descriptions, nothing in either says what the other does not, and neither names the other: say in each when to use the other instead", c.names[a], c.names[b]))
+			fmt.Sprintf("%s and %s have near-duplicate descriptions, nothing in either says what the other does not, and neither names the other: say in each when to use the other instead", c.names[a], others))
 	}
 }
 

@@ -57,7 +57,7 @@ var returnsShape = regexp.MustCompile(`(?i)\breturns?\b[^.]{0,60}\b(?:json|objec
 func checkOutput(c *toolCtx) {
 	out := c.tool.Get("outputSchema")
 	if out == nil {
-		if returnsShape.MatchString(c.tool.Get("description").String()) {
+		if d := c.tool.Get("description").String(); strings.Contains(strings.ToLower(d), "return") && returnsShape.MatchString(d) {
 			c.report("output-schema-missing", "/description", "the description promises a structured result but the tool declares no outputSchema: declare one so that clients can validate the result and code can read its fields")
 		}
 		return

@@ -67,22 +67,29 @@ func init() {
 	listingChecks = append(listingChecks, checkShadowing)
 }
 
-// allStrings calls f for every string value of v (with its pointer) and, with keys, every key.
-func allStrings(v *listing.Value, ptr string, keys bool, f func(ptr, s string, isKey bool)) {
+// allStrings calls f for every string value of v (with its path) and, with keys, every key.
+func allStrings(v *listing.Value, keys bool, f func(p *path, s string, isKey bool)) {
+	walkStrings(v, &path{}, keys, f)
+}
+
+func walkStrings(v *listing.Value, p *path, keys bool, f func(p *path, s string, isKey bool)) {
 	switch v.Kind {
 	case listing.String:
-		f(ptr, v.Str, false)
+		f(p, v.Str, false)
 	case listing.Array:
 		for i, it := range v.Items {
-			allStrings(it, ptr+"/"+itoa(i), keys, f)
+			p.push(itoa(i))
+			walkStrings(it, p, keys, f)
+			p.pop()
 		}
 	case listing.Object:
 		for _, m := range v.Members {
-			p := ptr + ptrTok(m.Key)
+			p.push(m.Key)
 			if keys {
 				f(p, m.Key, true)
 			}
-			allStrings(m.Value, p, keys, f)
+			walkStrings(m.Value, p, keys, f)
+			p.pop()
 		}
 	}
 }
@@ -103,7 +110,7 @@ func hiddenKind(r rune) string {
 }
 
 func checkHiddenUnicode(c *toolCtx) {
-	allStrings(c.tool, "", true, func(ptr, s string, isKey bool) {
+	allStrings(c.tool, true, func(p *path, s string, isKey bool) {
 		clean := true
 		for i := 0; i < len(s); i++ {
 			if b := s[i]; b >= 0x80 || b < 0x20 || b == 0x7F {
@@ -147,21 +154,13 @@ func checkHiddenUnicode(c *toolCtx) {
 		if tagText.Len() > 0 {
 			msg += fmt.Sprintf("; the tag characters spell %q", short(tagText.String()))
 		}
-		c.report("hidden-unicode", ptr, msg+": remove them")
+		c.report("hidden-unicode", p.String(), msg+": remove them")
 	})
 }
 
 var (
 	injectionTags = set("important system instructions instruction secret hidden admin sys override critical")
-	instructionRe = regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|other|original)\s+(?:instructions|prompts?|messages|rules|directions|guidelines)` +
-		`|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention|reveal|show|notify|alert|disclose)\b[^.]{0,20}\b(?:the\s+)?user` +
-		`|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+(?:the\s+)?user` +
-		`|\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|notice|be\s+told)` +
-		`|\b(?:your|the)\s+system\s+prompt\b` +
-		`|<\s*/?\s*(?:important|system|instructions?|secret|hidden|admin|sys|override|critical)\s*>` +
-		`|\[\s*(?:system|important|instructions?)\s*\]` +
-		`|<\|im_(?:start|end)\|>`)
-	promoRe = regexp.MustCompile(`(?i)\balways\s+(?:use|call|choose|prefer|pick)\s+this\s+(?:tool|function)` +
+	promoRe       = regexp.MustCompile(`\balways\s+(?:use|call|choose|prefer|pick)\s+this\s+(?:tool|function)` +
 		`|\b(?:use|call)\s+this\s+(?:tool|function)\s+(?:first|always|whenever|before\s+any|for\s+(?:all|every|any))\b` +
 		`|\bthe\s+(?:best|only|most\s+(?:powerful|reliable|accurate|advanced))\s+(?:\w+\s+)?(?:tool|function)\b` +
 		`|\bprefer\s+this\s+(?:tool|function)` +
@@ -175,10 +174,12 @@ var (
 	emailRe = regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b`)
 )
 
-var conditionRe = regexp.MustCompile(`(?i)\b(?:when|whenever|if|unless|over|in\s+case|once)\b`)
+var conditionRe = regexp.MustCompile(`\b(?:when|whenever|if|unless|over|in\s+case|once)\b`)
 
 // promotion returns the first assertive phrase of s that no condition limits ("use this tool
-// first whenever a VM will not start" says when; "always use this tool" does not), or "".
+// first whenever a VM will not start" says when; "always use this tool" does not), or "". s is
+// lower-cased text: matching it with case-sensitive patterns is several times faster than
+// case-folding patterns on the original.
 func promotion(s string) string {
 	for _, loc := range promoRe.FindAllStringIndex(s, -1) {
 		m := s[loc[0]:loc[1]]
@@ -218,48 +219,75 @@ var (
 	promoHints    = []string{"this tool", "this function", "best", "only", "most", "other tool", "other function", "always be"}
 )
 
-// mayInstruct reports whether lower-cased text could match instructionRe.
-func mayInstruct(low string) bool {
-	return containsAny(low, ignoreHints) && containsAny(low, ignoreObjects) ||
-		strings.Contains(low, "user") && containsAny(low, userNegations) ||
-		strings.Contains(low, "system prompt") || strings.Contains(low, "|im_") ||
-		strings.ContainsAny(low, "<[") && containsAny(low, tagHints)
+// instructionPatterns are the phrases of instructions-to-model, each with a cheap test on the
+// lower-cased text that every match needs: most text passes none, and the regular expressions,
+// the costly part, run only on text that passes.
+var instructionPatterns = []struct {
+	may func(low string) bool
+	re  *regexp.Regexp
+}{
+	{func(low string) bool { return containsAny(low, ignoreHints) && containsAny(low, ignoreObjects) },
+		regexp.MustCompile(`\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|other|original)\s+(?:instructions|prompts?|messages|rules|directions|guidelines)`)},
+	{func(low string) bool {
+		return strings.Contains(low, "user") && containsAny(low, userNegations) && containsAny(low, tellVerbs)
+	},
+		regexp.MustCompile(`\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention|reveal|show|notify|alert|disclose)\b[^.]{0,20}\b(?:the\s+)?user`)},
+	{func(low string) bool { return strings.Contains(low, "without") && strings.Contains(low, "user") },
+		regexp.MustCompile(`\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+(?:the\s+)?user`)},
+	{func(low string) bool { return strings.Contains(low, "user") && strings.Contains(low, "not") },
+		regexp.MustCompile(`\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|notice|be\s+told)`)},
+	{func(low string) bool { return strings.Contains(low, "system prompt") },
+		regexp.MustCompile(`\b(?:your|the)\s+system\s+prompt\b`)},
+	{func(low string) bool { return strings.ContainsAny(low, "<[") && containsAny(low, tagHints) },
+		regexp.MustCompile(`<\s*/?\s*(?:important|system|instructions?|secret|hidden|admin|sys|override|critical)\s*>|\[\s*(?:system|important|instructions?)\s*\]`)},
+	{func(low string) bool { return strings.Contains(low, "|im_") },
+		regexp.MustCompile(`<\|im_(?:start|end)\|>`)},
 }
 
-func containsAny(s string, subs []string) bool {
-	for _, sub := range subs {
-		if strings.Contains(s, sub) {
-			return true
+var tellVerbs = []string{"tell", "inform", "mention", "reveal", "show", "notify", "alert", "disclose"}
+
+// instruction returns the first phrase of s aimed at the model (lower-cased), or "". The
+// patterns are matched on the lower-cased text, which is faster than case-folding patterns.
+func instruction(s, low string) string {
+	first, at := "", len(low)
+	for _, p := range instructionPatterns {
+		if !p.may(low) {
+			continue
+		}
+		if loc := p.re.FindStringIndex(low); loc != nil && loc[0] < at {
+			first, at = low[loc[0]:loc[1]], loc[0]
 		}
 	}
-	return false
+	return first
 }
 
 func checkPoisonText(c *toolCtx) {
-	allStrings(c.tool, "", false, func(ptr, s string, _ bool) {
+	allStrings(c.tool, false, func(p *path, s string, _ bool) {
 		if len(s) < 4 {
 			return
 		}
 		low := strings.ToLower(s)
-		if mayInstruct(low) {
-			if m := instructionRe.FindString(s); m != "" {
-				c.report("instructions-to-model", ptr, fmt.Sprintf("text aimed at the model, not a description of the tool: %q", short(m)))
+		{
+			if m := instruction(s, low); m != "" {
+				c.report("instructions-to-model", p.String(), fmt.Sprintf("text aimed at the model, not a description of the tool: %q", short(m)))
 			}
 		}
 		if containsAny(s, secretHints) || (strings.ContainsAny(s, ":=") && containsAny(low, assignHints)) {
 			if m := secretRe.FindString(s); m != "" {
-				c.report("secret-in-text", ptr, fmt.Sprintf("what looks like a credential: %s; remove it and rotate it", redact(m)))
+				c.report("secret-in-text", p.String(), fmt.Sprintf("what looks like a credential: %s; remove it and rotate it", redact(m)))
 			}
 		}
 		if containsAny(low, pathHints) {
 			if m := pathRe.FindString(s); m != "" {
-				c.report("sensitive-path", ptr, fmt.Sprintf("names a sensitive path: %q", strings.TrimSpace(strings.TrimLeft(m, "'\"`(=:"))))
+				c.report("sensitive-path", p.String(), fmt.Sprintf("names a sensitive path: %q", strings.TrimSpace(strings.TrimLeft(m, "'\"`(=:"))))
 			}
 		}
 	})
-	for _, t := range descriptions(c.tool) {
+	for _, t := range c.descriptions() {
 		if t.ptr == "/description" || t.ptr == "/title" || t.ptr == "/annotations/title" {
-			if m := promotion(t.s); m != "" && containsAny(strings.ToLower(t.s), promoHints) {
+			if !containsAny(strings.ToLower(t.s), promoHints) {
+				// no phrase of promoRe can match
+			} else if m := promotion(strings.ToLower(t.s)); m != "" {
 				c.report("promotional-wording", t.ptr, fmt.Sprintf("assertive wording that pushes the model to this tool: %q; say when the tool is the right one instead", m))
 			}
 		}
@@ -307,7 +335,7 @@ func sensitiveName(n string) string {
 }
 
 func checkHeaders(c *toolCtx) {
-	eachProperty(c.tool.Get("inputSchema"), "/inputSchema", 1, func(name string, p *listing.Value, ptr string, _ int) {
+	eachProperty(c.tool.Get("inputSchema"), "/inputSchema", func(name string, p *listing.Value, pp *path, _ int) {
 		h := p.Get("x-mcp-header")
 		if h == nil {
 			return
@@ -320,7 +348,7 @@ func checkHeaders(c *toolCtx) {
 		if w == "" {
 			return
 		}
-		c.report("header-sensitive", ptr+"/x-mcp-header", fmt.Sprintf("parameter %q is copied into an HTTP header (%s) that proxies and logs can see, and its name says %q: remove x-mcp-header from personal or secret parameters", name, strings.TrimSpace("x-mcp-header "+hn), w))
+		c.report("header-sensitive", pp.String()+"/x-mcp-header", fmt.Sprintf("parameter %q is copied into an HTTP header (%s) that proxies and logs can see, and its name says %q: remove x-mcp-header from personal or secret parameters", name, strings.TrimSpace("x-mcp-header "+hn), w))
 	})
 }
 
@@ -333,27 +361,39 @@ type mention struct {
 }
 
 var (
-	modalRe   = regexp.MustCompile(`(?i)^["'\x60]?\s+(?:tool\s+|function\s+)?(?:must|should|shall|needs\s+to|has\s+to|is\s+required\s+to)\b`)
-	triggerRe = regexp.MustCompile(`(?i)\b(?:when|whenever|before|after|every\s+time|each\s+time)\b[^.]{0,40}\b(?:use|uses|using|call|calls|calling|invoke|invokes|invoking|run|runs|running)\s+(?:the\s+)?["'\x60]?$`)
-	forceRe   = regexp.MustCompile(`(?i)\b(?:always|never|must|make\s+sure|ensure|important|do\s+not|don'?t|secretly|without)\b`)
+	modalRe    = regexp.MustCompile(`(?i)^["'\x60]?\s+(?:tool\s+|function\s+)?(?:must|should|shall|needs\s+to|has\s+to|is\s+required\s+to)\b`)
+	triggerRe  = regexp.MustCompile(`(?i)\b(?:when|whenever|before|after|every\s+time|each\s+time)\b[^.]{0,40}\b(?:use|uses|using|call|calls|calling|invoke|invokes|invoking|run|runs|running)\s+(?:the\s+)?["'\x60]?$`)
+	modalHints = []string{"must", "should", "shall", "needs to", "has to", "required to"}
+	forceHints = []string{"always", "never", "must", "make sure", "ensure", "important", "not", "n't", "secretly", "without"}
+	forceRe    = regexp.MustCompile(`(?i)\b(?:always|never|must|make\s+sure|ensure|important|do\s+not|don'?t|secretly|without)\b`)
 )
 
 // findMentions lists the identifiers of a description, marking those a sentence makes the
 // subject of a rule.
 func findMentions(desc string) []mention {
 	var out []mention
+	at := map[string]int{}
 	for _, sent := range splitSentences(desc) {
-		forceful := forceRe.MatchString(sent) && !strings.Contains(strings.ToLower(sent), "instead")
+		low := strings.ToLower(sent)
+		forceful := containsAny(low, forceHints) && !strings.Contains(low, "instead") && forceRe.MatchString(sent)
+		modal := containsAny(low, modalHints)
 		for _, loc := range idents(sent) {
 			w := sent[loc[0]:loc[1]]
-			// Look at a short window on each side: the regexp engine's cost grows with the
-			// text it is given, and the phrases sit next to the name.
-			after := sent[loc[1]:min(len(sent), loc[1]+40)]
-			rule := modalRe.MatchString(after)
-			if !rule && forceful {
-				before := sent[max(0, loc[0]-80):loc[0]]
-				rule = triggerRe.MatchString(before)
+			rule := false
+			if modal || forceful {
+				// Look at a short window on each side: the regexp engine's cost grows with the
+				// text it is given, and the phrases sit next to the name.
+				after := sent[loc[1]:min(len(sent), loc[1]+40)]
+				rule = modal && modalRe.MatchString(after)
+				if !rule && forceful {
+					rule = triggerRe.MatchString(sent[max(0, loc[0]-80):loc[0]])
+				}
 			}
+			if i, ok := at[w]; ok {
+				out[i].rule = out[i].rule || rule
+				continue
+			}
+			at[w] = len(out)
 			out = append(out, mention{word: w, rule: rule})
 		}
 	}
@@ -424,4 +464,13 @@ func checkShadowing(c *listCtx) {
 				fmt.Sprintf("the description of %s sets rules for another tool, %s: a description should describe its own tool (shadowing changes how the model calls tools of other servers too)", c.names[i], m.word))
 		}
 	}
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }

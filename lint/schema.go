@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	regexp2 "github.com/dlclark/regexp2/v2"
@@ -48,28 +49,38 @@ func (r *refusingLoader) Load(url string) (any, error) {
 
 var errRefused = errors.New("the workbench never fetches a schema from outside the document")
 
-// regexpEngine compiles a pattern with Go's regexp when it can (linear time) and otherwise as
-// ECMA-262, the dialect JSON Schema specifies (look-arounds, backreferences), with a timeout on
-// every match so that a pathological pattern cannot hang the linter.
-func regexpEngine(s string) (jsonschema.Regexp, error) {
-	if re, err := regexp.Compile(s); err == nil {
-		return re, nil
+// regexpEngine returns a pattern compiler for one schema. It compiles with Go's regexp when it
+// can (linear time) and otherwise as ECMA-262, the dialect JSON Schema specifies (look-arounds,
+// backreferences), with a timeout on every match so that a pathological pattern cannot hang the
+// linter. A match that times out counts as a match and sets *slow, which stops the value checks.
+func regexpEngine(slow *atomic.Bool) jsonschema.RegexpEngine {
+	return func(s string) (jsonschema.Regexp, error) {
+		if re, err := regexp.Compile(s); err == nil {
+			return re, nil
+		}
+		re, err := regexp2.Compile(s, regexp2.ECMAScript)
+		if err != nil {
+			return nil, fmt.Errorf("not an ECMA-262 regular expression: %w", err)
+		}
+		re.MatchTimeout = 10 * time.Millisecond
+		return ecmaRegexp{re, slow}, nil
 	}
-	re, err := regexp2.Compile(s, regexp2.ECMAScript)
-	if err != nil {
-		return nil, fmt.Errorf("not an ECMA-262 regular expression: %w", err)
-	}
-	re.MatchTimeout = 10 * time.Millisecond
-	return ecmaRegexp{re}, nil
 }
 
-type ecmaRegexp struct{ re *regexp2.Regexp }
+type ecmaRegexp struct {
+	re   *regexp2.Regexp
+	slow *atomic.Bool
+}
 
 func (e ecmaRegexp) String() string { return e.re.String() }
 
 func (e ecmaRegexp) MatchString(s string) bool {
 	ok, err := e.re.MatchString(s)
-	return ok && err == nil
+	if err != nil {
+		e.slow.Store(true)
+		return true
+	}
+	return ok
 }
 
 // schemaWalk holds what a pre-compile walk of a schema found.
@@ -79,14 +90,14 @@ type schemaWalk struct {
 	tooDeepAt    string
 }
 
-func walkSchema(v *listing.Value, ptr string, depth, max int, w *schemaWalk) {
+func walkSchema(v *listing.Value, p *path, depth, max int, w *schemaWalk) {
 	w.nodes++
 	if depth > w.depth {
 		w.depth = depth
 	}
 	if depth > max {
 		if w.tooDeepAt == "" {
-			w.tooDeepAt = ptr
+			w.tooDeepAt = p.String()
 		}
 		return
 	}
@@ -96,15 +107,19 @@ func walkSchema(v *listing.Value, ptr string, depth, max int, w *schemaWalk) {
 	switch v.Kind {
 	case listing.Number:
 		if w.badNumber == "" && (v.Str == "NaN" || strings.HasSuffix(v.Str, "Infinity")) {
-			w.badNumber = ptr
+			w.badNumber = p.String()
 		}
 	case listing.Array:
 		for i, it := range v.Items {
-			walkSchema(it, ptr+"/"+itoa(i), depth+1, max, w)
+			p.push(itoa(i))
+			walkSchema(it, p, depth+1, max, w)
+			p.pop()
 		}
 	case listing.Object:
 		for _, m := range v.Fields() {
-			walkSchema(m.Value, ptr+ptrTok(m.Key), depth+1, max, w)
+			p.push(m.Key)
+			walkSchema(m.Value, p, depth+1, max, w)
+			p.pop()
 		}
 	}
 }
@@ -144,7 +159,7 @@ func compileSchema(schema *listing.Value, which string, maxDepth int) []Finding 
 		out = append(out, Finding{Rule: rule, Severity: registry[rule].Severity, Pointer: ptr, Message: msg})
 	}
 	var w schemaWalk
-	walkSchema(schema, "", 0, maxDepth, &w)
+	walkSchema(schema, &path{}, 0, maxDepth, &w)
 	switch {
 	case w.tooDeepAt != "":
 		add("schema-limit", w.tooDeepAt, fmt.Sprintf("%s nests deeper than %d levels; it was not compiled (real schemas nest a few levels: flatten it, or move shared parts into $defs)", which, maxDepth))
@@ -161,7 +176,8 @@ func compileSchema(schema *listing.Value, which string, maxDepth int) []Finding 
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(loader)
-	c.UseRegexpEngine(regexpEngine)
+	var slow atomic.Bool
+	c.UseRegexpEngine(regexpEngine(&slow))
 	if err := c.AddResource(schemaBase, doc); err != nil {
 		add("schema-invalid", "", fmt.Sprintf("%s cannot be read as a schema: %s", which, cleanErr(err)))
 		return out
@@ -207,7 +223,7 @@ func compileSchema(schema *listing.Value, which string, maxDepth int) []Finding 
 		add("schema-invalid", cyc, fmt.Sprintf("%s has a $ref cycle that never reaches a value (%s → …): validating any argument loops; make the recursion go through properties or items", which, cyc))
 		return out
 	}
-	out = append(out, checkValues(c, schema)...)
+	out = append(out, checkValues(c, schema, &slow)...)
 	return out
 }
 
@@ -235,8 +251,14 @@ func refCycle(schema *listing.Value) string {
 	// Nodes are subschema pointers; edges go to in-place applicators and local $ref targets.
 	edges := map[string][]string{}
 	var refs []string
-	eachSubschema(schema, "", func(s *listing.Value, ptr string) {
-		if r := s.Get("$ref"); r.IsString() && strings.HasPrefix(r.Str, "#") {
+	eachSubschema(schema, "", func(s *listing.Value, p *path) {
+		r := s.Get("$ref")
+		hasRef := r.IsString() && strings.HasPrefix(r.Str, "#")
+		if !hasRef && !s.Has("not") && !s.Has("if") && !s.Has("then") && !s.Has("else") && !s.Has("allOf") && !s.Has("anyOf") && !s.Has("oneOf") {
+			return // no edge leaves this node
+		}
+		ptr := p.String()
+		if hasRef {
 			target := r.Str[1:]
 			if target == "" || strings.HasPrefix(target, "/") {
 				if t, err := url.PathUnescape(target); err == nil {
@@ -380,9 +402,9 @@ func refPointer(schema *listing.Value, url string) string {
 // findRef returns the pointer of the first $ref whose text is ref, or "".
 func findRef(schema *listing.Value, ref string) string {
 	found := ""
-	eachSubschema(schema, "", func(s *listing.Value, ptr string) {
+	eachSubschema(schema, "", func(s *listing.Value, p *path) {
 		if r := s.Get("$ref"); found == "" && r.IsString() && r.Str == ref {
-			found = ptr + "/$ref"
+			found = p.String() + "/$ref"
 		}
 	})
 	return found
@@ -417,31 +439,47 @@ func set(s string) map[string]bool {
 	return m
 }
 
-// eachSubschema calls f for every object subschema of schema, with its pointer.
-func eachSubschema(schema *listing.Value, ptr string, f func(s *listing.Value, ptr string)) {
-	if !schema.IsObject() {
+// eachSubschema calls f for every object subschema of schema, with its path (base, then the
+// tokens below schema).
+func eachSubschema(schema *listing.Value, base string, f func(s *listing.Value, p *path)) {
+	walkSubschemas(schema, &path{base: base}, f)
+}
+
+func walkSubschemas(schema *listing.Value, p *path, f func(s *listing.Value, p *path)) {
+	if !schema.IsObject() || len(p.toks) > 4*DefaultMaxSchemaDepth {
 		return
 	}
-	f(schema, ptr)
+	f(schema, p)
 	for _, m := range schema.Fields() {
-		p := ptr + ptrTok(m.Key)
 		switch {
 		case schemaKeys[m.Key]:
+			p.push(m.Key)
 			if m.Value.Kind == listing.Array && m.Key == "items" { // draft-04 tuple form
 				for i, it := range m.Value.Items {
-					eachSubschema(it, p+"/"+itoa(i), f)
+					p.push(itoa(i))
+					walkSubschemas(it, p, f)
+					p.pop()
 				}
 			} else {
-				eachSubschema(m.Value, p, f)
+				walkSubschemas(m.Value, p, f)
 			}
+			p.pop()
 		case schemaMapKeys[m.Key] && m.Value.IsObject():
+			p.push(m.Key)
 			for _, s := range m.Value.Fields() {
-				eachSubschema(s.Value, p+ptrTok(s.Key), f)
+				p.push(s.Key)
+				walkSubschemas(s.Value, p, f)
+				p.pop()
 			}
+			p.pop()
 		case schemaArrayKeys[m.Key] && m.Value.Kind == listing.Array:
+			p.push(m.Key)
 			for i, it := range m.Value.Items {
-				eachSubschema(it, p+"/"+itoa(i), f)
+				p.push(itoa(i))
+				walkSubschemas(it, p, f)
+				p.pop()
 			}
+			p.pop()
 		}
 	}
 }
@@ -451,16 +489,20 @@ func eachSubschema(schema *listing.Value, ptr string, f func(s *listing.Value, p
 const maxProbes = 500
 
 // checkValues validates default, const, enum and examples values against the schema they sit in.
-func checkValues(c *jsonschema.Compiler, schema *listing.Value) []Finding {
+func checkValues(c *jsonschema.Compiler, schema *listing.Value, slow *atomic.Bool) []Finding {
 	var out []Finding
 	budget := maxProbes
-	eachSubschema(schema, "", func(s *listing.Value, ptr string) {
+	eachSubschema(schema, "", func(s *listing.Value, p *path) {
 		type probe struct {
 			key string
 			v   *listing.Value
 			ptr string
 		}
 		var probes []probe
+		if !s.Has("default") && !s.Has("const") && !s.Has("enum") && !s.Has("examples") {
+			return
+		}
+		ptr := p.String()
 		if d := s.Get("default"); d != nil {
 			probes = append(probes, probe{"default", d, ptr + "/default"})
 		}
@@ -477,7 +519,7 @@ func checkValues(c *jsonschema.Compiler, schema *listing.Value) []Finding {
 				probes = append(probes, probe{"examples", it, ptr + "/examples/" + itoa(i)})
 			}
 		}
-		if len(probes) == 0 || budget <= 0 {
+		if len(probes) == 0 || budget <= 0 || slow.Load() {
 			return
 		}
 		if len(probes) > budget {
@@ -489,6 +531,12 @@ func checkValues(c *jsonschema.Compiler, schema *listing.Value) []Finding {
 			return // the whole schema compiled, so this cannot fail short of a library change
 		}
 		for _, p := range probes {
+			if slow.Load() {
+				out = append(out, Finding{Rule: "schema-limit", Severity: registry["schema-limit"].Severity, Pointer: ptr,
+					Message: "a pattern here takes too long to match (catastrophic backtracking): the remaining default, enum and examples values were not checked, and a validating client may hang on it too"})
+				budget = 0
+				return
+			}
 			if err := sub.Validate(toAny(p.v)); err != nil {
 				msg := err.Error()
 				var ve *jsonschema.ValidationError

@@ -32,7 +32,8 @@ func FieldOf(ops []listing.Op) string {
 }
 
 // Coalesces reports whether edit e extends the head revision rather than starting a new one:
-// the head is an edit revision, not named, by the same author, setting the same single field,
+// the head is an edit revision, not named, by the same author (display name and ID), setting
+// the same single field,
 // its last edit at most CoalesceWindow before e (and not after it: a clock that went back
 // starts a new revision), and not yet full.
 func Coalesces(head Revision, e Edit) bool {
@@ -42,7 +43,7 @@ func Coalesces(head Revision, e Edit) bool {
 		head.Kind == KindEdit &&
 		head.Name == "" &&
 		f != "" && head.Field == f &&
-		head.Author == e.Author &&
+		head.Author == e.Author && head.AuthorID == e.AuthorID &&
 		gap >= 0 && gap <= CoalesceWindow &&
 		head.Edits < MaxCoalescedEdits
 }

@@ -22,10 +22,9 @@ func ParseID(what, s string) (string, error) {
 	if len(s) != 32 {
 		return "", Errorf(Invalid, "read "+what, "%s is %d characters long; a %s is 32 lowercase hex digits", quoteShort(s), len(s), what)
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return "", Errorf(Invalid, "read "+what, "%s has %q at position %d; a %s is 32 lowercase hex digits", quoteShort(s), c, i+1, what)
+	for i, r := range s {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return "", Errorf(Invalid, "read "+what, "%s has %q at position %d; a %s is 32 lowercase hex digits", quoteShort(s), r, i+1, what)
 		}
 	}
 	return s, nil

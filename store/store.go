@@ -99,6 +99,9 @@ type Store interface {
 	// what it missed and Edits fetches that. An EventResync means events may have been lost and
 	// the subscriber should reload.
 	Subscribe(ctx context.Context, workspace string) (<-chan Event, error)
+	// Announce delivers an EventPresence to the workspace's subscribers in every process
+	// without storing anything: who is on the workspace and where, for live presence.
+	Announce(ctx context.Context, ev Event) error
 
 	// Close releases the database.
 	Close() error
@@ -155,6 +158,7 @@ type Revision struct {
 	Parent    int          `json:"parent"` // -1 for the baseline
 	Kind      RevisionKind `json:"kind"`
 	Author    string       `json:"author"`
+	AuthorID  string       `json:"authorId,omitempty"`
 	Message   string       `json:"message,omitempty"`
 	Name      string       `json:"name,omitempty"`
 	Created   time.Time    `json:"created"`
@@ -179,8 +183,11 @@ type Revision struct {
 // Edit is one accepted change: ops applied together, by one person.
 type Edit struct {
 	Workspace string
-	Author    string
-	Ops       []listing.Op
+	// Author is the person's display name; AuthorID, when set, tells apart two people who
+	// chose the same name (a session or account ID). Coalescing needs both to match.
+	Author   string
+	AuthorID string
+	Ops      []listing.Op
 	// Message describes the revision when the edit starts one; a coalesced edit keeps the
 	// head's message.
 	Message string
@@ -191,6 +198,7 @@ type Edit struct {
 type Commit struct {
 	Workspace string
 	Author    string
+	AuthorID  string
 	Message   string
 	Listing   *listing.Listing
 	Now       time.Time
@@ -201,6 +209,7 @@ type Restore struct {
 	Workspace string
 	Number    int
 	Author    string
+	AuthorID  string
 	Message   string
 	Now       time.Time
 }
@@ -219,6 +228,7 @@ type EditRecord struct {
 	Seq       int64        `json:"seq"`
 	Revision  int          `json:"revision"`
 	Author    string       `json:"author"`
+	AuthorID  string       `json:"authorId,omitempty"`
 	At        time.Time    `json:"at"`
 	Ops       []listing.Op `json:"ops"`
 }
@@ -304,6 +314,7 @@ const (
 	EventTitle    EventKind = "title"    // the workspace was renamed
 	EventDeleted  EventKind = "deleted"  // the workspace was deleted
 	EventResync   EventKind = "resync"   // events may have been lost: reload
+	EventPresence EventKind = "presence" // someone arrived, moved or left (Announce); not stored
 )
 
 // Event tells subscribers that a workspace changed. It carries no content (PostgreSQL
@@ -314,8 +325,19 @@ type Event struct {
 	Seq       int64     `json:"seq,omitempty"` // EventEdit: the edit's sequence number
 	Revision  int       `json:"rev"`           // EventEdit: the head; EventRevision: the one named
 	Author    string    `json:"author,omitempty"`
+	AuthorID  string    `json:"authorId,omitempty"`
 	Coalesced bool      `json:"coalesced,omitempty"`
 	// Field is the JSON pointer an EventEdit set, if it set one field (for "someone else just
-	// changed the field you are typing in").
+	// changed the field you are typing in"); for EventPresence, where the person is.
 	Field string `json:"field,omitempty"`
+	// Detail is what an EventPresence says beyond that (for example "joined", "left", or a
+	// session ID that tells two tabs of one person apart); at most MaxDetail bytes.
+	Detail string `json:"detail,omitempty"`
 }
+
+// MaxDetail bounds Event.Detail, and MaxField an announced Event.Field, so that every event
+// fits a PostgreSQL notification (8000 bytes).
+const (
+	MaxDetail = 1024
+	MaxField  = 1024
+)

@@ -23,7 +23,7 @@ func TestParseID(t *testing.T) {
 		{good[:31] + "g", "position 32"},
 		{good + "0", "33 characters"},
 		{"../../../../../../etc/passwd\x00abc", "position 1"},
-		{strings.Repeat("é", 16), "32 characters"},
+		{strings.Repeat("é", 16), "'é' at position 1"},
 	}
 	for _, tc := range cases {
 		got, err := ParseID("workspace ID", tc.in)
@@ -101,6 +101,7 @@ func TestCoalesces(t *testing.T) {
 		{"after the window", nil, Edit{Author: "ada", Ops: set(desc), Now: t0.Add(CoalesceWindow + 1)}, false},
 		{"clock went back", nil, Edit{Author: "ada", Ops: set(desc), Now: t0.Add(-1)}, false},
 		{"another person", nil, Edit{Author: "bob", Ops: set(desc), Now: t0}, false},
+		{"another person of the same name", nil, Edit{Author: "ada", AuthorID: "s2", Ops: set(desc), Now: t0}, false},
 		{"another field", nil, Edit{Author: "ada", Ops: set("/tools/0/title"), Now: t0}, false},
 		{"a removal", nil, Edit{Author: "ada", Ops: []listing.Op{{Kind: listing.OpRemove, Path: desc}}, Now: t0}, false},
 		{"named head", func(r *Revision) { r.Name = "rc1" }, Edit{Author: "ada", Ops: set(desc), Now: t0}, false},

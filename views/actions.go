@@ -97,7 +97,6 @@ const (
 	IDCost       = "cost"
 	IDTasks      = "tasks"
 	IDTaskSum    = "task-summary"
-	IDToolNames  = "tool-names"
 	IDHistory    = "history"
 	IDDescCount  = "desc-count"
 	IDParams     = "params"
@@ -110,3 +109,21 @@ const (
 func ToolRowID(i int) string      { return toolRowID(i) }
 func FindingGroupID(t int) string { return findingGroupID(t) }
 func TaskVerdictID(i int) string  { return taskVerdictID(i) }
+
+// fetchExpr posts the fetch form (its fields, not the signals: the bearer token must not become
+// a signal that every later request would carry) with the page id and selection in the URL.
+func fetchExpr(ws string) string {
+	return fmt.Sprintf("@post('%s?pid=' + $pid + '&tool=' + $tool, {contentType: 'form'})", wsURL(ws, "fetch"))
+}
+
+// exportNotesExpr asks for the Go export's warnings when the export menu opens.
+func exportNotesExpr(ws string) string {
+	return fmt.Sprintf("el.open && @post('%s')", wsURL(ws, "export/notes"))
+}
+
+// Region ids of the server panel and the export menu.
+const (
+	IDServerPanel = "server-panel"
+	IDFetchStatus = "fetch-status"
+	IDExportNotes = "export-notes"
+)

@@ -36,6 +36,9 @@ type Home struct {
 	Problem  *ParseProblem
 	Pasted   string // the text the person pasted, kept after a failure
 	MaxBytes int
+	// Fetch is the "Fetch from server" form; FetchProblem a fetch that failed.
+	Fetch        FetchForm
+	FetchProblem *FetchProblem
 }
 
 // ToolRow is one tool in the list.
@@ -206,4 +209,100 @@ type Workspace struct {
 	Findings Findings
 	Cost     Cost
 	Tasks    Tasks
+	Server   ServerPanel
+}
+
+// FetchForm is the "Fetch from server" form, on the start page and in a workspace. It never
+// carries a bearer token or headers: those are typed for one request and not shown again.
+type FetchForm struct {
+	URL        string
+	Transport  string // streamable, sse or stdio
+	Command    string // the stdio command line, when stdio is allowed
+	AllowStdio bool
+}
+
+// FetchProblem is a fetch that failed: what went wrong and what would work.
+type FetchProblem struct {
+	Kind    string // remote.ErrorKind
+	Message string
+	Hint    string
+}
+
+// ChangeRow is one difference between two listings.
+type ChangeRow struct {
+	Kind    string // added, removed, renamed, moved, description, inputSchema, annotation, …
+	Tool    string
+	OldName string
+	Path    string
+	Old     string // the old value, shortened; "" when absent
+	New     string
+	HasOld  bool
+	HasNew  bool
+}
+
+// ChangeCount is how many changes of one kind.
+type ChangeCount struct {
+	Kind string
+	N    int
+}
+
+// HashRow is one tool's content hash in the newly fetched listing.
+type HashRow struct {
+	Tool    string
+	Hash    string // "sha256:…"
+	Short   string // the first hex digits, for display
+	Changed bool   // the tool differs from (or is absent in) the compared listing
+}
+
+// ChangeSet is what changed between two listings.
+type ChangeSet struct {
+	Against string // "the previous revision", "the baseline"
+	Changed bool
+	Counts  []ChangeCount
+	Rows    []ChangeRow
+	More    int // changes left out of Rows
+	Hashes  []HashRow
+}
+
+// FetchReport describes the last fetch of a workspace and what it changed.
+type FetchReport struct {
+	Endpoint  string
+	Transport string
+	Server    string // the server's name
+	Title     string
+	Version   string
+	Protocol  string
+	FetchedAt string // RFC 3339, UTC
+	Tools     int
+	Pages     int
+	Refetched bool // a re-fetch into the workspace (the change sets are filled)
+	Previous  ChangeSet
+	Baseline  ChangeSet
+	Unchanged bool // a re-fetch that changed nothing, so no revision was added
+}
+
+// ServerPanel is the workspace's "Server" panel: the fetch form, the last fetch, and the change
+// report of the last re-fetch.
+type ServerPanel struct {
+	WS      string
+	Form    FetchForm
+	Report  *FetchReport // nil: never fetched
+	Problem *FetchProblem
+}
+
+// GoNote is one kind of difference between the exported Go server's answer and the listing.
+type GoNote struct {
+	Kind    string
+	Summary string
+	Tools   []string
+	More    int
+	Example string
+}
+
+// ExportNotes are the Go export's warnings (or the problems that stop it) for the current
+// revision.
+type ExportNotes struct {
+	Notes    []GoNote
+	Problems []string
+	Error    string
 }

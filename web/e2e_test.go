@@ -19,7 +19,7 @@ import (
 
 // browser starts the workbench with the Datastar client named by WORKBENCH_DATASTAR_JS and a
 // headless Chromium, or skips.
-func browser(t *testing.T) (context.Context, string) {
+func browser(t *testing.T, configure ...func(*Config)) (context.Context, string) {
 	t.Helper()
 	js := os.Getenv("WORKBENCH_DATASTAR_JS")
 	if js == "" {
@@ -37,7 +37,11 @@ func browser(t *testing.T) (context.Context, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Store: NewMemoryStore(), Engine: eng, DatastarJS: client})
+	cfg := Config{Store: NewMemoryStore(), Engine: eng, DatastarJS: client}
+	for _, f := range configure {
+		f(&cfg)
+	}
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +104,9 @@ func TestBrowserEditFlipsRanking(t *testing.T) {
 		chromedp.Click(chromedp.CSS("[data-testid=task-add]")),
 		chromedp.WaitVisible(chromedp.CSS("#t-0-task")),
 		chromedp.SendKeys(chromedp.CSS("#t-0-task"), "Show me the book with ISBN 9780141439518"),
-		chromedp.SendKeys(chromedp.CSS("#t-0-expect"), "catalog_get_book"),
+		// The expected tool is a select of the listing's tool names (and "no tool").
+		chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('t-0-expect');
+			s.value = 'catalog_get_book'; s.dispatchEvent(new Event('change', {bubbles: true})); })()`),
 		chromedp.Poll[chromedp.Void](`document.querySelector('#verdict-0')?.dataset.status === 'wrong'`,
 			chromedp.WithPollingTimeout(10*time.Second)),
 	)

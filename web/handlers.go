@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -69,7 +70,7 @@ func htmlPage(c echo.Context, code int, comp templ.Component) error {
 }
 
 func (s *Server) homeModel() views.Home {
-	h := views.Home{Page: s.page, MaxBytes: s.max}
+	h := views.Home{Page: s.page, MaxBytes: s.max, Fetch: views.FetchForm{AllowStdio: s.fetch.AllowStdio}}
 	for _, ex := range examples.All() {
 		h.Examples = append(h.Examples, views.Example{ID: ex.ID, Title: ex.Title, Blurb: ex.Blurb})
 	}
@@ -211,7 +212,7 @@ func (s *Server) workspaceModel(ws Workspace, st *state, selected int, problem s
 	tasks.Problem = problem
 	return views.Workspace{Page: s.page, ID: ws.ID, Name: ws.Name, Version: ws.Version, CanUndo: ws.CanUndo, CanRedo: ws.CanRedo,
 		PID: NewID(), Tools: st.rows, Selected: selected, Editor: s.editorModel(ws, st.res, selected),
-		Findings: st.findings, Cost: st.cost, Tasks: tasks}
+		Findings: st.findings, Cost: st.cost, Tasks: tasks, Server: s.serverPanel(ws.ID, nil)}
 }
 
 func (s *Server) workspacePage(c echo.Context) error {
@@ -250,6 +251,9 @@ func (s *Server) stream(c echo.Context) error {
 			return nil
 		}
 	}
+	tick := time.NewTicker(s.alive)
+	defer tick.Stop()
+	w := c.Response()
 	for {
 		select {
 		case <-ctx.Done():
@@ -258,6 +262,13 @@ func (s *Server) stream(c echo.Context) error {
 			if err := s.forward(sse, p, n); err != nil {
 				return nil
 			}
+		case <-tick.C:
+			// An SSE comment: browsers ignore it, and idle-timeout proxies see traffic. The
+			// stream's events are written from this goroutine only, so this cannot interleave.
+			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+				return nil
+			}
+			w.Flush()
 		}
 	}
 }
@@ -306,6 +317,13 @@ func sendPatches(sse *datastar.ServerSentEventGenerator, ps []Patch) error {
 		if p.Selector != "" {
 			opts = append(opts, datastar.WithSelector(p.Selector))
 		}
+		if p.Mode != "" {
+			mode, err := datastar.ElementPatchModeFromString(p.Mode)
+			if err != nil {
+				return fmt.Errorf("send patch: %w", err)
+			}
+			opts = append(opts, datastar.WithMode(mode))
+		}
 		if err := sse.PatchElements(p.HTML, opts...); err != nil {
 			return fmt.Errorf("send patch: %w", err)
 		}
@@ -331,6 +349,9 @@ type change struct {
 	tasks     bool // the task table's structure changed
 	select_   int  // the originating page's selection after the change (-1: unchanged)
 	self      func(ws Workspace, st *state) []templ.Component
+	// extra renders more regions every page of the workspace gets (the Server panel after a
+	// re-fetch).
+	extra func(ws Workspace) []Patch
 }
 
 // commit applies a change, then answers the originating page with patches and tells the others.
@@ -372,6 +393,9 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	}
 	st := s.current(ws)
 	shared := sharedPatches(ctx, old, st, ch.tasks)
+	if ch.extra != nil {
+		shared = append(shared, ch.extra(ws)...)
+	}
 	unlock()
 
 	sel := sg.Tool

@@ -295,12 +295,10 @@ func sharedPatches(ctx context.Context, old, now *state, tasksStructure bool) []
 	}
 	t := now.tasks
 	switch {
-	case old == nil || tasksStructure || len(old.tasks.Rows) != len(t.Rows):
+	case old == nil || tasksStructure || len(old.tasks.Rows) != len(t.Rows) || !reflect.DeepEqual(old.names, now.names):
+		// A renamed, added or removed tool changes every expected-tool select's options.
 		add(views.TasksRegion(t))
 	default:
-		if !reflect.DeepEqual(old.names, now.names) {
-			add(views.ToolNames(t.ToolNames))
-		}
 		if old.tasks.Clear != t.Clear || old.tasks.Ambiguous != t.Ambiguous || old.tasks.Wrong != t.Wrong {
 			add(views.TaskSummary(t.Clear, t.Ambiguous, t.Wrong, len(t.Rows)))
 		}

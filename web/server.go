@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/tool-workbench/workbench/analysis"
@@ -38,6 +39,17 @@ type Config struct {
 	DatastarJS []byte
 	// MaxListingBytes bounds an imported listing (default 4 MiB).
 	MaxListingBytes int
+	// Fetch says what "Fetch from server" may reach; the zero value is the strict policy.
+	Fetch FetchConfig
+	// KeepAlive is how often an idle live stream gets an SSE comment, so that proxies and
+	// browsers do not close it (default 25 s).
+	KeepAlive time.Duration
+	// Mount, when set, adds routes to the server's router before it serves: the JSON API
+	// mounts itself under /api/v1 here, with its own middleware.
+	Mount func(e *echo.Echo)
+	// APIErrors, when set, answers errors of requests under /api/ (the API's one error shape)
+	// instead of the HTML error page.
+	APIErrors echo.HTTPErrorHandler
 }
 
 // Server is the browser workbench.
@@ -50,11 +62,17 @@ type Server struct {
 	assets *static.Set
 	page   views.Page
 	max    int
+	fetch  FetchConfig
+	alive  time.Duration
+	apiErr echo.HTTPErrorHandler
 
 	mu     sync.Mutex
 	states map[string]*state // last shown state per workspace
 	bases  map[string]*analysis.Result
 	locks  map[string]*sync.Mutex
+	// fetches is each fetched workspace's last fetch (source and report). It is kept here,
+	// beside the workspace, until the storage issue's stores hold it.
+	fetches map[string]*fetchInfo
 }
 
 // New builds a Server and its routes.
@@ -74,12 +92,18 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{store: cfg.Store, engine: cfg.Engine, log: cfg.Log, hub: NewHub(), assets: assets,
 		max: cfg.MaxListingBytes, states: map[string]*state{}, bases: map[string]*analysis.Result{},
-		locks: map[string]*sync.Mutex{}}
+		locks: map[string]*sync.Mutex{}, fetches: map[string]*fetchInfo{}, fetch: cfg.Fetch, alive: cfg.KeepAlive, apiErr: cfg.APIErrors}
+	if s.alive <= 0 {
+		s.alive = 25 * time.Second
+	}
 	s.page = views.Page{Title: "Tool Workbench", DatastarJS: DatastarCDN, CSS: assets.URL("app.css"), Script: assets.URL("app.js")}
 	if cfg.DatastarJS != nil {
 		s.page.DatastarJS = assets.Add("datastar.js", cfg.DatastarJS).URL()
 	}
 	s.echo = s.routes()
+	if cfg.Mount != nil {
+		cfg.Mount(s.echo)
+	}
 	return s, nil
 }
 
@@ -99,6 +123,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/", s.home)
 	e.POST("/workspaces", s.importListing)
 	e.POST("/examples/:example", s.openExample)
+	e.POST("/fetch", s.fetchHome)
 	e.GET("/rules", s.rules)
 	e.GET("/static/*", echo.WrapHandler(s.assets))
 	w := e.Group("/w/:id", s.workspaceID)
@@ -114,6 +139,11 @@ func (s *Server) routes() *echo.Echo {
 	w.POST("/task", s.taskOp)
 	w.POST("/undo", s.undo)
 	w.POST("/redo", s.redo)
+	w.POST("/fetch", s.fetchWorkspace)
+	w.GET("/export", s.exportFile)
+	w.POST("/export/notes", s.exportNotes)
+	// The JSON API (/api/v1) is not mounted here: cmd passes it in Config.Mount, so that this
+	// package does not depend on it.
 	return e
 }
 
@@ -184,6 +214,10 @@ func (s *Server) recoverer(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) errorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
 		s.log.Warn("error after response started", "path", c.Request().URL.Path, "err", err)
+		return
+	}
+	if s.apiErr != nil && strings.HasPrefix(c.Request().URL.Path, "/api/") {
+		s.apiErr(err, c)
 		return
 	}
 	code, msg, hint := http.StatusInternalServerError, "internal error", ""

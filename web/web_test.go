@@ -210,7 +210,7 @@ func TestExampleWorkspacePage(t *testing.T) {
 	if n := len(find(t, page, "verdict")); n != 9 {
 		t.Errorf("verdicts: %d, want 9", n)
 	}
-	for _, tid := range []string{"editor", "findings", "cost", "tasks", "history", "download", "datastar-missing", "f-desc", "params"} {
+	for _, tid := range []string{"editor", "findings", "cost", "tasks", "history", "export-menu", "datastar-missing", "f-desc", "params"} {
 		if len(find(t, page, tid)) == 0 {
 			t.Errorf("no element with data-testid %q", tid)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -106,6 +107,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 // Text prints the reference's lines unchanged, then the extended findings in the same style.
 func checkAll(out *bufio.Writer, e *env, o checkOptions) error {
 	fail := func(err error) error {
+		// Say where and what would work, when the listing package knows.
+		var le *listing.Error
+		if errors.As(err, &le) && le.Hint != "" {
+			err = fmt.Errorf("%w (%s)", err, le.Hint)
+		}
 		if o.format == "text" {
 			fmt.Fprintf(out, "ERROR %s\n", err)
 		} else {

@@ -7,11 +7,77 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/store/postgres"
 	"github.com/tool-workbench/workbench/store/sqlite"
 )
+
+func init() {
+	register(command{
+		name:    "db",
+		summary: "check the workspace database: migrate its schema, check its integrity",
+		usage:   "check [--db sqlite:PATH|postgres://…]",
+		run:     runDB,
+	})
+}
+
+// runDB is "workbench db check": what an operator runs after a crash or before an upgrade. Opening
+// the store migrates its schema; SQLite then runs PRAGMA integrity_check, PostgreSQL reports
+// whether its event listener is connected.
+func runDB(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(commands["db"], e.stderr)
+	db := dbFlag(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || pos[0] != "check" {
+		return usageError{"usage: workbench db check [--db sqlite:PATH|postgres://…]"}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	s, err := openStore(ctx, *db, e.getenv, e.log)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	fmt.Fprintln(e.stdout, "schema: up to date")
+	healthy := true
+	switch c := s.(type) {
+	case interface {
+		IntegrityCheck(context.Context) (string, error)
+	}:
+		report, err := c.IntegrityCheck(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "integrity: %s\n", report)
+		healthy = report == "ok"
+	case interface{ Health() error }:
+		if err := c.Health(); err != nil {
+			fmt.Fprintf(e.stdout, "listener: %v\n", err)
+			healthy = false
+		} else {
+			fmt.Fprintln(e.stdout, "listener: connected")
+		}
+	}
+	const most = 1000
+	ws, err := s.Workspaces(ctx, most)
+	if err != nil {
+		return err
+	}
+	more := ""
+	if len(ws) == most {
+		more = " or more"
+	}
+	fmt.Fprintf(e.stdout, "workspaces: %d%s\n", len(ws), more)
+	if !healthy {
+		return exitError{1}
+	}
+	return nil
+}
 
 // defaultDB is where workspaces are kept when neither --db nor WORKBENCH_DB says otherwise.
 const defaultDB = "sqlite:./workbench.db"

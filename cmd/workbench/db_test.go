@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -137,4 +138,58 @@ func FuzzParseDB(f *testing.F) {
 			t.Fatalf("parseDB(%q) gave kind %q", s, tg.kind)
 		}
 	})
+}
+
+func TestDBCheck(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.db")
+	getenv := func(string) string { return "" }
+	cases := []struct {
+		args    []string
+		code    int
+		outHas  string
+		isUsage bool
+	}{
+		{args: []string{"db", "check", "--db", "sqlite:" + path}, outHas: "integrity: ok\nworkspaces: 0\n"},
+		{args: []string{"db", "--db", "sqlite:" + path, "check"}, outHas: "schema: up to date\n"},
+		{args: []string{"db"}, isUsage: true},
+		{args: []string{"db", "check", "extra"}, isUsage: true},
+		{args: []string{"db", "vacuum"}, isUsage: true},
+		{args: []string{"db", "check", "--db", "oracle://x"}, isUsage: true},
+	}
+	for _, tc := range cases {
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), tc.args, getenv, strings.NewReader(""), &out, &errOut)
+		if tc.isUsage {
+			if _, ok := err.(usageError); !ok {
+				t.Errorf("%q: %v (%T), want a usage error", tc.args, err, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v; stderr: %s", tc.args, err, errOut.String())
+		}
+		if !strings.Contains(out.String(), tc.outHas) {
+			t.Errorf("%q printed %q; want it to contain %q", tc.args, out.String(), tc.outHas)
+		}
+	}
+}
+
+func TestDBCheckPostgres(t *testing.T) {
+	dsn := os.Getenv("WORKBENCH_TEST_POSTGRES")
+	if dsn == "" {
+		t.Skip("WORKBENCH_TEST_POSTGRES is not set: no PostgreSQL to check (.ci/run starts one)")
+	}
+	var out, errOut bytes.Buffer
+	getenv := func(k string) string {
+		if k == "WORKBENCH_DB" {
+			return dsn
+		}
+		return ""
+	}
+	if err := run(context.Background(), []string{"db", "check"}, getenv, strings.NewReader(""), &out, &errOut); err != nil {
+		t.Fatalf("%v; stderr: %s", err, errOut.String())
+	}
+	if !strings.Contains(out.String(), "listener: connected\n") {
+		t.Errorf("printed %q", out.String())
+	}
 }

@@ -11,10 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/export"
-	"github.com/tool-workbench/workbench/lint"
-	"github.com/tool-workbench/workbench/lint/reference"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 )
@@ -111,55 +110,29 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	return writeFileAtomic(*out, data)
 }
 
-// reviewEngines wires the workbench's engines into a review: the reference checks and the
-// extended rules (package lint) for findings, the cost counter for tokens, and the reference
-// ranker (package selection) when a task file is given.
+// reviewEngines wires the workbench's engines into a review (analysis.ReviewEngines, shared with
+// the browser): findings, tokens counted with --tokenizer, and the ranking when a task file is
+// given.
 func reviewEngines(e *env, tokName, tasksPath string) (export.ReviewOptions, error) {
-	var opts export.ReviewOptions
 	tok, err := cost.OpenTokenizer(tokName)
 	if err != nil {
-		return opts, usageError{"--tokenizer: " + err.Error()}
+		return export.ReviewOptions{}, usageError{"--tokenizer: " + err.Error()}
 	}
-	counter, err := cost.NewCounter(tok, "compact", cost.Options{})
+	var tasks []selection.Task
+	if tasksPath != "" {
+		if tasks, err = loadTasks(e, tasksPath, false); err != nil {
+			return export.ReviewOptions{}, fmt.Errorf("export: %s: %w", tasksPath, err)
+		}
+		if tasks == nil {
+			tasks = []selection.Task{} // a task file with no tasks still ranks (nothing)
+		}
+	}
+	opts, err := analysis.ReviewEngines(tok, tasks)
 	if err != nil {
 		return opts, fmt.Errorf("export: %w", err)
 	}
-	opts.Tokens = func(t *listing.Value) int { return counter.Tool(t).Tokens }
-	opts.TokenUnit = tok.Name() + " tokens of each tool's compact JSON"
-
-	lt := lint.New(lint.Config{Tokens: tok.Count})
-	opts.Findings = func(l *listing.Listing) ([]export.Finding, error) {
-		var fs []lint.Finding
-		// The reference's checks run where the reference could read the listing at all.
-		if reference.Validate(l, false) == nil {
-			fs = append(fs, lt.ReferenceFindings(l, reference.Lint(l))...)
-		}
-		fs = append(fs, lt.Lint(l)...)
-		out := make([]export.Finding, len(fs))
-		for i, f := range fs {
-			out[i] = export.Finding{Tool: f.Tool, Rule: f.Rule, Severity: string(f.Severity), Pointer: f.Pointer, Message: f.Message}
-		}
-		return out, nil
-	}
-
 	if tasksPath == "" {
 		opts.RankingNote = "no --tasks file given"
-		return opts, nil
-	}
-	tasks, err := loadTasks(e, tasksPath, false)
-	if err != nil {
-		return opts, fmt.Errorf("export: %s: %w", tasksPath, err)
-	}
-	opts.Rank = func(l *listing.Listing) ([]export.Verdict, error) {
-		vs := selection.Rank(l, tasks, false)
-		out := make([]export.Verdict, len(vs))
-		for i, v := range vs {
-			out[i] = export.Verdict{Task: v.Task.Task, Expected: v.Task.Expected()}
-			if v.Winner != nil {
-				out[i].Picked = v.Winner.Name
-			}
-		}
-		return out, nil
 	}
 	return opts, nil
 }

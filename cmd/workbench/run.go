@@ -94,7 +94,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.compare, "compare", "", "compare with this baseline run file (same tasks and endpoint)")
 	fs.StringVar(&o.record, "record", "", "write a recording of the run's raw exchanges here (replay it with --replay)")
 	fs.StringVar(&o.replay, "replay", "", "answer from this recording instead of an endpoint: no key, no network")
-	fs.Float64Var(&o.minAccuracy, "min-accuracy", -1, "exit 1 when accuracy is under this (0 to 1)")
+	fs.Float64Var(&o.minAccuracy, "min-accuracy", 0, "exit 1 when accuracy is under this (0 to 1; no check unless given)")
 	fs.BoolVar(&o.noCache, "no-cache", false, "send every request even if an identical one was answered before")
 	fs.StringVar(&o.cacheDir, "cache-dir", "", "response cache directory (default: $WORKBENCH_CACHE_DIR, else the user cache dir); off disables it")
 	fs.StringVar(&o.estimate, "estimate-tokenizer", "o200k_base", "tokenizer of the offline prompt-token estimate (o200k_base, cl100k_base, off)")
@@ -178,7 +178,16 @@ func doRun(ctx context.Context, e *env, o runOptions) error {
 	var ep runner.Endpoint
 	switch {
 	case o.replay != "":
-		ep = runner.Endpoint{Name: "replay", Replay: o.replay}
+		rec, err := runner.OpenRecording(o.replay)
+		if err != nil {
+			return badInput(e, err)
+		}
+		// The recorded endpoint's name and model, so the replayed run compares with the original.
+		ep = runner.Endpoint{Name: rec.Spec.Endpoint, Replay: o.replay, Model: rec.Spec.Model}
+		if ep.Validate() != nil {
+			ep.Name = "replay"
+		}
+		copts.Recording = rec
 	case o.baseURL != "":
 		ep = runner.Endpoint{Name: "cli", BaseURL: o.baseURL, Model: o.model, APIKeyEnv: o.keyEnv}
 	default:
@@ -202,12 +211,6 @@ func doRun(ctx context.Context, e *env, o runOptions) error {
 	}
 	if rec := client.Recording(); rec != nil {
 		// The recording's settings made its requests; flags given override them.
-		if ep.Replay == o.replay && rec.Spec.Endpoint != "" {
-			ep = runner.Endpoint{Name: rec.Spec.Endpoint, Replay: o.replay, Model: rec.Spec.Model}
-			if client, err = runner.NewClient(ep, copts); err != nil {
-				return badInput(e, err)
-			}
-		}
 		for name, apply := range map[string]func(){
 			"samples": func() { spec.Samples = rec.Spec.Samples }, "temperature": func() { spec.Temperature = rec.Spec.Temperature },
 			"seed": func() { spec.Seed = rec.Spec.Seed }, "system-prompt": func() { spec.SystemPrompt = rec.Spec.SystemPrompt },

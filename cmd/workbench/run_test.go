@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tool-workbench/workbench/selection/fake"
 	"github.com/tool-workbench/workbench/selection/runner"
@@ -299,5 +300,50 @@ func TestRunUsage(t *testing.T) {
 		if code != tt.code || !strings.Contains(errs, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args[2:], code, errs, tt.code, tt.want)
 		}
+	}
+}
+
+// Interrupted (the context the signal handler cancels), the command keeps the finished calls in
+// the run file, says how to resume, and exits 130; resuming completes the run.
+func TestRunInterruptedThenResumed(t *testing.T) {
+	dir := t.TempDir()
+	srv := &fake.Server{}
+	url := fakeURL(t, srv)
+	tasks := filepath.Join(dir, "tasks.json")
+	os.WriteFile(tasks, []byte(`[{"task": "Show me ticket 1", "expect": "tickets_get"}, {"task": "Find open tickets", "expect": "tickets_search"},
+ {"task": "Remove ticket 9", "expect": "tickets_delete"}, {"task": "Show me ticket 2 [[stall:1h]]", "expect": "tickets_get"}]`), 0o600)
+	runFile := filepath.Join(dir, "run.jsonl")
+	args := []string{"run", filepath.Join(runTD, "tickets.json"), "--tasks", tasks, "--base-url", url, "--model", "fake", "--format", "json"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		// Interrupt once the three quick calls are in the run file and the stalled one hangs.
+		for {
+			b, _ := os.ReadFile(runFile)
+			if strings.Count(string(b), "\n") >= 4 {
+				cancel()
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	var out, errb bytes.Buffer
+	err := run(ctx, append(args, "--out", runFile), func(string) string { return "" }, strings.NewReader(""), &out, &errb)
+	if code := exitCode(err, &errb); code != 130 || !strings.Contains(errb.String(), "stopped after 3 of 4 calls") || !strings.Contains(errb.String(), "resume with --resume "+runFile) {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	o, errs, code := runWith(t, nil, append(args, "--resume", runFile)...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errs)
+	}
+	if r := decodeRun(t, o); r.Scored != 4 || r.Accuracy != 1 {
+		t.Errorf("resumed run: %d scored at %v, want 4 at 1", r.Scored, r.Accuracy)
+	}
+	if n := srv.Calls()["Show me ticket 1"]; n != 1 {
+		t.Errorf("a finished call was sent %d times", n)
 	}
 }

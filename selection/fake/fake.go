@@ -7,6 +7,7 @@
 //	[[fail:N]]      answer HTTP 500 to the first N attempts at this exact request
 //	[[429:S]]       answer HTTP 429 with Retry-After: S to the first attempt
 //	[[slow:D]]      wait D (a Go duration) before answering
+//	[[stall:D]]     wait D before answering the first attempt at this exact request only
 //	[[badargs]]     call the tool with arguments that are not JSON
 //	[[unknown]]     call a tool the listing does not have
 //	[[text]]        answer in text, no call
@@ -149,6 +150,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	delay := s.Delay
 	if d, ok := cues["slow"]; ok {
+		if dd, err := time.ParseDuration(d); err == nil {
+			delay += dd
+		}
+	}
+	if d, ok := cues["stall"]; ok && attempt == 1 {
 		if dd, err := time.ParseDuration(d); err == nil {
 			delay += dd
 		}

@@ -42,6 +42,9 @@ type ClientOptions struct {
 	// MaxRetryAfter caps how long a Retry-After may make a call wait (default 2 minutes); a
 	// server asking for longer fails the call instead of stalling the run.
 	MaxRetryAfter time.Duration
+	// Recording, for an endpoint with Replay set, is its recording already read (else the
+	// client reads the file).
+	Recording *Recording
 	// Sleep waits between attempts; tests replace it to observe the waits.
 	Sleep func(ctx context.Context, d time.Duration) error
 }
@@ -69,11 +72,13 @@ func NewClient(ep Endpoint, opts ClientOptions) (*Client, error) {
 	if err := ep.Validate(); err != nil {
 		return nil, err
 	}
-	var rec *Recording
+	rec := opts.Recording
 	if ep.Replay != "" {
-		var err error
-		if rec, err = OpenRecording(ep.Replay); err != nil {
-			return nil, fmt.Errorf("endpoint %q: %w", ep.Name, err)
+		if rec == nil {
+			var err error
+			if rec, err = OpenRecording(ep.Replay); err != nil {
+				return nil, fmt.Errorf("endpoint %q: %w", ep.Name, err)
+			}
 		}
 		if ep.BaseURL == "" {
 			ep.BaseURL = replayURL
@@ -190,6 +195,7 @@ type exchange struct {
 	cache    Cache
 	key      string // cache key, set by the doer
 	cached   bool
+	sent     bool // the doer saw the request: go-openai did not refuse it first
 	request  []byte
 	status   int
 	header   http.Header
@@ -221,7 +227,7 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
-	x.request = body
+	x.request, x.sent = body, true
 	for k, v := range d.headers {
 		req.Header.Set(k, v)
 	}
@@ -343,6 +349,10 @@ func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, 
 func (c *Client) classify(err error, x *exchange, actx context.Context) *CallError {
 	name := c.ep.Name
 	switch {
+	case !x.sent && actx.Err() == nil:
+		// go-openai checks some models' parameters before sending (reasoning models take no
+		// temperature but 1, for one); no retry can change its verdict.
+		return &CallError{Msg: fmt.Sprintf("endpoint %q: the request was not sent: %s", name, c.redactString(err.Error()))}
 	case x.status == http.StatusTooManyRequests:
 		return &CallError{Status: x.status, Retryable: true, Msg: fmt.Sprintf("endpoint %q: rate limited (HTTP 429)%s", name, serverSays(c, x.response))}
 	case x.status >= 500:

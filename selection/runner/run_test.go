@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -245,5 +246,25 @@ func TestExecuteRejects(t *testing.T) {
 	}
 	if _, err := Execute(context.Background(), c, l, nil, Options{}); err == nil || !strings.Contains(err.Error(), "no tasks") {
 		t.Errorf("no tasks: error %v", err)
+	}
+}
+
+// go-openai refuses some requests before sending them; that is final, not retried.
+func TestRefusedBeforeSending(t *testing.T) {
+	l := mustListing(t, ticketTools)
+	tasks := mustTasks(t, `[{"task": "Show me ticket 1", "expect": "tickets_get"}]`)
+	srv := &fake.Server{}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	c, err := NewClient(Endpoint{Name: "o", BaseURL: ts.URL, Model: "o3-mini"}, ClientOptions{Sleep: (&waits{}).sleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := Execute(context.Background(), c, l, tasks, Options{Spec: Spec{Samples: 1, Temperature: 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl := run.Calls[0]; cl.Outcome != OutError || cl.Attempts != 1 || !strings.Contains(cl.Error, "the request was not sent") || srv.Requests() != 0 {
+		t.Errorf("call = %s after %d attempts: %q; server saw %d requests", cl.Outcome, cl.Attempts, cl.Error, srv.Requests())
 	}
 }

@@ -54,3 +54,41 @@ if (paste) {
     if (f) f.text().then((s) => { paste.value = s; });
   });
 }
+
+// Export menu "Copy": fetch the same URL the form's Download would, and put the answer on the
+// clipboard. The URL comes from the form (a server-made action plus its fields); nothing is read
+// from attribute text. Errors come back as plain text and are shown as text.
+const exportStatus = (msg, bad) => {
+  const s = document.getElementById("export-status");
+  if (!s) return;
+  s.textContent = msg;
+  s.classList.toggle("bad", !!bad);
+};
+document.addEventListener("click", (e) => {
+  const b = e.target.closest("[data-copy]");
+  if (!b || !b.form) return;
+  e.preventDefault();
+  const f = b.form;
+  if (!navigator.clipboard) {
+    exportStatus("This browser allows copying only on https or localhost pages; use Download instead.", true);
+    return;
+  }
+  const url = f.action + "?" + new URLSearchParams(new FormData(f)).toString();
+  const text = fetch(url, { headers: { Accept: "text/plain" }, credentials: "same-origin" }).then(async (r) => {
+    const body = await r.text();
+    if (!r.ok) throw new Error(body || r.statusText);
+    return body;
+  });
+  exportStatus("Copying…");
+  // A ClipboardItem holding a promise keeps the click's permission across the fetch (Safari
+  // needs that); browsers without it get writeText after the fetch.
+  let copied;
+  if (window.ClipboardItem) {
+    copied = navigator.clipboard.write([new ClipboardItem({ "text/plain": text.then((t) => new Blob([t], { type: "text/plain" })) })])
+      .catch(() => text.then((t) => navigator.clipboard.writeText(t)));
+  } else {
+    copied = text.then((t) => navigator.clipboard.writeText(t));
+  }
+  Promise.all([copied, text]).then(([, t]) => exportStatus("Copied " + t.length.toLocaleString() + " characters."),
+    (err) => exportStatus("Not copied: " + (err && err.message ? err.message : String(err)), true));
+});

@@ -26,6 +26,9 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// maxPayload is PostgreSQL's limit on a notification's payload, less a margin.
+const maxPayload = 7900
+
 // Channel is the NOTIFY channel that carries store events between processes.
 const Channel = "workbench_events"
 
@@ -40,7 +43,8 @@ type Store struct {
 	done   chan struct{}
 
 	mu        sync.Mutex
-	listenErr error // the last failure of the listening connection, for Health
+	listenErr error  // the last failure of the listening connection, for Health
+	listenPID uint32 // the listening connection's server process, for tests
 }
 
 var _ store.Store = (*Store)(nil)
@@ -75,7 +79,18 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		return fail(err)
 	}
 	s := &Store{pool: pool, done: make(chan struct{})}
-	s.DB = sqlstore.New(db, db, sqlstore.Dialect{Postgres: true, Classify: classify, Notify: notify}, s.close)
+	s.DB = sqlstore.New(db, db, sqlstore.Dialect{Postgres: true, Classify: classify, Notify: notify,
+		Announce: func(ctx context.Context, ev store.Event) error {
+			payload, err := json.Marshal(ev)
+			if err != nil {
+				return err
+			}
+			if len(payload) > maxPayload {
+				return store.Errorf(store.Invalid, "announce", "the event is %d bytes as JSON; PostgreSQL notifications carry at most %d", len(payload), maxPayload)
+			}
+			_, err = db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, Channel, string(payload))
+			return err
+		}}, s.close)
 	lctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	ready := make(chan error, 1)
@@ -160,7 +175,7 @@ func (s *Store) listenOnce(ctx context.Context, listening func()) error {
 		return err
 	}
 	s.mu.Lock()
-	s.listenErr = nil
+	s.listenErr, s.listenPID = nil, conn.PgConn().PID()
 	s.mu.Unlock()
 	listening()
 	for {

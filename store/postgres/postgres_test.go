@@ -16,12 +16,19 @@ import (
 // sets it; without it the tests skip.
 const dsnEnv = "WORKBENCH_TEST_POSTGRES"
 
-func open(t testing.TB) store.Store {
+// testDSN returns the test database's DSN, or skips the test saying why.
+func testDSN(t testing.TB) string {
 	t.Helper()
 	dsn := os.Getenv(dsnEnv)
 	if dsn == "" {
 		t.Skipf("%s is not set: no PostgreSQL to test against (.ci/run starts one; or set it to postgres://user@host:port/db)", dsnEnv)
 	}
+	return dsn
+}
+
+func open(t testing.TB) store.Store {
+	t.Helper()
+	dsn := testDSN(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := Open(ctx, dsn)
@@ -31,7 +38,10 @@ func open(t testing.TB) store.Store {
 	return s
 }
 
-func TestConformance(t *testing.T) { storetest.Run(t, open) }
+func TestConformance(t *testing.T) {
+	testDSN(t)
+	storetest.Run(t, open)
+}
 
 func BenchmarkEdits(b *testing.B) { storetest.BenchmarkEdits(b, open) }
 
@@ -81,6 +91,25 @@ func TestReplicasDeliverEachOthersEdits(t *testing.T) {
 	r2 := edit(b, "bob", "from replica B")
 	expect("replica A", subA, r2.Seq, "bob")
 	expect("replica B", subB, r2.Seq, "bob")
+	// Presence crosses replicas too, and an oversized one is refused before it is sent.
+	here := store.Event{Workspace: w.ID, Kind: store.EventPresence, Author: "bob", Field: "/tools/1", Detail: "joined"}
+	if err := b.Announce(ctx, here); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-subA:
+		if ev != here {
+			t.Errorf("replica A got %+v, want %+v", ev, here)
+		}
+	case <-ctx.Done():
+		t.Fatal("replica A: no presence event")
+	}
+	<-subB
+	big := here
+	big.Field, big.Detail = strings.Repeat("\x01", store.MaxField), strings.Repeat("\x01", store.MaxDetail)
+	if err := b.Announce(ctx, big); store.KindOf(err) != store.Invalid {
+		t.Errorf("announcing %d escaped bytes: %v, want an Invalid error", 12*store.MaxDetail, err)
+	}
 	// And the edit itself is there to fetch on the other side.
 	missed, err := a.Edits(ctx, w.ID, r1.Seq, 0)
 	if err != nil {
@@ -169,5 +198,58 @@ func TestBadDSN(t *testing.T) {
 		if strings.Contains(err.Error(), "hunter2secret") {
 			t.Errorf("the error repeats the password: %v", err)
 		}
+	}
+}
+
+func BenchmarkFanout(b *testing.B) { storetest.BenchmarkFanout(b, open) }
+
+func BenchmarkIdleSubscribers(b *testing.B) { storetest.BenchmarkIdleSubscribers(b, open) }
+
+// TestListenerReconnects kills the server process of a store's listening connection: the store
+// reconnects, tells its subscribers to resync, and hears later edits again.
+func TestListenerReconnects(t *testing.T) {
+	a, b := open(t), open(t)
+	defer a.Close()
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	w, err := b.CreateWorkspace(ctx, store.NewWorkspace{Title: "reconnect", Listing: storetest.Sample(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := a.Subscribe(ctx, w.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa := a.(*Store)
+	pa.mu.Lock()
+	pid := pa.listenPID
+	pa.mu.Unlock()
+	var killed bool
+	if err := pa.pool.QueryRow(ctx, `SELECT pg_terminate_backend($1)`, int64(pid)).Scan(&killed); err != nil || !killed {
+		t.Fatalf("terminate the listener's backend %d: %v, %v", pid, killed, err)
+	}
+	select {
+	case ev := <-sub:
+		if ev.Kind != store.EventResync || ev.Workspace != w.ID {
+			t.Fatalf("after the listener died: %+v, want a resync", ev)
+		}
+	case <-ctx.Done():
+		t.Fatal("no resync after the listener died")
+	}
+	if _, err := b.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "bob",
+		Ops: []listing.Op{{Kind: listing.OpSet, Path: "/tools/0/description", Value: listing.NewString("after")}}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-sub:
+		if ev.Kind != store.EventEdit || ev.Seq != 1 {
+			t.Errorf("after reconnecting: %+v", ev)
+		}
+	case <-ctx.Done():
+		t.Fatal("no event after reconnecting")
+	}
+	if err := pa.Health(); err != nil {
+		t.Errorf("Health after reconnecting: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -152,6 +153,10 @@ func testWorkspaces(t *testing.T, s store.Store) {
 	}
 	_, err = s.Revisions(ctx, w.ID)
 	wantKind(t, "revisions of deleted workspace", err, store.NotFound)
+	_, err = s.Edits(ctx, w.ID, 0, 0)
+	wantKind(t, "edits of deleted workspace", err, store.NotFound)
+	_, err = s.Revision(ctx, w.ID, 0)
+	wantKind(t, "baseline of deleted workspace", err, store.NotFound)
 	wantKind(t, "delete twice", s.DeleteWorkspace(ctx, w.ID), store.NotFound)
 	_, err = s.SetTitle(ctx, w.ID, "x", t0)
 	wantKind(t, "rename deleted", err, store.NotFound)
@@ -197,6 +202,14 @@ func testInvalidInput(t *testing.T, s store.Store) {
 			return err
 		}, store.NotFound},
 		{"commit without listing", func() error { _, err := s.Commit(ctx, store.Commit{Workspace: w.ID}); return err }, store.Invalid},
+		{"a listing too big to read back", func() error {
+			l := Sample(t).Clone()
+			for len(l.Tools) <= listing.DefaultLimits.Tools {
+				l.Tools = append(l.Tools, l.Tools[0])
+			}
+			_, err := s.Commit(ctx, store.Commit{Workspace: w.ID, Listing: l})
+			return err
+		}, store.Invalid},
 		{"too many ops", func() error {
 			ops := make([]listing.Op, store.MaxOpsPerEdit+1)
 			for i := range ops {
@@ -308,7 +321,7 @@ func testEditsAndRevisions(t *testing.T, s store.Store) {
 		t.Errorf("head description = %q", got)
 	}
 	// A structural edit: move a tool, then remove one (never coalesce).
-	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ada", Now: at.Add(time.Second),
+	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ada", AuthorID: "ada-1", Now: at.Add(time.Second),
 		Ops: []listing.Op{{Kind: listing.OpMove, Path: "/tools", From: 2, To: 0}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +348,7 @@ func testEditsAndRevisions(t *testing.T, s store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(since) != 2 || since[0].Seq != 2 || since[1].Revision != 3 || len(since[1].Ops) != 2 || since[0].Author != "ada" {
+	if len(since) != 2 || since[0].Seq != 2 || since[1].Revision != 3 || len(since[1].Ops) != 2 || since[0].Author != "ada" || since[0].AuthorID != "ada-1" {
 		t.Errorf("Edits(after 1) = %+v", since)
 	}
 	if lim, _ := s.Edits(ctx, w.ID, 0, 1); len(lim) != 1 {
@@ -364,6 +377,8 @@ func testCoalescing(t *testing.T, s store.Store) {
 			{"ada", set(desc, "S"), 0, 1, ""}, {"ada", set(desc, "Se"), store.CoalesceWindow + time.Millisecond, 2, ""}}},
 		{"another field starts a revision", []step{
 			{"ada", set(desc, "S"), 0, 1, ""}, {"ada", set("/tools/1/description", "R"), time.Second, 2, ""}, {"ada", set(desc, "Se"), time.Second, 3, ""}}},
+		{"the same name under another ID starts a revision", []step{
+			{"sam#1", set(desc, "S"), 0, 1, ""}, {"sam#2", set(desc, "Se"), time.Second, 2, ""}}},
 		{"another author starts a revision", []step{
 			{"ada", set(desc, "S"), 0, 1, ""}, {"bob", set(desc, "Se"), time.Second, 2, ""}, {"ada", set(desc, "Sea"), time.Second, 3, ""}}},
 		{"a clock going back starts a revision", []step{
@@ -388,12 +403,24 @@ func testCoalescing(t *testing.T, s store.Store) {
 						t.Fatal(err)
 					}
 				}
-				res, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: st.author, Ops: st.ops, Now: at})
+				// "name#id" is a display name with an author ID.
+				name, id, _ := strings.Cut(st.author, "#")
+				res, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: name, AuthorID: id, Ops: st.ops, Now: at})
 				if err != nil {
 					t.Fatalf("edit %d: %v", i, err)
 				}
 				if res.Revision.Number != st.rev || res.Seq != int64(i+1) || res.Coalesced != (i > 0 && tc.steps[i-1].rev == st.rev) {
 					t.Errorf("edit %d landed in revision %d (seq %d, coalesced %v); want revision %d", i, res.Revision.Number, res.Seq, res.Coalesced, st.rev)
+				}
+				// Reading the head after each edit also checks that no stale listing is served
+				// once an edit extends a revision that was read before.
+				head, err := s.Revision(ctx, w.ID, st.rev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !sameListing(head.Listing, res.Listing) || head.Edits != res.Revision.Edits {
+					t.Errorf("after edit %d, revision %d reads as %s (%d edits); the edit returned %s (%d edits)",
+						i, st.rev, head.Listing.Marshal(""), head.Edits, res.Listing.Marshal(""), res.Revision.Edits)
 				}
 			}
 			checkHistory(t, s, w.ID)
@@ -825,15 +852,23 @@ func testSubscribe(t *testing.T, s store.Store) {
 	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: other.ID, Author: "eve", Ops: set("/tools/0/description", "x"), Now: t0}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ada", Ops: set("/tools/0/description", "x"), Now: t0}); err != nil {
+	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ada", AuthorID: "s1", Ops: set("/tools/0/description", "x"), Now: t0}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.NameRevision(ctx, w.ID, 1, "named"); err != nil {
 		t.Fatal(err)
 	}
+	presence := store.Event{Workspace: w.ID, Kind: store.EventPresence, Author: "bob", Field: "/tools/2", Detail: "joined"}
+	if err := s.Announce(ctx, presence); err != nil {
+		t.Fatal(err)
+	}
+	wantKind(t, "announcing an edit", s.Announce(ctx, store.Event{Workspace: w.ID, Kind: store.EventEdit}), store.Invalid)
+	wantKind(t, "a huge presence detail", s.Announce(ctx, store.Event{Workspace: w.ID, Kind: store.EventPresence,
+		Detail: strings.Repeat("\x01", store.MaxDetail+1)}), store.Invalid)
 	want := []store.Event{
-		{Workspace: w.ID, Kind: store.EventEdit, Seq: 1, Revision: 1, Author: "ada", Field: "/tools/0/description"},
+		{Workspace: w.ID, Kind: store.EventEdit, Seq: 1, Revision: 1, Author: "ada", AuthorID: "s1", Field: "/tools/0/description"},
 		{Workspace: w.ID, Kind: store.EventRevision, Revision: 1},
+		presence,
 	}
 	for i, wev := range want {
 		select {
@@ -964,31 +999,60 @@ func testConcurrentEdits(t *testing.T, s store.Store) {
 // BenchmarkEdits measures AppendEdit latency, one edit after another, and reports the median
 // and 99th percentile in milliseconds. "new-revision" edits alternate fields so each starts a
 // revision (INSERT); "coalesced" edits type into one field (UPDATE of the head).
+//
+// It runs on the suite's three-tool sample and, when the shared listings are there, on the
+// GitHub MCP server's listing (about 200 kB): every revision keeps the whole listing, so the
+// listing's size is the cost to watch.
 func BenchmarkEdits(b *testing.B, open Opener) {
 	s := open(b)
 	defer s.Close()
-	ctx := context.Background()
-	for _, mode := range []string{"new-revision", "coalesced"} {
-		b.Run(mode, func(b *testing.B) {
-			w := newWorkspace(b, s, time.Now())
-			lat := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for i := 0; b.Loop(); i++ {
-				path := "/tools/0/description"
-				if mode == "new-revision" {
-					path = fmt.Sprintf("/tools/%d/description", i%3)
-				}
-				start := time.Now()
-				if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "bench", Now: time.Now(),
-					Ops: set(path, fmt.Sprintf("Edit number %d of the benchmark", i))}); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(start))
-			}
-			b.StopTimer()
-			ReportLatency(b, lat)
-		})
+	listings := []struct {
+		name string
+		l    *listing.Listing
+	}{{"sample", Sample(b)}}
+	big := filepath.Join(moduleRoot(b), "..", "shared", "listings", "real", "github-mcp-server.json")
+	if src, err := os.ReadFile(big); err == nil {
+		l, err := listing.Parse(src, listing.Options{Name: big})
+		if err != nil {
+			b.Fatal(err)
+		}
+		listings = append(listings, struct {
+			name string
+			l    *listing.Listing
+		}{"github-mcp-server", l})
 	}
+	for _, lc := range listings {
+		for _, mode := range []string{"new-revision", "coalesced"} {
+			b.Run(lc.name+"/"+mode, func(b *testing.B) {
+				benchmarkEdits(b, s, lc.l, mode)
+			})
+		}
+	}
+}
+
+func benchmarkEdits(b *testing.B, s store.Store, l *listing.Listing, mode string) {
+	ctx := context.Background()
+	w, err := s.CreateWorkspace(ctx, store.NewWorkspace{Title: "bench", Listing: l, Now: time.Now()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		path := "/tools/0/description"
+		if mode == "new-revision" {
+			path = fmt.Sprintf("/tools/%d/description", i%3)
+		}
+		start := time.Now()
+		if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "bench", Now: time.Now(),
+			Ops: set(path, fmt.Sprintf("Edit number %d of the benchmark", i))}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	ReportLatency(b, lat)
+	b.ReportMetric(float64(len(l.Marshal(""))), "listing-bytes")
 }
 
 // ReportLatency reports the p50 and p99 of lat, in milliseconds.
@@ -1000,4 +1064,88 @@ func ReportLatency(b *testing.B, lat []time.Duration) {
 	at := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))]) / 1e6 }
 	b.ReportMetric(at(0.50), "p50-ms")
 	b.ReportMetric(at(0.99), "p99-ms")
+	b.ReportMetric(at(1), "max-ms")
+}
+
+// FanoutSubscribers is how many subscribers BenchmarkFanout has on one workspace.
+const FanoutSubscribers = 200
+
+// BenchmarkFanout has FanoutSubscribers subscribers on one workspace and measures, for each
+// edit, the time from calling AppendEdit to each subscriber receiving its event (commit
+// included, and on PostgreSQL the NOTIFY round trip): p50 and p99 over all deliveries, and the
+// p99 of the slowest delivery of each edit ("all-p99-ms").
+func BenchmarkFanout(b *testing.B, open Opener) {
+	s := open(b)
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := newWorkspace(b, s, time.Now())
+	var (
+		mu      sync.Mutex
+		start   time.Time
+		pending sync.WaitGroup
+		each    []time.Duration
+	)
+	for range FanoutSubscribers {
+		ch, err := s.Subscribe(ctx, w.ID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		go func() {
+			for ev := range ch {
+				if ev.Kind != store.EventEdit {
+					continue
+				}
+				mu.Lock()
+				each = append(each, time.Since(start))
+				mu.Unlock()
+				pending.Done()
+			}
+		}()
+	}
+	var all []time.Duration
+	for i := 0; b.Loop(); i++ {
+		pending.Add(FanoutSubscribers)
+		mu.Lock()
+		start = time.Now()
+		mu.Unlock()
+		if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "bench", Now: time.Now(),
+			Ops: set("/tools/0/description", fmt.Sprintf("Edit %d", i))}); err != nil {
+			b.Fatal(err)
+		}
+		pending.Wait()
+		all = append(all, time.Since(start))
+	}
+	b.StopTimer()
+	ReportLatency(b, each)
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	b.ReportMetric(float64(all[int(0.99*float64(len(all)-1))])/1e6, "all-p99-ms")
+}
+
+// BenchmarkIdleSubscribers measures the heap an idle subscription holds (its channel, its
+// registration and its context), in bytes per subscriber.
+func BenchmarkIdleSubscribers(b *testing.B, open Opener) {
+	s := open(b)
+	defer s.Close()
+	w := newWorkspace(b, s, time.Now())
+	const n = 10000
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		cancels := make([]context.CancelFunc, n)
+		for i := range cancels {
+			ctx, cancel := context.WithCancel(context.Background())
+			if _, err := s.Subscribe(ctx, w.ID); err != nil {
+				b.Fatal(err)
+			}
+			cancels[i] = cancel
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/subscriber")
+		for _, c := range cancels {
+			c()
+		}
+	}
 }

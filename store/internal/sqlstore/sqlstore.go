@@ -29,6 +29,9 @@ type Dialect struct {
 	// NOTIFY, delivered on commit). When nil, events are published to this process's Broker
 	// after commit.
 	Notify func(ctx context.Context, tx *sql.Tx, ev store.Event) error
+	// Announce, when set, sends ev to every process on the database at once; when nil, ev is
+	// published to this process's Broker.
+	Announce func(ctx context.Context, ev store.Event) error
 }
 
 // DB implements store.Store over database/sql.
@@ -37,13 +40,13 @@ type DB struct {
 	read   *sql.DB // queries (may be the same as write)
 	d      Dialect
 	Broker *Broker
-	cache  headCache
+	cache  listingCache
 	closer func() error
 }
 
 // New returns a store over the given handles; closer releases them.
 func New(write, read *sql.DB, d Dialect, closer func() error) *DB {
-	return &DB{write: write, read: read, d: d, Broker: NewBroker(), cache: headCache{m: map[string]cachedHead{}}, closer: closer}
+	return &DB{write: write, read: read, d: d, Broker: NewBroker(), closer: closer}
 }
 
 // Close releases the database.
@@ -146,6 +149,27 @@ func (s *DB) Subscribe(ctx context.Context, workspace string) (<-chan store.Even
 	return s.Broker.Subscribe(ctx, workspace), nil
 }
 
+// Announce implements store.Store.
+func (s *DB) Announce(ctx context.Context, ev store.Event) error {
+	const op = "announce"
+	if err := firstErr(checkID(op, "workspace ID", ev.Workspace),
+		store.CheckText(op, "author", ev.Author, store.MaxAuthor, false, false),
+		store.CheckText(op, "author ID", ev.AuthorID, store.MaxAuthor, false, false)); err != nil {
+		return err
+	}
+	if ev.Kind != store.EventPresence {
+		return store.Errorf(store.Invalid, op, "only presence events are announced; %q events come from the changes themselves", ev.Kind)
+	}
+	if len(ev.Field) > store.MaxField || len(ev.Detail) > store.MaxDetail {
+		return store.Errorf(store.Invalid, op, "the field (%d bytes) or detail (%d bytes) is over the limit of %d", len(ev.Field), len(ev.Detail), store.MaxDetail)
+	}
+	if s.d.Announce == nil {
+		s.Broker.Publish(ev)
+		return nil
+	}
+	return s.wrap(op, s.d.Announce(ctx, ev))
+}
+
 func now(t time.Time) time.Time {
 	if t.IsZero() {
 		return store.Now()
@@ -191,6 +215,9 @@ func (s *DB) CreateWorkspace(ctx context.Context, nw store.NewWorkspace) (store.
 	t := now(nw.Now)
 	w := store.Workspace{ID: store.NewID(), Title: nw.Title, Created: t, Updated: t}
 	snap := nw.Listing.Marshal("")
+	if err := checkSnapshot(op, nw.Listing, snap); err != nil {
+		return store.Workspace{}, err
+	}
 	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq) VALUES (?, ?, ?, ?, 0, 0)`),
 			w.ID, w.Title, store.Micros(t), store.Micros(t)); err != nil {
@@ -293,7 +320,7 @@ func (s *DB) DeleteWorkspace(ctx context.Context, id string) error {
 		return []store.Event{{Workspace: id, Kind: store.EventDeleted}}, nil
 	})
 	if err == nil {
-		s.cache.drop(id)
+		s.cache.dropWorkspace(id)
 	}
 	return err
 }
@@ -329,11 +356,11 @@ func (s *DB) ForkWorkspace(ctx context.Context, f store.Fork) (store.Workspace, 
 		}{
 			{`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq, forked_from) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 				[]any{id, title, store.Micros(t), store.Micros(t), src.Head, src.Seq, src.ID}},
-			{`INSERT INTO revisions (workspace_id, number, parent, kind, author, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, listing)
-				SELECT ?, number, parent, kind, author, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, listing
+			{`INSERT INTO revisions (workspace_id, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, listing)
+				SELECT ?, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, listing
 				FROM revisions WHERE workspace_id = ?`, []any{id, src.ID}},
-			{`INSERT INTO edits (workspace_id, seq, revision, author, at, ops)
-				SELECT ?, seq, revision, author, at, ops FROM edits WHERE workspace_id = ?`, []any{id, src.ID}},
+			{`INSERT INTO edits (workspace_id, seq, revision, author, author_id, at, ops)
+				SELECT ?, seq, revision, author, author_id, at, ops FROM edits WHERE workspace_id = ?`, []any{id, src.ID}},
 			{`INSERT INTO task_files (workspace_id, body, author, updated_at)
 				SELECT ?, body, author, updated_at FROM task_files WHERE workspace_id = ?`, []any{id, src.ID}},
 		}
@@ -349,7 +376,7 @@ func (s *DB) ForkWorkspace(ctx context.Context, f store.Fork) (store.Workspace, 
 
 // ---- revisions and edits
 
-const revCols = `workspace_id, number, parent, kind, author, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from`
+const revCols = `workspace_id, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from`
 
 func scanRevision(row interface{ Scan(...any) error }, extra ...any) (store.Revision, error) {
 	var r store.Revision
@@ -357,7 +384,7 @@ func scanRevision(row interface{ Scan(...any) error }, extra ...any) (store.Revi
 	var name sql.NullString
 	var created, updated int64
 	var kind string
-	dest := append([]any{&r.Workspace, &r.Number, &parent, &kind, &r.Author, &r.Message, &name, &r.Field,
+	dest := append([]any{&r.Workspace, &r.Number, &parent, &kind, &r.Author, &r.AuthorID, &r.Message, &name, &r.Field,
 		&created, &updated, &r.Edits, &r.FirstSeq, &r.LastSeq, &restored}, extra...)
 	err := row.Scan(dest...)
 	r.Kind, r.Name = store.RevisionKind(kind), name.String
@@ -381,8 +408,22 @@ func parseSnapshot(b []byte, ws string, n int) (*listing.Listing, error) {
 	return l, nil
 }
 
+// checkSnapshot refuses a listing that could be stored but not read back: one over the limits
+// listing.Parse applies by default (a caller may have parsed it with raised limits).
+func checkSnapshot(op string, l *listing.Listing, snap []byte) error {
+	lim := listing.DefaultLimits
+	if len(snap) > lim.Bytes {
+		return store.Errorf(store.Invalid, op, "the listing would be %d bytes; a workspace holds listings of up to %d bytes", len(snap), lim.Bytes)
+	}
+	if len(l.Tools) > lim.Tools {
+		return store.Errorf(store.Invalid, op, "the listing would have %d tools; a workspace holds up to %d", len(l.Tools), lim.Tools)
+	}
+	return nil
+}
+
 // lockedHead reads a workspace's head under the write lock, its listing from the cache when the
-// cache holds the same edit sequence number.
+// cache holds it as of the same last edit. (The head holds the workspace's latest edit, so its
+// last edit is the workspace's Seq.)
 func (s *DB) lockedHead(ctx context.Context, tx *sql.Tx, op, ws string) (store.Workspace, store.Revision, *listing.Listing, error) {
 	w, err := scanWorkspace(tx.QueryRowContext(ctx, s.q(`SELECT `+wsCols+` FROM workspaces WHERE id = ?`+s.forUpdate()), ws))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -391,7 +432,7 @@ func (s *DB) lockedHead(ctx context.Context, tx *sql.Tx, op, ws string) (store.W
 	if err != nil {
 		return w, store.Revision{}, nil, err
 	}
-	l := s.cache.get(ws, w.Seq)
+	l := s.cache.get(revKey{ws, w.Head, w.Seq})
 	var head store.Revision
 	if l != nil {
 		head, err = scanRevision(tx.QueryRowContext(ctx, s.q(`SELECT `+revCols+` FROM revisions WHERE workspace_id = ? AND number = ?`), ws, w.Head))
@@ -399,7 +440,9 @@ func (s *DB) lockedHead(ctx context.Context, tx *sql.Tx, op, ws string) (store.W
 		var snap []byte
 		head, err = scanRevision(tx.QueryRowContext(ctx, s.q(`SELECT `+revCols+`, listing FROM revisions WHERE workspace_id = ? AND number = ?`), ws, w.Head), &snap)
 		if err == nil {
-			l, err = parseSnapshot(snap, ws, w.Head)
+			if l, err = parseSnapshot(snap, ws, w.Head); err == nil {
+				s.cache.put(revKey{ws, w.Head, w.Seq}, l, len(snap))
+			}
 		}
 	}
 	if err != nil {
@@ -410,22 +453,24 @@ func (s *DB) lockedHead(ctx context.Context, tx *sql.Tx, op, ws string) (store.W
 
 // change is one accepted edit about to be recorded.
 type change struct {
-	op        string
-	ws        string
-	author    string
-	message   string
-	at        time.Time
-	ops       []listing.Op
-	kind      store.RevisionKind
-	restored  int // -1 unless kind is restore
-	coalesce  func(head store.Revision) bool
-	next      func(tx *sql.Tx, cur *listing.Listing) (*listing.Listing, error)
+	op       string
+	ws       string
+	author   string
+	authorID string
+	message  string
+	at       time.Time
+	ops      []listing.Op
+	kind     store.RevisionKind
+	restored int // -1 unless kind is restore
+	coalesce func(head store.Revision) bool
+	next     func(tx *sql.Tx, cur *listing.Listing) (*listing.Listing, error)
 }
 
 // record applies c in one transaction: a new head revision or the head extended, the edit
 // row, the workspace's head and sequence number.
 func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 	var res store.EditResult
+	var size int
 	t := now(c.at)
 	err := s.inTx(ctx, c.op, func(tx *sql.Tx) ([]store.Event, error) {
 		w, head, cur, err := s.lockedHead(ctx, tx, c.op, c.ws)
@@ -445,6 +490,9 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 			return nil, fmt.Errorf("encode ops: %w", err)
 		}
 		snap := next.Marshal("")
+		if err := checkSnapshot(c.op, next, snap); err != nil {
+			return nil, err
+		}
 		seq := w.Seq + 1
 		field := store.FieldOf(ops)
 		if c.kind != store.KindEdit {
@@ -457,21 +505,21 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 			_, err = tx.ExecContext(ctx, s.q(`UPDATE revisions SET listing = ?, updated_at = ?, edit_count = ?, last_seq = ? WHERE workspace_id = ? AND number = ?`),
 				snap, store.Micros(t), rev.Edits, seq, c.ws, head.Number)
 		} else {
-			rev = store.Revision{Workspace: c.ws, Number: w.Head + 1, Parent: w.Head, Kind: c.kind, Author: c.author,
+			rev = store.Revision{Workspace: c.ws, Number: w.Head + 1, Parent: w.Head, Kind: c.kind, Author: c.author, AuthorID: c.authorID,
 				Message: c.message, Field: field, Created: t, Updated: t, Edits: 1, FirstSeq: seq, LastSeq: seq, RestoredFrom: c.restored}
 			var restored any
 			if c.restored >= 0 {
 				restored = c.restored
 			}
-			_, err = tx.ExecContext(ctx, s.q(`INSERT INTO revisions (workspace_id, number, parent, kind, author, message, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, listing)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`),
-				c.ws, rev.Number, rev.Parent, string(rev.Kind), rev.Author, rev.Message, rev.Field, store.Micros(t), store.Micros(t), seq, seq, restored, snap)
+			_, err = tx.ExecContext(ctx, s.q(`INSERT INTO revisions (workspace_id, number, parent, kind, author, author_id, message, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, listing)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`),
+				c.ws, rev.Number, rev.Parent, string(rev.Kind), rev.Author, rev.AuthorID, rev.Message, rev.Field, store.Micros(t), store.Micros(t), seq, seq, restored, snap)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("write revision %d: %w", rev.Number, err)
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO edits (workspace_id, seq, revision, author, at, ops) VALUES (?, ?, ?, ?, ?, ?)`),
-			c.ws, seq, rev.Number, c.author, store.Micros(t), opsJSON); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO edits (workspace_id, seq, revision, author, author_id, at, ops) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+			c.ws, seq, rev.Number, c.author, c.authorID, store.Micros(t), opsJSON); err != nil {
 			return nil, fmt.Errorf("write edit %d: %w", seq, err)
 		}
 		// The guard on seq turns a lost race (possible only if a dialect failed to lock) into a
@@ -484,35 +532,36 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if n, _ := up.RowsAffected(); n != 1 {
 			return nil, store.Errorf(store.Conflict, c.op, "another edit to workspace %s was accepted at the same time; send the edit again", c.ws)
 		}
-		res.Seq, res.Revision, res.Listing = seq, rev, next
-		return []store.Event{{Workspace: c.ws, Kind: store.EventEdit, Seq: seq, Revision: rev.Number, Author: c.author,
+		res.Seq, res.Revision, res.Listing, size = seq, rev, next, len(snap)
+		return []store.Event{{Workspace: c.ws, Kind: store.EventEdit, Seq: seq, Revision: rev.Number, Author: c.author, AuthorID: c.authorID,
 			Coalesced: res.Coalesced, Field: eventField(field)}}, nil
 	})
 	if err != nil {
 		return store.EditResult{}, err
 	}
-	s.cache.put(c.ws, res.Seq, res.Listing)
+	s.cache.put(revKey{c.ws, res.Revision.Number, res.Seq}, res.Listing, size)
 	return res, nil
 }
 
 // eventField keeps a notification small (PostgreSQL's payload limit is 8000 bytes).
 func eventField(f string) string {
-	if len(f) > 1024 {
+	if len(f) > store.MaxField {
 		return ""
 	}
 	return f
 }
 
-func checkEditor(op, ws, author, message string) error {
+func checkEditor(op, ws, author, authorID, message string) error {
 	return firstErr(checkID(op, "workspace ID", ws),
 		store.CheckText(op, "author", author, store.MaxAuthor, false, false),
+		store.CheckText(op, "author ID", authorID, store.MaxAuthor, false, false),
 		store.CheckText(op, "message", message, store.MaxMessage, false, true))
 }
 
 // AppendEdit implements store.Store.
 func (s *DB) AppendEdit(ctx context.Context, e store.Edit) (store.EditResult, error) {
 	const op = "append edit"
-	if err := checkEditor(op, e.Workspace, e.Author, e.Message); err != nil {
+	if err := checkEditor(op, e.Workspace, e.Author, e.AuthorID, e.Message); err != nil {
 		return store.EditResult{}, err
 	}
 	if len(e.Ops) == 0 {
@@ -522,7 +571,7 @@ func (s *DB) AppendEdit(ctx context.Context, e store.Edit) (store.EditResult, er
 		return store.EditResult{}, store.Errorf(store.Invalid, op, "the edit has %d ops; the limit is %d, so split it", len(e.Ops), store.MaxOpsPerEdit)
 	}
 	e.Now = now(e.Now)
-	return s.record(ctx, change{op: op, ws: e.Workspace, author: e.Author, message: e.Message, at: e.Now, ops: e.Ops,
+	return s.record(ctx, change{op: op, ws: e.Workspace, author: e.Author, authorID: e.AuthorID, message: e.Message, at: e.Now, ops: e.Ops,
 		kind: store.KindEdit, restored: -1,
 		coalesce: func(head store.Revision) bool { return store.Coalesces(head, e) },
 		next: func(_ *sql.Tx, cur *listing.Listing) (*listing.Listing, error) {
@@ -537,13 +586,13 @@ func (s *DB) AppendEdit(ctx context.Context, e store.Edit) (store.EditResult, er
 // Commit implements store.Store.
 func (s *DB) Commit(ctx context.Context, c store.Commit) (store.EditResult, error) {
 	const op = "commit listing"
-	if err := checkEditor(op, c.Workspace, c.Author, c.Message); err != nil {
+	if err := checkEditor(op, c.Workspace, c.Author, c.AuthorID, c.Message); err != nil {
 		return store.EditResult{}, err
 	}
 	if c.Listing == nil {
 		return store.EditResult{}, store.Errorf(store.Invalid, op, "no listing given")
 	}
-	return s.record(ctx, change{op: op, ws: c.Workspace, author: c.Author, message: c.Message, at: c.Now,
+	return s.record(ctx, change{op: op, ws: c.Workspace, author: c.Author, authorID: c.AuthorID, message: c.Message, at: c.Now,
 		kind: store.KindReplace, restored: -1,
 		next: func(*sql.Tx, *listing.Listing) (*listing.Listing, error) { return c.Listing, nil }})
 }
@@ -551,7 +600,7 @@ func (s *DB) Commit(ctx context.Context, c store.Commit) (store.EditResult, erro
 // Restore implements store.Store.
 func (s *DB) Restore(ctx context.Context, r store.Restore) (store.EditResult, error) {
 	const op = "restore revision"
-	if err := checkEditor(op, r.Workspace, r.Author, r.Message); err != nil {
+	if err := checkEditor(op, r.Workspace, r.Author, r.AuthorID, r.Message); err != nil {
 		return store.EditResult{}, err
 	}
 	if r.Number < 0 {
@@ -561,7 +610,7 @@ func (s *DB) Restore(ctx context.Context, r store.Restore) (store.EditResult, er
 	if msg == "" {
 		msg = fmt.Sprintf("restored revision %d", r.Number)
 	}
-	return s.record(ctx, change{op: op, ws: r.Workspace, author: r.Author, message: msg, at: r.Now,
+	return s.record(ctx, change{op: op, ws: r.Workspace, author: r.Author, authorID: r.AuthorID, message: msg, at: r.Now,
 		kind: store.KindRestore, restored: r.Number,
 		next: func(tx *sql.Tx, _ *listing.Listing) (*listing.Listing, error) {
 			var snap []byte
@@ -631,19 +680,28 @@ func (s *DB) Revision(ctx context.Context, ws string, n int) (store.Revision, er
 			return store.Revision{}, s.wrap(op, err)
 		}
 	}
-	var snap []byte
-	r, err := scanRevision(tx.QueryRowContext(ctx, s.q(`SELECT `+revCols+`, listing FROM revisions WHERE workspace_id = ? AND number = ?`), ws, n), &snap)
+	r, err := scanRevision(tx.QueryRowContext(ctx, s.q(`SELECT `+revCols+` FROM revisions WHERE workspace_id = ? AND number = ?`), ws, n))
 	if errors.Is(err, sql.ErrNoRows) {
-		if _, werr := s.Workspace(ctx, ws); werr != nil {
-			return store.Revision{}, werr
+		// Asked in the same transaction: a second connection could wait forever on a full pool.
+		var one int
+		if werr := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM workspaces WHERE id = ?`), ws).Scan(&one); errors.Is(werr, sql.ErrNoRows) {
+			return store.Revision{}, notFoundWorkspace(op, ws)
 		}
 		return store.Revision{}, store.Errorf(store.NotFound, op, "workspace %s has no revision %d", ws, n)
 	}
 	if err != nil {
 		return store.Revision{}, s.wrap(op, err)
 	}
-	if r.Listing, err = parseSnapshot(snap, ws, n); err != nil {
-		return store.Revision{}, s.wrap(op, err)
+	key := revKey{ws, n, r.LastSeq}
+	if r.Listing = s.cache.get(key); r.Listing == nil {
+		var snap []byte
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT listing FROM revisions WHERE workspace_id = ? AND number = ?`), ws, n).Scan(&snap); err != nil {
+			return store.Revision{}, s.wrap(op, err)
+		}
+		if r.Listing, err = parseSnapshot(snap, ws, n); err != nil {
+			return store.Revision{}, s.wrap(op, err)
+		}
+		s.cache.put(key, r.Listing, len(snap))
 	}
 	edits, err := s.edits(ctx, tx, ws, `revision = ?`, n, 0)
 	if err != nil {
@@ -693,7 +751,15 @@ func (s *DB) Edits(ctx context.Context, ws string, after int64, limit int) ([]st
 		limit = 10000
 	}
 	out, err := s.edits(ctx, s.read, ws, `seq > ?`, after, limit)
-	return out, s.wrap(op, err)
+	if err != nil {
+		return nil, s.wrap(op, err)
+	}
+	if len(out) == 0 { // nothing new, or no such workspace: tell the two apart
+		if _, err := s.Workspace(ctx, ws); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 type querier interface {
@@ -701,7 +767,7 @@ type querier interface {
 }
 
 func (s *DB) edits(ctx context.Context, q querier, ws, cond string, arg any, limit int) ([]store.EditRecord, error) {
-	query := `SELECT seq, revision, author, at, ops FROM edits WHERE workspace_id = ? AND ` + cond + ` ORDER BY seq`
+	query := `SELECT seq, revision, author, author_id, at, ops FROM edits WHERE workspace_id = ? AND ` + cond + ` ORDER BY seq`
 	args := []any{ws, arg}
 	if limit > 0 {
 		query += ` LIMIT ?`
@@ -717,7 +783,7 @@ func (s *DB) edits(ctx context.Context, q querier, ws, cond string, arg any, lim
 		e := store.EditRecord{Workspace: ws}
 		var at int64
 		var ops []byte
-		if err := rows.Scan(&e.Seq, &e.Revision, &e.Author, &at, &ops); err != nil {
+		if err := rows.Scan(&e.Seq, &e.Revision, &e.Author, &e.AuthorID, &at, &ops); err != nil {
 			return nil, err
 		}
 		e.At = store.FromMicros(at)
@@ -1074,49 +1140,70 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-// headCache keeps the parsed head listing of recently edited workspaces, keyed by the edit
-// sequence number it belongs to, so that an edit does not parse the listing again. Any writer
-// (another process included) bumps the number, so a stale entry is never used.
-type headCache struct {
-	mu sync.Mutex
-	m  map[string]cachedHead
+// listingCache keeps parsed listings of recently used revisions, so that an edit does not parse
+// the head again and a page showing the baseline beside the head does not parse either. A
+// revision's listing is fixed by its workspace, number and last edit: any writer (another
+// process included) that changes it bumps its last edit, so a stale entry is never used. The
+// cache is bounded by the size of the listings' JSON; parsed, they take a few times more.
+type listingCache struct {
+	mu    sync.Mutex
+	m     map[revKey]cachedListing
+	bytes int
 }
 
-type cachedHead struct {
-	seq int64
-	l   *listing.Listing
+type revKey struct {
+	ws      string
+	number  int
+	lastSeq int64
 }
 
-const headCacheSize = 256
+type cachedListing struct {
+	l    *listing.Listing
+	size int
+}
 
-func (c *headCache) get(ws string, seq int64) *listing.Listing {
+// listingCacheBytes bounds the JSON size of the cached listings.
+const listingCacheBytes = 32 << 20
+
+func (c *listingCache) get(k revKey) *listing.Listing {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if h, ok := c.m[ws]; ok && h.seq == seq {
-		return h.l
-	}
-	return nil
+	return c.m[k].l
 }
 
-func (c *headCache) put(ws string, seq int64, l *listing.Listing) {
+func (c *listingCache) put(k revKey, l *listing.Listing, size int) {
+	if size > listingCacheBytes/4 {
+		return // one huge listing must not empty the cache
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if h, ok := c.m[ws]; ok && h.seq > seq {
-		return
+	if c.m == nil {
+		c.m = map[revKey]cachedListing{}
 	}
-	if _, ok := c.m[ws]; !ok && len(c.m) >= headCacheSize {
-		for k := range c.m { // evict one at random: cheap, and good enough for a cache of heads
-			delete(c.m, k)
+	if old, ok := c.m[k]; ok {
+		c.bytes -= old.size
+	}
+	for k2, e := range c.m { // evict at random: cheap, and good enough here
+		if c.bytes+size <= listingCacheBytes {
 			break
 		}
+		delete(c.m, k2)
+		c.bytes -= e.size
 	}
-	c.m[ws] = cachedHead{seq, l}
+	c.m[k] = cachedListing{l, size}
+	c.bytes += size
 }
 
-func (c *headCache) drop(ws string) {
+// dropWorkspace forgets a deleted workspace's listings.
+func (c *listingCache) dropWorkspace(ws string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.m, ws)
+	for k, e := range c.m {
+		if k.ws == ws {
+			delete(c.m, k)
+			c.bytes -= e.size
+		}
+	}
 }
 
 // DBHandle returns the handle writes go through.

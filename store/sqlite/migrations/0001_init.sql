@@ -16,7 +16,8 @@ CREATE TABLE revisions (
   number        INTEGER NOT NULL CHECK (number >= 0),
   parent        INTEGER,         -- NULL for the baseline (number 0)
   kind          TEXT NOT NULL CHECK (kind IN ('import', 'edit', 'restore', 'replace')),
-  author        TEXT NOT NULL,
+  author        TEXT NOT NULL,   -- display name
+  author_id     TEXT NOT NULL DEFAULT '', -- stable identity (session, account), if known
   message       TEXT NOT NULL DEFAULT '',
   name          TEXT,            -- NULL unless named
   field         TEXT NOT NULL DEFAULT '',
@@ -38,6 +39,7 @@ CREATE TABLE edits (
   seq          INTEGER NOT NULL CHECK (seq > 0),
   revision     INTEGER NOT NULL,
   author       TEXT NOT NULL,
+  author_id    TEXT NOT NULL DEFAULT '',
   at           INTEGER NOT NULL,
   ops          BLOB NOT NULL,    -- JSON array of listing.Op
   PRIMARY KEY (workspace_id, seq),

@@ -1,0 +1,62 @@
+package analysis
+
+import (
+	"fmt"
+
+	"github.com/tool-workbench/workbench/cost"
+	"github.com/tool-workbench/workbench/export"
+	"github.com/tool-workbench/workbench/lint"
+	"github.com/tool-workbench/workbench/lint/reference"
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/selection"
+)
+
+// ReviewEngines wires the workbench's engines into an export.Review, the same way for the CLI
+// and the browser: the reference checks and the extended rules (package lint) for findings,
+// tok for each tool's tokens of its compact JSON, and the reference ranker (package selection)
+// for tasks. A nil tasks leaves the ranking out (the caller says why in RankingNote); an empty,
+// non-nil one is a task file with no tasks.
+func ReviewEngines(tok cost.Tokenizer, tasks []selection.Task) (export.ReviewOptions, error) {
+	var opts export.ReviewOptions
+	counter, err := cost.NewCounter(tok, "compact", cost.Options{})
+	if err != nil {
+		return opts, fmt.Errorf("review engines: %w", err)
+	}
+	opts.Tokens = func(t *listing.Value) int { return counter.Tool(t).Tokens }
+	opts.TokenUnit = tok.Name() + " tokens of each tool's compact JSON"
+
+	lt := lint.New(lint.Config{Tokens: tok.Count})
+	opts.Findings = func(l *listing.Listing) ([]export.Finding, error) {
+		var fs []lint.Finding
+		// The reference's checks run where the reference could read the listing at all.
+		if reference.Validate(l, false) == nil {
+			fs = append(fs, lt.ReferenceFindings(l, reference.Lint(l))...)
+		}
+		fs = append(fs, lt.Lint(l)...)
+		out := make([]export.Finding, len(fs))
+		for i, f := range fs {
+			out[i] = export.Finding{Tool: f.Tool, Rule: f.Rule, Severity: string(f.Severity), Pointer: f.Pointer, Message: f.Message}
+		}
+		return out, nil
+	}
+	if tasks == nil {
+		return opts, nil
+	}
+	opts.Rank = func(l *listing.Listing) ([]export.Verdict, error) {
+		vs := selection.Rank(l, tasks, false)
+		out := make([]export.Verdict, len(vs))
+		for i, v := range vs {
+			out[i] = export.Verdict{Task: v.Task.Task, Expected: v.Task.Expected()}
+			if v.Winner != nil {
+				out[i].Picked = v.Winner.Name
+			}
+		}
+		return out, nil
+	}
+	return opts, nil
+}
+
+// ReviewOptions is ReviewEngines with the engine's tokenizer.
+func (e *Engine) ReviewOptions(tasks []selection.Task) (export.ReviewOptions, error) {
+	return ReviewEngines(e.tok, tasks)
+}

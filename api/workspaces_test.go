@@ -1,0 +1,163 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tool-workbench/workbench/export"
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/store"
+)
+
+func fixedClock() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }
+
+// TestWorkspaceLifecycle creates a workspace, reads its listing, replaces it and lists the
+// revisions, validating every answer against the document.
+func TestWorkspaceLifecycle(t *testing.T) {
+	fs := newFakeStore()
+	e := newRouter(t, Options{Workspaces: fs, Now: fixedClock})
+	// Member order and number spelling must survive the store and the GET.
+	orig := `{"tools": [{"name": "b", "zeta": 2.50, "inputSchema": {"type": "object"}}, {"name": "a"}], "nextCursor": null}`
+	create := body("title", `"library"`, "listing", orig, "tasks", `[{"task": "x", "expect": "a"}]`)
+	checkRequest(t, http.MethodPost, Prefix+"/workspaces", create)
+	rec := call(e, http.MethodPost, Prefix+"/workspaces", create)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	}
+	checkResponse(t, http.MethodPost, Prefix+"/workspaces", rec)
+	var w workspaceResponse
+	if err := json.Unmarshal(rec.Body.Bytes(), &w); err != nil {
+		t.Fatal(err)
+	}
+	listingURL := Prefix + "/workspaces/" + w.ID + "/listing"
+	if w.Title != "library" || w.Tools != 2 || w.Listing != listingURL || rec.Header().Get("Location") != listingURL {
+		t.Errorf("created: %+v, Location %q", w, rec.Header().Get("Location"))
+	}
+	if string(fs.ws[w.ID].revs[0].Author) != "api" {
+		t.Errorf("author %q, want api (no Access hook)", fs.ws[w.ID].revs[0].Author)
+	}
+
+	rec = call(e, http.MethodGet, listingURL, "")
+	checkResponse(t, http.MethodGet, listingURL, rec)
+	l, _ := listing.Parse([]byte(orig), listing.Options{})
+	if rec.Body.String() != string(export.JSON(l, export.JSONOptions{})) || rec.Header().Get("X-Workbench-Revision") != "0" {
+		t.Errorf("GET listing (revision %q):\n%s", rec.Header().Get("X-Workbench-Revision"), rec.Body)
+	}
+	if !strings.Contains(rec.Body.String(), `"zeta": 2.50`) {
+		t.Errorf("number spelling lost: %s", rec.Body)
+	}
+
+	put := body("listing", quote(small), "message", `"from CI"`)
+	checkRequest(t, http.MethodPut, listingURL, put)
+	rec = call(e, http.MethodPut, listingURL, put)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("put: %d %s", rec.Code, rec.Body)
+	}
+	checkResponse(t, http.MethodPut, listingURL, rec)
+	var pr putListingResponse
+	json.Unmarshal(rec.Body.Bytes(), &pr)
+	if pr.Revision.Number != 1 || pr.Revision.Kind != store.KindReplace || pr.Revision.Message != "from CI" || pr.Tools != 2 || pr.Seq != 1 {
+		t.Errorf("put: %+v", pr)
+	}
+	rec = call(e, http.MethodGet, listingURL, "")
+	if !strings.Contains(rec.Body.String(), `"search_books"`) || rec.Header().Get("X-Workbench-Revision") != "1" {
+		t.Errorf("GET after PUT: %s", rec.Body)
+	}
+
+	revURL := Prefix + "/workspaces/" + w.ID + "/revisions"
+	rec = call(e, http.MethodGet, revURL, "")
+	checkResponse(t, http.MethodGet, revURL, rec)
+	var rr revisionsResponse
+	json.Unmarshal(rec.Body.Bytes(), &rr)
+	if len(rr.Revisions) != 2 || rr.Revisions[0].Number != 1 || rr.Revisions[1].Kind != store.KindImport || rr.Workspace != w.ID {
+		t.Errorf("revisions: %s", rec.Body)
+	}
+}
+
+func TestWorkspaceErrors(t *testing.T) {
+	fs := newFakeStore()
+	denyWrites := func(r *http.Request, ws string, write bool) (string, error) {
+		if r.Header.Get("X-Test-User") == "" {
+			return "", errors.New("this link can view the workspace, not edit it")
+		}
+		if write && r.Header.Get("X-Test-User") == "viewer" {
+			return "", &Error{Code: CodeForbidden, Message: "a view link cannot edit", Hint: "ask for an edit link"}
+		}
+		return r.Header.Get("X-Test-User"), nil
+	}
+	e := newRouter(t, Options{Workspaces: fs, Access: denyWrites, Now: fixedClock})
+	rec := call(e, http.MethodPost, Prefix+"/workspaces", body("listing", small), "X-Test-User", "ann")
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	}
+	var w workspaceResponse
+	json.Unmarshal(rec.Body.Bytes(), &w)
+	if fs.ws[w.ID].revs[0].Author != "ann" {
+		t.Errorf("author %q, want the Access hook's ann", fs.ws[w.ID].revs[0].Author)
+	}
+	listingURL := Prefix + "/workspaces/" + w.ID + "/listing"
+	missing := Prefix + "/workspaces/0123456789abcdef0123456789abcdef/listing"
+	for _, c := range []struct {
+		name, method, path, body string
+		headers                  []string
+		code                     Code
+	}{
+		{"malformed id", http.MethodGet, Prefix + "/workspaces/..%2f..%2fetc/listing", "", []string{"X-Test-User", "ann"}, CodeNotFound},
+		{"upper-case id", http.MethodGet, Prefix + "/workspaces/0123456789ABCDEF0123456789ABCDEF/revisions", "", []string{"X-Test-User", "ann"}, CodeNotFound},
+		{"unknown id", http.MethodGet, missing, "", []string{"X-Test-User", "ann"}, CodeNotFound},
+		{"unknown id put", http.MethodPut, missing, body("listing", small), []string{"X-Test-User", "ann"}, CodeNotFound},
+		{"no access", http.MethodGet, listingURL, "", nil, CodeForbidden},
+		{"view link cannot edit", http.MethodPut, listingURL, body("listing", small), []string{"X-Test-User", "viewer"}, CodeForbidden},
+		{"cross-origin put", http.MethodPut, listingURL, body("listing", small), []string{"X-Test-User", "ann", "Origin", "https://evil.example"}, CodeCrossOrigin},
+		{"put without listing", http.MethodPut, listingURL, `{"message": "x"}`, []string{"X-Test-User", "ann"}, CodeMissingField},
+		{"put unknown member", http.MethodPut, listingURL, body("listing", small, "title", `"x"`), []string{"X-Test-User", "ann"}, CodeUnknownField},
+		{"put broken listing", http.MethodPut, listingURL, body("listing", `{"tools": "none"}`), []string{"X-Test-User", "ann"}, CodeInvalidListing},
+		{"create bad tasks", http.MethodPost, Prefix + "/workspaces", body("listing", small, "tasks", `[1]`), []string{"X-Test-User", "ann"}, CodeInvalidTasks},
+		{"create tasks with NaN", http.MethodPost, Prefix + "/workspaces", body("listing", small, "tasks", `[{"task": "x", "expect": null, "args": {"n": NaN}}]`), []string{"X-Test-User", "ann"}, CodeInvalidTasks},
+		{"create wrong type", http.MethodPost, Prefix + "/workspaces", `{"listing": [], "title": 7}`, []string{"X-Test-User", "ann"}, CodeInvalidField},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := call(e, c.method, c.path, c.body, c.headers...)
+			got := apiError(t, rec)
+			if got.Code != c.code {
+				t.Fatalf("%s (%s), want %s", got.Code, got.Message, c.code)
+			}
+			if c.name != "malformed id" {
+				checkResponse(t, c.method, c.path, rec)
+			}
+		})
+	}
+
+	t.Run("store conflict", func(t *testing.T) {
+		fs.fail = store.Errorf(store.Conflict, "commit", "another commit won the race")
+		defer func() { fs.fail = nil }()
+		rec := call(e, http.MethodPut, listingURL, body("listing", small), "X-Test-User", "ann")
+		if got := apiError(t, rec); got.Code != CodeConflict {
+			t.Errorf("%s, want conflict", got.Code)
+		}
+		checkResponse(t, http.MethodPut, listingURL, rec)
+	})
+	t.Run("store outage", func(t *testing.T) {
+		fs.fail = errors.New("database is locked: /var/lib/secret.db")
+		defer func() { fs.fail = nil }()
+		rec := call(e, http.MethodPut, listingURL, body("listing", small), "X-Test-User", "ann")
+		got := apiError(t, rec)
+		if got.Code != CodeInternal || strings.Contains(rec.Body.String(), "secret") {
+			t.Errorf("an outage must be a bare 500: %s", rec.Body)
+		}
+		checkResponse(t, http.MethodPut, listingURL, rec)
+	})
+}
+
+// TestNoStore: without a store the workspace endpoints say so in the error shape.
+func TestNoStore(t *testing.T) {
+	e := newRouter(t, Options{})
+	rec := call(e, http.MethodPost, Prefix+"/workspaces", body("listing", small))
+	if got := apiError(t, rec); got.Code != CodeNotFound || !strings.Contains(got.Message, "no workspaces") {
+		t.Errorf("%+v", got)
+	}
+}

@@ -1,0 +1,341 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/starfederation/datastar-go/datastar"
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/listing/remote"
+	"github.com/tool-workbench/workbench/views"
+)
+
+// FetchConfig says what the server may fetch from on a person's behalf.
+type FetchConfig struct {
+	// Policy decides which addresses fetches may connect to. The zero Policy is the strict
+	// one (public addresses only); local mode passes remote.LocalPolicy().
+	Policy remote.Policy
+	// AllowStdio lets a page launch a local command (--allow-stdio). cmd never sets it when the
+	// server listens beyond loopback or serves a team.
+	AllowStdio bool
+	// Limits bound each fetch; zero fields take remote.DefaultLimits, except that the listing
+	// may not exceed Config.MaxListingBytes.
+	Limits remote.Limits
+	// StdioEnv is the environment of launched commands; nil passes PATH, HOME, LANG and TMPDIR
+	// only, so that the server's own secrets do not reach them.
+	StdioEnv []string
+}
+
+// fetchInfo is what a workspace keeps of its last fetch: where from and who answered, never
+// the token or the headers. It lives in the server's memory beside the workspace.
+type fetchInfo struct {
+	form   views.FetchForm
+	report views.FetchReport
+}
+
+// maxChangeRows bounds the changes listed in the page; the review report has all of them.
+const maxChangeRows = 200
+
+// fetchRequest is a fetch form as posted.
+type fetchRequest struct {
+	form    views.FetchForm
+	target  remote.Target
+	problem *views.FetchProblem
+}
+
+// readFetchForm reads the fetch form's fields. The bearer token and headers go into the target
+// only; the returned form (shown again) holds neither.
+func (s *Server) readFetchForm(c echo.Context) fetchRequest {
+	r := c.Request()
+	r.Body = http.MaxBytesReader(c.Response(), r.Body, 256<<10)
+	var fr fetchRequest
+	if err := r.ParseForm(); err != nil {
+		fr.problem = &views.FetchProblem{Kind: string(remote.ErrTarget), Message: "The fetch form could not be read: " + err.Error(),
+			Hint: "Give the server's URL, and optionally a bearer token and a few headers."}
+		return fr
+	}
+	fr.form = views.FetchForm{URL: strings.TrimSpace(r.PostFormValue("url")), Transport: r.PostFormValue("transport"),
+		Command: strings.TrimSpace(r.PostFormValue("command")), AllowStdio: s.fetch.AllowStdio}
+	fr.target = remote.Target{URL: fr.form.URL, Bearer: strings.TrimSpace(r.PostFormValue("bearer"))}
+	switch fr.form.Transport {
+	case "", "streamable":
+		fr.form.Transport = string(remote.Streamable)
+		fr.target.Transport = remote.Streamable
+	case "sse":
+		fr.target.Transport = remote.SSE
+	case "stdio":
+		fr.target = remote.Target{Transport: remote.Stdio, Command: strings.Fields(fr.form.Command), Env: s.fetch.StdioEnv}
+		if fr.target.Env == nil {
+			fr.target.Env = stdioEnv()
+		}
+	default:
+		fr.problem = &views.FetchProblem{Kind: string(remote.ErrTarget), Message: fmt.Sprintf("Unknown transport %q.", fr.form.Transport),
+			Hint: "Choose Streamable HTTP or HTTP+SSE."}
+		fr.form.Transport = string(remote.Streamable)
+		return fr
+	}
+	if fr.target.Transport != remote.Stdio && fr.form.URL == "" {
+		fr.problem = &views.FetchProblem{Kind: string(remote.ErrTarget), Message: "No server URL was given.",
+			Hint: "Give the server's MCP endpoint, for example https://example.com/mcp."}
+		return fr
+	}
+	h, err := parseHeaders(r.PostFormValue("headers"))
+	if err != nil {
+		fr.problem = &views.FetchProblem{Kind: string(remote.ErrTarget), Message: err.Error(),
+			Hint: "Write one header per line as Name: value, for example X-Api-Version: 2."}
+		return fr
+	}
+	fr.target.Headers = h
+	return fr
+}
+
+// parseHeaders reads "Name: value" lines. The error names the line, never its value (it may
+// hold a key).
+func parseHeaders(text string) (http.Header, error) {
+	var h http.Header
+	for i, ln := range strings.Split(text, "\n") {
+		ln = strings.TrimSpace(ln)
+		if ln == "" {
+			continue
+		}
+		name, val, ok := strings.Cut(ln, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return nil, fmt.Errorf("Header line %d is not of the form Name: value.", i+1)
+		}
+		if h == nil {
+			h = http.Header{}
+		}
+		h.Add(name, strings.TrimSpace(val))
+	}
+	return h, nil
+}
+
+// stdioEnv is the environment a launched server gets: enough to find and run a program.
+func stdioEnv() []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "LANG", "TMPDIR"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// doFetch runs one fetch. The log line names the endpoint (its password masked by remote) and
+// the outcome, never the token or the headers.
+func (s *Server) doFetch(ctx context.Context, t remote.Target) (*remote.Result, *views.FetchProblem) {
+	opts := remote.Options{Policy: s.fetch.Policy, AllowStdio: s.fetch.AllowStdio, Limits: s.fetch.Limits,
+		ClientName: "tool-workbench", ClientVersion: "1"}
+	if opts.Limits.TotalBytes <= 0 || opts.Limits.TotalBytes > int64(s.max) {
+		opts.Limits.TotalBytes = int64(s.max)
+	}
+	res, err := remote.Fetch(ctx, t, opts)
+	t.Bearer, t.Headers = "", nil
+	if err != nil {
+		var fe *remote.Error
+		if errors.As(err, &fe) {
+			s.log.Info("fetch failed", "kind", fe.Kind, "msg", fe.Msg)
+			return nil, &views.FetchProblem{Kind: string(fe.Kind), Message: fe.Msg, Hint: fe.Hint}
+		}
+		s.log.Warn("fetch failed", "err", err)
+		return nil, &views.FetchProblem{Kind: "error", Message: "The fetch failed: " + err.Error()}
+	}
+	s.log.Info("fetched", "endpoint", res.Endpoint, "transport", res.Transport, "tools", len(res.Listing.Tools), "pages", len(res.Pages))
+	return res, nil
+}
+
+// fetchStatus maps a failed fetch to an HTTP status for the start page.
+func fetchStatus(kind string) int {
+	switch remote.ErrorKind(kind) {
+	case remote.ErrTarget:
+		return http.StatusBadRequest
+	case remote.ErrRefused:
+		return http.StatusForbidden
+	case remote.ErrTimeout:
+		return http.StatusGatewayTimeout
+	}
+	return http.StatusBadGateway
+}
+
+func reportOf(res *remote.Result) views.FetchReport {
+	return views.FetchReport{Endpoint: res.Endpoint, Transport: string(res.Transport), Server: res.Server.Name,
+		Title: res.Server.Title, Version: res.Server.Version, Protocol: res.ProtocolVersion,
+		FetchedAt: res.FetchedAt.UTC().Format(time.RFC3339), Tools: len(res.Listing.Tools), Pages: len(res.Pages)}
+}
+
+// formOf is the form shown again after a fetch: where it came from, nothing secret.
+func (s *Server) formOf(f views.FetchForm) views.FetchForm {
+	f.AllowStdio = s.fetch.AllowStdio
+	if u, err := url.Parse(f.URL); err == nil && u.User != nil {
+		u.User = nil // a password in the URL is a credential too
+		f.URL = u.String()
+	}
+	return f
+}
+
+// fetchHome fetches a listing from the start page's form and opens it as a new workspace.
+func (s *Server) fetchHome(c echo.Context) error {
+	fr := s.readFetchForm(c)
+	h := s.homeModel()
+	h.Fetch = s.formOf(fr.form)
+	if fr.problem != nil {
+		h.FetchProblem = fr.problem
+		return htmlPage(c, fetchStatus(fr.problem.Kind), views.HomePage(h))
+	}
+	res, prob := s.doFetch(c.Request().Context(), fr.target)
+	if prob != nil {
+		h.FetchProblem = prob
+		return htmlPage(c, fetchStatus(prob.Kind), views.HomePage(h))
+	}
+	name := res.Server.Name
+	if name == "" {
+		name = res.Endpoint
+	}
+	ws, err := s.store.Create(c.Request().Context(), name, res.Listing, nil)
+	if err != nil {
+		return fmt.Errorf("create workspace: %w", err)
+	}
+	s.setFetch(ws.ID, &fetchInfo{form: s.formOf(fr.form), report: reportOf(res)})
+	s.log.Info("workspace created", "id", ws.ID, "tools", len(res.Listing.Tools), "from", res.Endpoint)
+	return c.Redirect(http.StatusSeeOther, "/w/"+ws.ID)
+}
+
+func (s *Server) setFetch(id string, fi *fetchInfo) {
+	s.mu.Lock()
+	s.fetches[id] = fi
+	s.mu.Unlock()
+}
+
+func (s *Server) getFetch(id string) *fetchInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fetches[id]
+}
+
+// serverPanel is the workspace's Server panel model.
+func (s *Server) serverPanel(id string, prob *views.FetchProblem) views.ServerPanel {
+	p := views.ServerPanel{WS: id, Form: views.FetchForm{AllowStdio: s.fetch.AllowStdio}, Problem: prob}
+	if fi := s.getFetch(id); fi != nil {
+		p.Form = fi.form
+		r := fi.report
+		p.Report = &r
+	}
+	return p
+}
+
+// fetchWorkspace re-fetches into a workspace: the fetched tools become a new revision (an edit,
+// so undo takes it back), and the Server panel says what changed against the previous revision
+// and against the baseline. Every page of the workspace gets the new panel.
+func (s *Server) fetchWorkspace(c echo.Context) error {
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	pid := c.QueryParam("pid")
+	if pid != "" && !wsIDPattern.MatchString(pid) {
+		return echo.NewHTTPError(http.StatusBadRequest, "malformed page id")
+	}
+	tool, _ := strconv.Atoi(c.QueryParam("tool"))
+	sg := signals{PID: pid, Tool: tool}
+	fr := s.readFetchForm(c)
+	fail := func(p *views.FetchProblem) error {
+		sse := datastar.NewSSE(c.Response().Writer, c.Request())
+		_ = sse.PatchElementTempl(views.FetchStatus(p))
+		return nil
+	}
+	if fr.problem != nil {
+		return fail(fr.problem)
+	}
+	res, prob := s.doFetch(c.Request().Context(), fr.target)
+	if prob != nil {
+		return fail(prob)
+	}
+	rep := reportOf(res)
+	rep.Refetched = true
+	prev := listing.Compare(ws.Listing, res.Listing)
+	rep.Previous = changeSet(prev, "the previous revision")
+	rep.Baseline = changeSet(listing.Compare(ws.Baseline, res.Listing), "the baseline (the listing this workspace started from)")
+	rep.Unchanged = !prev.Changed()
+	fi := &fetchInfo{form: s.formOf(fr.form), report: rep}
+	s.setFetch(ws.ID, fi)
+	if rep.Unchanged {
+		// Nothing to apply: only the panel changes, on every page.
+		html := render(c.Request().Context(), views.ServerPanelRegion(s.serverPanel(ws.ID, nil), ws.Version))
+		patch := Patch{HTML: html, Mode: string(datastar.ElementPatchModeReplace)}
+		sse := datastar.NewSSE(c.Response().Writer, c.Request())
+		_ = sendPatches(sse, []Patch{patch})
+		s.hub.Publish(ws.ID, Notice{Version: ws.Version, From: pid, Shared: []Patch{patch}, EditorTool: -1})
+		return nil
+	}
+	ops := []listing.Op{{Kind: listing.OpSet, Path: "/tools", Value: listing.NewArray(res.Listing.Tools...)}}
+	sel := min(max(tool, 0), max(len(res.Listing.Tools)-1, 0))
+	return s.commit(c, sg, change{edit: &Edit{Ops: ops}, tool: sel, structure: true, tasks: true, select_: sel,
+		extra: func(ws Workspace) []Patch {
+			// Replace, not morph: a morph keeps the token field's typed value.
+			return []Patch{{HTML: render(c.Request().Context(), views.ServerPanelRegion(s.serverPanel(ws.ID, nil), ws.Version)),
+				Mode: string(datastar.ElementPatchModeReplace)}}
+		}})
+}
+
+// changeSet turns a diff into the panel's model.
+func changeSet(d *listing.Diff, against string) views.ChangeSet {
+	cs := views.ChangeSet{Against: against, Changed: d.Changed()}
+	counts := d.Count()
+	for _, k := range []listing.ChangeKind{listing.ToolAdded, listing.ToolRemoved, listing.ToolRenamed, listing.ToolMoved,
+		listing.DescriptionChanged, listing.TitleChanged, listing.InputSchemaChanged, listing.OutputSchemaChanged,
+		listing.AnnotationChanged, listing.FieldChanged, listing.FormatChanged} {
+		if n := counts[k]; n > 0 {
+			cs.Counts = append(cs.Counts, views.ChangeCount{Kind: string(k), N: n})
+			delete(counts, k)
+		}
+	}
+	for k, n := range counts { // kinds added to listing later
+		cs.Counts = append(cs.Counts, views.ChangeCount{Kind: string(k), N: n})
+	}
+	changed := map[string]bool{}
+	for i, ch := range d.Changes {
+		if ch.Kind != listing.ToolMoved {
+			changed[ch.Tool] = true
+		}
+		if i >= maxChangeRows {
+			cs.More++
+			continue
+		}
+		row := views.ChangeRow{Kind: string(ch.Kind), Tool: ch.Tool, OldName: ch.OldName, Path: ch.Path}
+		if ch.Path != "" {
+			row.Old, row.HasOld = shortValue(ch.Old)
+			row.New, row.HasNew = shortValue(ch.New)
+		}
+		cs.Rows = append(cs.Rows, row)
+	}
+	for _, h := range d.New {
+		short := strings.TrimPrefix(h.Hash, "sha256:")
+		cs.Hashes = append(cs.Hashes, views.HashRow{Tool: h.Name, Hash: h.Hash, Short: short[:min(12, len(short))], Changed: changed[h.Name]})
+	}
+	return cs
+}
+
+// shortValue renders a changed value for the page: text as it is, other values as compact JSON,
+// cut at 300 characters. The page escapes it.
+func shortValue(v *listing.Value) (string, bool) {
+	if v == nil {
+		return "", false
+	}
+	s := string(listing.Marshal(v, ""))
+	if v.IsString() {
+		s = v.Str
+	}
+	if r := []rune(s); len(r) > 300 {
+		s = string(r[:300]) + "…"
+	}
+	return s, true
+}
