@@ -169,6 +169,10 @@ func (a *API) answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// HTTPErrorHandler answers an error that arises outside the API's own routes but under its
+// prefix (the web server's middleware, an unknown path) in the API's one error shape.
+func (a *API) HTTPErrorHandler(err error, c echo.Context) { _ = a.answer(c, err) }
+
 // answer writes err as an error response.
 func (a *API) answer(c echo.Context, err error) error {
 	e := toError(err)

@@ -11,7 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/tool-workbench/workbench/analysis"
+	"github.com/tool-workbench/workbench/api"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing/remote"
 	"github.com/tool-workbench/workbench/web"
@@ -41,6 +44,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 {
 		return usageError{fmt.Sprintf("serve takes no arguments, got %q", pos[0])}
 	}
+	// Workspaces are shared by their links, so serving anyone but this machine's user needs an
+	// auth mode, and there is none yet.
+	if !loopbackListen(*listen) {
+		return usageError{fmt.Sprintf("--listen %s would serve other machines, which needs an auth mode, and this build has none; listen on loopback (127.0.0.1:8080) and put an authenticating proxy in front if others must reach it", *listen)}
+	}
 	fetchCfg, err := serveFetchConfig(*listen, allows, *allowStdio, "")
 	if err != nil {
 		return err
@@ -55,7 +63,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := web.New(web.Config{Store: web.NewMemoryStore(), Engine: engine, Log: e.log, DatastarJS: ds, Fetch: fetchCfg})
+	// The JSON API's check, cost and export endpoints; its workspace endpoints answer 404 until
+	// workspaces are kept in a store that both the pages and the API share.
+	jsonAPI := api.New(api.Options{Log: e.log})
+	srv, err := web.New(web.Config{Store: web.NewMemoryStore(), Engine: engine, Log: e.log, DatastarJS: ds, Fetch: fetchCfg,
+		Mount:     func(ec *echo.Echo) { jsonAPI.Register(ec.Group(api.Prefix)) },
+		APIErrors: jsonAPI.HTTPErrorHandler})
 	if err != nil {
 		return err
 	}
