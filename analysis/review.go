@@ -17,15 +17,19 @@ import (
 // for tasks. A nil tasks leaves the ranking out (the caller says why in RankingNote); an empty,
 // non-nil one is a task file with no tasks.
 func ReviewEngines(tok cost.Tokenizer, tasks []selection.Task) (export.ReviewOptions, error) {
-	var opts export.ReviewOptions
 	counter, err := cost.NewCounter(tok, "compact", cost.Options{})
 	if err != nil {
-		return opts, fmt.Errorf("review engines: %w", err)
+		return export.ReviewOptions{}, fmt.Errorf("review engines: %w", err)
 	}
-	opts.Tokens = func(t *listing.Value) int { return counter.Tool(t).Tokens }
-	opts.TokenUnit = tok.Name() + " tokens of each tool's compact JSON"
+	return ReviewWith(counter, lint.New(lint.Config{Tokens: tok.Count}), tasks), nil
+}
 
-	lt := lint.New(lint.Config{Tokens: tok.Count})
+// ReviewWith is ReviewEngines with a counter (of the compact rendering) and a linter the caller
+// already holds, so that a server shares them between requests.
+func ReviewWith(counter *cost.Counter, lt *lint.Linter, tasks []selection.Task) export.ReviewOptions {
+	var opts export.ReviewOptions
+	opts.Tokens = func(t *listing.Value) int { return counter.Tool(t).Tokens }
+	opts.TokenUnit = counter.Tokenizer().Name() + " tokens of each tool's compact JSON"
 	opts.Findings = func(l *listing.Listing) ([]export.Finding, error) {
 		var fs []lint.Finding
 		// The reference's checks run where the reference could read the listing at all.
@@ -40,7 +44,7 @@ func ReviewEngines(tok cost.Tokenizer, tasks []selection.Task) (export.ReviewOpt
 		return out, nil
 	}
 	if tasks == nil {
-		return opts, nil
+		return opts
 	}
 	opts.Rank = func(l *listing.Listing) ([]export.Verdict, error) {
 		vs := selection.Rank(l, tasks, false)
@@ -53,7 +57,7 @@ func ReviewEngines(tok cost.Tokenizer, tasks []selection.Task) (export.ReviewOpt
 		}
 		return out, nil
 	}
-	return opts, nil
+	return opts
 }
 
 // ReviewOptions is ReviewEngines with the engine's tokenizer.

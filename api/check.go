@@ -10,7 +10,6 @@ import (
 
 	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/lint"
-	"github.com/tool-workbench/workbench/lint/reference"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 )
@@ -194,41 +193,6 @@ func (a *API) linter(tokenizer string, cfg lint.Config) (*lint.Linter, error) {
 // It knows nothing of HTTP; it belongs in package lint, shared with the CLI, and is kept here
 // only until it moves there.
 func checkReport(in *checkInput) (*lint.Report, error) {
-	l, lt := in.listing, in.linter
-	r := &lint.Report{Version: lint.ReportVersion, Source: in.name, Rules: "all", Tools: len(l.Tools),
-		Tokenizer: in.tokenizer, Baseline: in.baseline != nil}
-	for _, n := range lt.Tokens(l) {
-		r.Tokens += n
-	}
-	var findings []lint.Finding
-	if err := reference.Validate(l, len(in.tasks) > 0); err != nil {
-		r.ReferenceSkipped = fmt.Sprintf("the reference checker cannot read this listing (it would stop with a Python exception): %v", err)
-	} else {
-		findings = append(findings, lt.ReferenceFindings(l, reference.Lint(l))...)
-	}
-	if len(in.tasks) > 0 && r.ReferenceSkipped == "" {
-		r.Ranking = selection.Rank(l, in.tasks, false)
-		findings = append(findings, lt.VerdictFindings(l, r.Ranking)...)
-	}
-	extended := lt.Lint(l)
-	if len(in.others) > 1 {
-		merged := lint.MergeCollisions(in.others...)
-		for _, nl := range in.others {
-			var mine []lint.Finding
-			for _, f := range merged {
-				if f.Source == nl.Name {
-					mine = append(mine, f)
-				}
-			}
-			lt.Locate(nl.Listing, mine)
-			extended = append(extended, mine...)
-		}
-	}
-	findings = append(findings, extended...)
-	r.Findings, r.Ignored = lint.ApplyIgnores(findings, in.ignores)
-	if in.baseline != nil {
-		r.New = lint.NewSince(r.Findings, in.baseline)
-	}
-	r.Finish(in.failOn)
-	return r, nil
+	return in.linter.Check(lint.CheckInput{Name: in.name, Listing: in.listing, Tasks: in.tasks, Others: in.others,
+		Ignores: in.ignores, Baseline: in.baseline, FailOn: in.failOn, Tokenizer: in.tokenizer}).Report, nil
 }

@@ -6,10 +6,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/export"
 	"github.com/tool-workbench/workbench/lint"
-	"github.com/tool-workbench/workbench/lint/reference"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 )
@@ -137,49 +137,21 @@ func (a *API) export(c echo.Context) error {
 }
 
 // reviewOptions wires the engines into a review as `workbench export --format review` does
-// (cmd/workbench/export.go, reviewEngines): the reference's checks and the extended rules for
-// findings, the compact cost counter for tokens, the reference ranker for the tasks.
-//
-// It knows nothing of HTTP and belongs in a package the CLI shares (see checkReport).
+// (analysis.ReviewWith), with the counter and linter this API shares between requests.
 func (a *API) reviewOptions(tokName string, tasks []selection.Task) (export.ReviewOptions, error) {
-	var opts export.ReviewOptions
 	counter, err := a.counter(tokName, "compact", cost.Options{})
 	if err != nil {
-		return opts, err
+		return export.ReviewOptions{}, err
 	}
-	opts.Tokens = func(t *listing.Value) int { return counter.Tool(t).Tokens }
-	opts.TokenUnit = tokName + " tokens of each tool's compact JSON"
 	lt, err := a.linter(tokName, lint.Config{MaxTools: lint.DefaultMaxTools, MaxListingTokens: lint.DefaultMaxListingTokens,
 		MaxDescriptionTokens: lint.DefaultMaxDescriptionTokens, Revision: lint.DefaultRevision})
 	if err != nil {
-		return opts, err
-	}
-	opts.Findings = func(l *listing.Listing) ([]export.Finding, error) {
-		var fs []lint.Finding
-		if reference.Validate(l, false) == nil {
-			fs = append(fs, lt.ReferenceFindings(l, reference.Lint(l))...)
-		}
-		fs = append(fs, lt.Lint(l)...)
-		out := make([]export.Finding, len(fs))
-		for i, f := range fs {
-			out[i] = export.Finding{Tool: f.Tool, Rule: f.Rule, Severity: string(f.Severity), Pointer: f.Pointer, Message: f.Message}
-		}
-		return out, nil
+		return export.ReviewOptions{}, err
 	}
 	if len(tasks) == 0 {
+		opts := analysis.ReviewWith(counter, lt, nil)
 		opts.RankingNote = `no "tasks" given`
 		return opts, nil
 	}
-	opts.Rank = func(l *listing.Listing) ([]export.Verdict, error) {
-		vs := selection.Rank(l, tasks, false)
-		out := make([]export.Verdict, len(vs))
-		for i, v := range vs {
-			out[i] = export.Verdict{Task: v.Task.Task, Expected: v.Task.Expected()}
-			if v.Winner != nil {
-				out[i].Picked = v.Winner.Name
-			}
-		}
-		return out, nil
-	}
-	return opts, nil
+	return analysis.ReviewWith(counter, lt, tasks), nil
 }

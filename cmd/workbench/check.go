@@ -168,44 +168,9 @@ func checkAll(out *bufio.Writer, e *env, o checkOptions) error {
 		others = append(others, lint.Named{Name: m, Listing: ml})
 	}
 
-	lt := lint.New(o.cfg)
-	r := &lint.Report{Version: lint.ReportVersion, Source: o.source, Rules: "all", Tools: len(l.Tools),
-		Tokenizer: o.tokenizer, Baseline: base != nil}
-	for _, n := range lt.Tokens(l) {
-		r.Tokens += n
-	}
-	var refLines []reference.Line
-	var findings []lint.Finding
-	if err := reference.Validate(l, len(tasks) > 0); err != nil {
-		r.ReferenceSkipped = fmt.Sprintf("the reference checker cannot read this listing (it would stop with a Python exception): %v", err)
-	} else {
-		refLines = reference.Lint(l)
-		findings = append(findings, lt.ReferenceFindings(l, refLines)...)
-	}
-	if len(tasks) > 0 && r.ReferenceSkipped == "" {
-		r.Ranking = selection.Rank(l, tasks, false)
-		findings = append(findings, lt.VerdictFindings(l, r.Ranking)...)
-	}
-	extended := lt.Lint(l)
-	if len(others) > 1 {
-		merged := lint.MergeCollisions(others...)
-		for _, nl := range others {
-			var mine []lint.Finding
-			for _, f := range merged {
-				if f.Source == nl.Name {
-					mine = append(mine, f)
-				}
-			}
-			lt.Locate(nl.Listing, mine)
-			extended = append(extended, mine...)
-		}
-	}
-	findings = append(findings, extended...)
-	r.Findings, r.Ignored = lint.ApplyIgnores(findings, igs)
-	if base != nil {
-		r.New = lint.NewSince(r.Findings, base)
-	}
-	r.Finish(o.failOn)
+	checked := lint.New(o.cfg).Check(lint.CheckInput{Name: o.source, Listing: l, Tasks: tasks, Others: others,
+		Ignores: igs, Baseline: base, FailOn: o.failOn, Tokenizer: o.tokenizer})
+	r, refLines, extended := checked.Report, checked.Reference, checked.Extended
 
 	if o.format == "text" {
 		if r.ReferenceSkipped != "" {
