@@ -5,8 +5,11 @@
 // It is built for the edit loop. Listings share unedited tool values between revisions
 // (listing.Apply copies only the edited path), so the engine remembers each tool value it has
 // seen; a tool it knows by pointer costs nothing, one it knows by content hash (listing.HashOf)
-// costs a hash, and only a new tool is linted and counted again. Listing-wide rules and the
-// ranking (whose word weights depend on every tool) run on every call.
+// costs a hash, and only a new tool is linted and counted again. The listing-wide work is
+// incremental too: the reference's near-duplicate check keeps the shared-word counts of every
+// pair and counts again only the pairs of edited tools, its name checks are remembered by the
+// names, and the ranker (selection.Cache) judges again only the tasks that share a word an edit
+// added or removed. Each of these returns exactly what the full computation would.
 package analysis
 
 import (
@@ -16,6 +19,7 @@ import (
 
 	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/lint"
+	"github.com/tool-workbench/workbench/lint/reference"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/words"
@@ -101,7 +105,9 @@ type Engine struct {
 	context int
 	limit   int
 
-	ranks *selection.Cache
+	ranks     *selection.Cache
+	nearDups  nearDups
+	nameLines nameLines
 
 	mu     sync.Mutex
 	byPtr  map[*listing.Value]*toolFacts
@@ -114,6 +120,15 @@ type toolFacts struct {
 	cost       cost.ToolCost
 	descWords  int
 	descTokens int
+	// content is reference.DescriptionWords of the tool, for the listing-wide near-duplicate
+	// check.
+	content []string
+}
+
+// wordsLinter is a Linter whose listing-wide rules read only the names and each description's
+// content words, which the engine then passes from its per-tool cache.
+type wordsLinter interface {
+	listingWords(l *listing.Listing, names []string, descs [][]string, parts referenceParts) []Finding
 }
 
 // New returns an Engine.
@@ -198,6 +213,9 @@ func (e *Engine) facts(l *listing.Listing) []*toolFacts {
 
 func (e *Engine) compute(t *listing.Value) *toolFacts {
 	f := &toolFacts{findings: e.linter.Tool(t), cost: e.counter.Tool(t)}
+	if _, ok := e.linter.(wordsLinter); ok {
+		f.content = reference.DescriptionWords(t)
+	}
 	if d := t.Get("description"); d.IsString() {
 		f.descWords = len(words.Tokens(d.Str))
 		f.descTokens = e.tok.Count(d.Str)
@@ -235,7 +253,15 @@ func (e *Engine) Analyze(l *listing.Listing, tasks []selection.Task) *Result {
 		r.Infos += tr.Infos
 		r.Tools[i] = tr
 	}
-	r.Listing = e.linter.Listing(l)
+	if wl, ok := e.linter.(wordsLinter); ok {
+		descs := make([][]string, len(facts))
+		for i, f := range facts {
+			descs[i] = f.content
+		}
+		r.Listing = wl.listingWords(l, names, descs, referenceParts{e.nameLines.lines, e.nearDups.line})
+	} else {
+		r.Listing = e.linter.Listing(l)
+	}
 	if e.ext != nil {
 		for _, lf := range e.ext.Lint(l) {
 			fd := Finding{Rule: lf.Rule, Severity: string(lf.Severity), Tool: lf.Tool, ToolIndex: lf.ToolIndex,

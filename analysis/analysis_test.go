@@ -68,30 +68,71 @@ func TestEditRelintsOnlyTheEditedTool(t *testing.T) {
 }
 
 // TestReferenceFindingsMatchTheReference checks that splitting the reference's checks into
-// per-tool and listing-wide parts loses and adds nothing.
+// per-tool and listing-wide parts, with the per-tool parts and description words cached, loses
+// and adds nothing: on every real listing and fixture, and after edits that make two
+// descriptions near-duplicates, rename a tool to a duplicate name and undo.
 func TestReferenceFindingsMatchTheReference(t *testing.T) {
-	l := githubListing(t)
+	shared := filepath.Join("..", "..", "shared")
+	files, _ := filepath.Glob(filepath.Join(shared, "listings", "real", "*.json"))
+	fixtures, _ := filepath.Glob(filepath.Join(shared, "reference", "fixtures", "*-tools.json"))
+	files = append(files, fixtures...)
+	if len(files) == 0 {
+		t.Skip("shared listings not found next to the module")
+	}
 	e, err := New(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got, want []string
-	for _, f := range e.Analyze(l, nil).AllFindings() {
-		got = append(got, f.Rule+" "+f.Pointer+" "+f.Message)
-	}
-	for _, ln := range reference.Lint(l) {
-		if ln.Level == reference.Warn || ln.Level == reference.Fail {
-			want = append(want, ln.Rule+" "+ln.Ptr+" "+ln.Detail)
-		}
-	}
-	sort.Strings(got)
-	sort.Strings(want)
-	if len(got) != len(want) {
-		t.Fatalf("%d findings, the reference has %d", len(got), len(want))
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			t.Errorf("finding %d: %q, reference %q", i, got[i], want[i])
-		}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := listing.Parse(src, listing.Options{Name: filepath.Base(file)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reference.Validate(l, true) != nil {
+				t.Skip("the reference cannot read this listing")
+			}
+			steps := []*listing.Listing{l}
+			if len(l.Tools) >= 2 {
+				d0 := l.Tools[0].Get("description").String()
+				edits := []listing.Op{
+					{Kind: listing.OpSet, Path: "/tools/1/description", Value: listing.NewString(d0 + " also")},
+					{Kind: listing.OpSet, Path: "/tools/1/name", Value: l.Tools[0].Get("name")},
+				}
+				cur := l
+				for _, op := range edits {
+					if cur, err = cur.Apply(op); err != nil {
+						t.Fatal(err)
+					}
+					steps = append(steps, cur)
+				}
+				steps = append(steps, l)
+			}
+			for n, s := range steps {
+				var got, want []string
+				for _, f := range e.Analyze(s, nil).AllFindings() {
+					got = append(got, f.Rule+" "+f.Pointer+" "+f.Message)
+				}
+				for _, ln := range reference.Lint(s) {
+					if ln.Level == reference.Warn || ln.Level == reference.Fail {
+						want = append(want, ln.Rule+" "+ln.Ptr+" "+ln.Detail)
+					}
+				}
+				sort.Strings(got)
+				sort.Strings(want)
+				if len(got) != len(want) {
+					t.Fatalf("step %d: %d findings, the reference has %d", n, len(got), len(want))
+				}
+				for i := range got {
+					if got[i] != want[i] {
+						t.Errorf("step %d, finding %d: %q, reference %q", n, i, got[i], want[i])
+					}
+				}
+			}
+		})
 	}
 }

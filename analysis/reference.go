@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/tool-workbench/workbench/lint/reference"
@@ -22,10 +23,7 @@ func (ReferenceLinter) Tool(t *listing.Value) []Finding {
 			Message: ce.Msg + "; the reference checker cannot read this tool, so its other checks are skipped"}}
 	}
 	var out []Finding
-	for _, ln := range reference.Lint(one) {
-		if ln.Tool != 0 {
-			continue
-		}
+	for _, ln := range reference.ToolLines(0, t, t.Get("name").Str) {
 		if f, ok := fromLine(ln); ok {
 			f.Pointer = strings.TrimPrefix(ln.Ptr, "/tools/0")
 			out = append(out, f)
@@ -34,26 +32,29 @@ func (ReferenceLinter) Tool(t *listing.Value) []Finding {
 	return out
 }
 
-// Listing runs the reference's listing-wide checks (names, pagination, near-duplicates). They
-// read only names, descriptions and the envelope, so the tools are cut down to those two fields
-// first and the per-tool checks, which run again on the cut-down tools, are dropped.
-func (ReferenceLinter) Listing(l *listing.Listing) []Finding {
-	slim := &listing.Listing{Tools: make([]*listing.Value, len(l.Tools)), Envelope: l.Envelope, Shape: l.Shape, Pages: 1}
+// Listing runs the reference's listing-wide checks (pagination, names, near-duplicates). They
+// read only the envelope, the names and each description's words.
+func (rl ReferenceLinter) Listing(l *listing.Listing) []Finding {
+	descs := make([][]string, len(l.Tools))
 	for i, t := range l.Tools {
-		ms := []listing.Member{{Key: "name", Value: t.Get("name"), KeyPos: -1}}
-		if d := t.Get("description"); d != nil {
-			if !d.IsString() {
-				d = listing.NewString("")
-			}
-			ms = append(ms, listing.Member{Key: "description", Value: d, KeyPos: -1})
-		}
-		slim.Tools[i] = listing.NewObject(ms...)
+		descs[i] = reference.DescriptionWords(t)
 	}
+	return rl.listingWords(l, l.Names(), descs, referenceParts{reference.NameLines, reference.NearDuplicates})
+}
+
+// referenceParts compute the reference's listing-wide lines: the engine passes versions that
+// remember their last results (nameLines, nearDups), Listing the reference's own.
+type referenceParts struct {
+	nameLines func(l *listing.Listing, names []string) []reference.Line
+	nearDup   func(names []string, descs [][]string) reference.Line
+}
+
+// listingWords is Listing with each tool's reference.DescriptionWords given: the engine caches
+// the words per tool, so an edit splits only the edited description into words again.
+func (ReferenceLinter) listingWords(l *listing.Listing, names []string, descs [][]string, parts referenceParts) []Finding {
 	var out []Finding
-	for _, ln := range reference.Lint(slim) {
-		if ln.Tool >= 0 {
-			continue
-		}
+	lines := append(slices.Clip(parts.nameLines(l, names)), parts.nearDup(names, descs))
+	for _, ln := range lines {
 		if f, ok := fromLine(ln); ok {
 			f.ToolIndex = -1
 			f.Pointer = ln.Ptr

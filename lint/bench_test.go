@@ -53,7 +53,8 @@ func BenchmarkLintGitHubUnchanged(b *testing.B) {
 
 // BenchmarkLintGitHubSchemasCached runs every tool's rules again on the GitHub listing with the
 // compiled schemas cached by content hash (as after an edit to every description): the
-// per-tool cache is emptied before each run, the schema cache is not.
+// per-tool cache is emptied before each run, the schema cache (and its map from schema values to
+// their hashes, which an edit outside the schemas keeps valid) is not.
 func BenchmarkLintGitHubSchemasCached(b *testing.B) {
 	l := load(b, filepath.Join(sharedDir(b), "listings", "real", "github-mcp-server.json"))
 	lt := New(Config{})

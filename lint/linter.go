@@ -67,6 +67,8 @@ func (c Config) withDefaults() Config {
 // cache is dropped and refilled).
 type Linter struct {
 	cfg Config
+	// approx is set when cfg.Tokens is the default ApproxTokens, which needs only lengths.
+	approx bool
 
 	mu      sync.Mutex
 	tools   map[listing.Hash]*toolFacts
@@ -74,7 +76,10 @@ type Linter struct {
 	// byPtr remembers the hash of each tool value seen: values are immutable and edits share
 	// the unedited tools, so an edit re-hashes only the edited tool.
 	byPtr map[*listing.Value]listing.Hash
-	lines *lineIndex
+	// schemaPtr does the same for schemas: an edit outside a schema keeps its value, so the
+	// schema cache is reached without hashing the schema again.
+	schemaPtr map[*listing.Value]listing.Hash
+	lines     *lineIndex
 	// onCompute, when set (by tests), is called for every tool whose facts are computed.
 	onCompute func()
 }
@@ -88,8 +93,9 @@ const maxCache = 1 << 14
 
 // New returns a Linter with cfg.
 func New(cfg Config) *Linter {
-	return &Linter{cfg: cfg.withDefaults(), tools: map[listing.Hash]*toolFacts{},
-		schemas: map[schemaKey]*schemaFacts{}, byPtr: map[*listing.Value]listing.Hash{}}
+	return &Linter{cfg: cfg.withDefaults(), approx: cfg.Tokens == nil, tools: map[listing.Hash]*toolFacts{},
+		schemas: map[schemaKey]*schemaFacts{}, byPtr: map[*listing.Value]listing.Hash{},
+		schemaPtr: map[*listing.Value]listing.Hash{}}
 }
 
 // Config returns the linter's configuration with defaults filled in.
@@ -226,13 +232,31 @@ func (lt *Linter) computeFacts(t *listing.Value) *toolFacts {
 		ws = append(ws, w)
 	}
 	sort.Strings(ws)
-	return &toolFacts{findings: tc.out, tokens: lt.cfg.Tokens(string(listing.Marshal(t, ""))),
+	var tokens int
+	if lt.approx {
+		tokens = (compactLen(t) + 3) / 4 // ApproxTokens of the compact JSON
+	} else {
+		tokens = lt.cfg.Tokens(string(listing.Marshal(t, "")))
+	}
+	return &toolFacts{findings: tc.out, tokens: tokens,
 		descWords: ws, desc: desc, mentions: findMentions(desc), signature: signature(tc.name, ws)}
 }
 
 // schema returns the cached findings of compiling schema (pointers relative to it).
 func (lt *Linter) schema(schema *listing.Value, which string) []Finding {
-	k := schemaKey{listing.HashOf(schema), which}
+	lt.mu.Lock()
+	h, known := lt.schemaPtr[schema]
+	lt.mu.Unlock()
+	if !known {
+		h = listing.HashOf(schema)
+		lt.mu.Lock()
+		if len(lt.schemaPtr) >= maxCache {
+			lt.schemaPtr = map[*listing.Value]listing.Hash{}
+		}
+		lt.schemaPtr[schema] = h
+		lt.mu.Unlock()
+	}
+	k := schemaKey{h, which}
 	lt.mu.Lock()
 	f, ok := lt.schemas[k]
 	lt.mu.Unlock()
@@ -418,6 +442,10 @@ type path struct {
 	base string
 	toks []string
 }
+
+// newPath returns an empty path under base, with room for the depth of a typical schema, so
+// that a walk does not grow it step by step.
+func newPath(base string) *path { return &path{base: base, toks: make([]string, 0, 8)} }
 
 func (p *path) push(t string) { p.toks = append(p.toks, t) }
 func (p *path) pop()          { p.toks = p.toks[:len(p.toks)-1] }

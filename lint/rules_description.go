@@ -167,12 +167,14 @@ func visibleWS(s string, lead bool) string {
 	} else {
 		ws = s[len(strings.TrimRight(s, " \t\r\n")):]
 	}
-	r := strings.NewReplacer("\n", `\n`, "\t", `\t`, "\r", `\r`, " ", "·")
 	if len(ws) > 12 {
 		return fmt.Sprintf("%d characters", len(ws))
 	}
-	return r.Replace(ws)
+	return wsShown.Replace(ws)
 }
+
+// wsShown makes whitespace visible; built once, as a Replacer builds its tables on first use.
+var wsShown = strings.NewReplacer("\n", `\n`, "\t", `\t`, "\r", `\r`, " ", "·")
 
 // docstringIndent returns the indentation shared by every continuation line of a multi-line
 // text ("8 spaces"), when it is 4 spaces or more or a tab, or "".
@@ -207,6 +209,7 @@ func docstringIndent(s string) string {
 }
 
 var (
+	// exampleIntro is the phrase that introduces examples; exampleIntros finds its matches.
 	exampleIntro = regexp.MustCompile(`\b(?:e\.g\.|eg\.|for example|for instance|such as|example\s*:|examples\s*:|like)[\s,:]*`)
 	exampleToken = regexp.MustCompile("^[\"'\x60]?([A-Za-z0-9][A-Za-z0-9_./#:@-]*[A-Za-z0-9])[\"'\x60]?")
 	// An identifier: letters then 3+ digits (KG-1031, ord_123, A4521), or 4+ bare digits (4521).
@@ -251,7 +254,7 @@ func realLooking(text string) []string {
 		// found in low would not point into text, so read both in a form where they agree.
 		text = low
 	}
-	for _, m := range exampleIntro.FindAllStringIndex(low, -1) {
+	for _, m := range exampleIntros(low) {
 		rest := text[m[1]:]
 		for k := 0; k < 3 && rest != ""; k++ { // up to three values: "e.g. 4521, 4533 or 4540"
 			tm := exampleToken.FindStringSubmatchIndex(rest)
@@ -276,7 +279,12 @@ func realLooking(text string) []string {
 	return out
 }
 
-var jsonTypes = []string{"string", "integer", "number", "boolean", "array", "object"}
+var (
+	jsonTypes     = []string{"string", "integer", "number", "boolean", "array", "object"}
+	typeHints     = newHintSet(jsonTypes, []string{"type"})
+	hintJSONTypes = typeHints.of(jsonTypes...)
+	hintType      = typeHints.of("type")
+)
 
 var exampleHints = []string{"e.g", "eg.", "example", "instance", "such as", "like"}
 
@@ -344,7 +352,8 @@ func checkRepeatsSchema(c *toolCtx, name string, p *listing.Value, pp *path, des
 			what = append(what, "every enum value")
 		}
 	}
-	if low := strings.ToLower(desc); (strings.Contains(low, "(") || strings.Contains(low, "type")) && containsAny(low, jsonTypes) {
+	// On the lower-cased description: "(" or "type", and a JSON type name.
+	if h := typeHints.scanLower(desc); (strings.Contains(desc, "(") || h.any(hintType)) && h.any(hintJSONTypes) {
 		if m := typeRepeat.FindStringSubmatch(desc); m != nil {
 			typ := m[1] + m[2]
 			if t := p.Get("type"); t.IsString() && strings.EqualFold(t.Str, typ) {
@@ -517,3 +526,61 @@ func mentionsName(f *toolFacts, name string) bool {
 	}
 	return false
 }
+
+// exampleIntros returns what exampleIntro.FindAllStringIndex(s, -1) returns, without the
+// regular expression engine: every match starts a word with e, f, s or l, so only those word
+// starts are tried, with the alternatives in the expression's order (the first that matches
+// wins, as in the expression). Run on every description, the expression was the costliest part
+// of checkExamples.
+func exampleIntros(s string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case 'e', 'f', 's', 'l':
+		default:
+			continue
+		}
+		if i > 0 && isWordByte(s[i-1]) {
+			continue // \b: isWordByte is \w, and a byte of a multi-byte character is not one
+		}
+		n := introAt(s[i:])
+		if n < 0 {
+			continue
+		}
+		end := i + n
+		for end < len(s) && (reSpace(s[end]) || s[end] == ',' || s[end] == ':') {
+			end++
+		}
+		out = append(out, [2]int{i, end})
+		i = end - 1
+	}
+	return out
+}
+
+// introAt returns the length of the alternative of exampleIntro that matches at the start of s
+// (before [\s,:]*), or -1.
+func introAt(s string) int {
+	for _, lit := range [...]string{"e.g.", "eg.", "for example", "for instance", "such as"} {
+		if strings.HasPrefix(s, lit) {
+			return len(lit)
+		}
+	}
+	for _, lit := range [...]string{"example", "examples"} {
+		if strings.HasPrefix(s, lit) {
+			j := len(lit)
+			for j < len(s) && reSpace(s[j]) {
+				j++
+			}
+			if j < len(s) && s[j] == ':' {
+				return j + 1
+			}
+		}
+	}
+	if strings.HasPrefix(s, "like") {
+		return 4
+	}
+	return -1
+}
+
+// reSpace is \s of Go's regular expressions: [\t\n\f\r ].
+func reSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }

@@ -140,11 +140,31 @@ var (
 	literalValue   = regexp.MustCompile(`^(?:-?\d+(?:\.\d+)?[a-zA-Z]*|true|false|null|none)$`)
 )
 
+// hasDefaultWord reports strings.Contains(strings.ToLower(s), "default") without lower-casing
+// s: only ASCII letters lower-case to the letters of "default" (the non-ASCII runes that lower to
+// ASCII give k and i), so an ASCII case-insensitive search finds the same.
+func hasDefaultWord(s string) bool {
+	const w = "default"
+	for i := 0; i+len(w) <= len(s); i++ {
+		if s[i]|0x20 != 'd' {
+			continue
+		}
+		j := 1
+		for j < len(w) && s[i+j]|0x20 == w[j] {
+			j++
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
+}
+
 // promisedDefault returns the literal a description promises as the default ("defaults to 30",
 // "(default: true)", "Default is 'main'"), or "". A phrase such as "defaults to the repository's
 // default branch" promises no literal and is not reported: the schema could not say it either.
 func promisedDefault(desc string, enum map[string]bool) string {
-	if !strings.Contains(strings.ToLower(desc), "default") {
+	if !hasDefaultWord(desc) {
 		return ""
 	}
 	for _, m := range defaultPromise.FindAllStringSubmatch(desc, -1) {
@@ -213,7 +233,7 @@ func enumStrings(s *listing.Value) map[string]bool {
 // object properties, array items and anyOf/oneOf/allOf branches), with its path and depth
 // (1 = top level).
 func eachProperty(s *listing.Value, base string, f func(name string, v *listing.Value, p *path, depth int)) {
-	walkProperties(s, &path{base: base}, 1, f)
+	walkProperties(s, newPath(base), 1, f)
 }
 
 func walkProperties(s *listing.Value, p *path, depth int, f func(name string, v *listing.Value, p *path, depth int)) {
@@ -280,7 +300,7 @@ func checkParamDescriptions(c *toolCtx) {
 }
 
 func checkDuplicateKeys(c *toolCtx) {
-	p := &path{}
+	p := newPath("")
 	var walk func(v *listing.Value)
 	walk = func(v *listing.Value) {
 		if len(p.toks) > DefaultMaxSchemaDepth*2 {

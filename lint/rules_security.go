@@ -69,7 +69,7 @@ func init() {
 
 // allStrings calls f for every string value of v (with its path) and, with keys, every key.
 func allStrings(v *listing.Value, keys bool, f func(p *path, s string, isKey bool)) {
-	walkStrings(v, &path{}, keys, f)
+	walkStrings(v, newPath(""), keys, f)
 }
 
 func walkStrings(v *listing.Value, p *path, keys bool, f func(p *path, s string, isKey bool)) {
@@ -174,6 +174,40 @@ var (
 	emailRe = regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b`)
 )
 
+// promoStart is promoRe anchored at the start of its text; promoFirst are the first words of its
+// alternatives, each followed by \s in every match.
+var (
+	promoStart = regexp.MustCompile(`^(?:` + promoRe.String() + `)`)
+	promoFirst = []string{"always", "use", "call", "the", "prefer", "instead", "never", "must", "should"}
+)
+
+// promoMatches returns what promoRe.FindAllStringIndex(s, -1) returns. The expression has no
+// literal prefix, so the engine tries it at every byte; here it runs, anchored, only where a word
+// starts (promoRe's \b) with one of the first words of its alternatives and a space.
+func promoMatches(s string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(s); i++ {
+		if i > 0 && isWordByte(s[i-1]) {
+			continue
+		}
+		first := false
+		for _, w := range promoFirst {
+			if strings.HasPrefix(s[i:], w) && len(s) > i+len(w) && reSpace(s[i+len(w)]) {
+				first = true
+				break
+			}
+		}
+		if !first {
+			continue
+		}
+		if loc := promoStart.FindStringIndex(s[i:]); loc != nil {
+			out = append(out, [2]int{i, i + loc[1]})
+			i += loc[1] - 1
+		}
+	}
+	return out
+}
+
 var conditionRe = regexp.MustCompile(`\b(?:when|whenever|if|unless|over|in\s+case|once)\b`)
 
 // promotion returns the first assertive phrase of s that no condition limits ("use this tool
@@ -181,7 +215,7 @@ var conditionRe = regexp.MustCompile(`\b(?:when|whenever|if|unless|over|in\s+cas
 // lower-cased text: matching it with case-sensitive patterns is several times faster than
 // case-folding patterns on the original.
 func promotion(s string) string {
-	for _, loc := range promoRe.FindAllStringIndex(s, -1) {
+	for _, loc := range promoMatches(s) {
 		m := s[loc[0]:loc[1]]
 		rest := s[loc[1]:]
 		if i := strings.IndexAny(rest, ".!?\n"); i >= 0 {
@@ -217,42 +251,71 @@ var (
 	assignHints   = []string{"password", "passwd", "pwd", "secret", "key", "token"}
 	pathHints     = []string{".ssh", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".aws", ".env", ".netrc", ".npmrc", ".pgpass", ".git-credentials", "/etc/", "mcp.json", "claude_desktop", ".cursor", ".docker"}
 	promoHints    = []string{"this tool", "this function", "best", "only", "most", "other tool", "other function", "always be"}
+	promoWords    = []string{"tool", "function", "always"}
 )
 
-// instructionPatterns are the phrases of instructions-to-model, each with a cheap test on the
-// lower-cased text that every match needs: most text passes none, and the regular expressions,
-// the costly part, run only on text that passes.
+// instructionPatterns are the phrases of instructions-to-model, each with a cheap test that every
+// match needs, on the hints found in the lower-cased text (lowHints) and the text itself: most
+// text passes none, and the regular expressions, the costly part, run only on text that passes
+// (lower-cased, which is faster than case-folding patterns).
 var instructionPatterns = []struct {
-	may func(low string) bool
+	may func(m hintMask, s string) bool
 	re  *regexp.Regexp
 }{
-	{func(low string) bool { return containsAny(low, ignoreHints) && containsAny(low, ignoreObjects) },
+	{func(m hintMask, _ string) bool { return m.any(hintIgnore) && m.any(hintIgnoreObjects) },
 		regexp.MustCompile(`\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|other|original)\s+(?:instructions|prompts?|messages|rules|directions|guidelines)`)},
-	{func(low string) bool {
-		return strings.Contains(low, "user") && containsAny(low, userNegations) && containsAny(low, tellVerbs)
+	{func(m hintMask, _ string) bool {
+		return m.any(hintUser) && m.any(hintUserNegations) && m.any(hintTellVerbs)
 	},
 		regexp.MustCompile(`\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention|reveal|show|notify|alert|disclose)\b[^.]{0,20}\b(?:the\s+)?user`)},
-	{func(low string) bool { return strings.Contains(low, "without") && strings.Contains(low, "user") },
+	{func(m hintMask, _ string) bool { return m.any(hintWithout) && m.any(hintUser) },
 		regexp.MustCompile(`\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+(?:the\s+)?user`)},
-	{func(low string) bool { return strings.Contains(low, "user") && strings.Contains(low, "not") },
+	{func(m hintMask, _ string) bool { return m.any(hintUser) && m.any(hintNot) },
 		regexp.MustCompile(`\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|notice|be\s+told)`)},
-	{func(low string) bool { return strings.Contains(low, "system prompt") },
+	{func(m hintMask, _ string) bool { return m.any(hintSystemPrompt) },
 		regexp.MustCompile(`\b(?:your|the)\s+system\s+prompt\b`)},
-	{func(low string) bool { return strings.ContainsAny(low, "<[") && containsAny(low, tagHints) },
+	{func(m hintMask, s string) bool { return m.any(hintTags) && strings.ContainsAny(s, "<[") },
 		regexp.MustCompile(`<\s*/?\s*(?:important|system|instructions?|secret|hidden|admin|sys|override|critical)\s*>|\[\s*(?:system|important|instructions?)\s*\]`)},
-	{func(low string) bool { return strings.Contains(low, "|im_") },
+	{func(m hintMask, _ string) bool { return m.any(hintIm) },
 		regexp.MustCompile(`<\|im_(?:start|end)\|>`)},
 }
+
+// lowHints holds every hint tested on lower-cased text; secretHintSet the case-sensitive
+// shapes of secrets. The masks name the lists.
+var (
+	lowHints = newHintSet(ignoreHints, ignoreObjects, tagHints, userNegations, tellVerbs, assignHints, pathHints,
+		promoHints, promoWords, []string{"user", "without", "not", "system prompt", "|im_"})
+	secretHintSet = newHintSet(secretHints)
+
+	hintIgnore        = lowHints.of(ignoreHints...)
+	hintIgnoreObjects = lowHints.of(ignoreObjects...)
+	hintTags          = lowHints.of(tagHints...)
+	hintUserNegations = lowHints.of(userNegations...)
+	hintTellVerbs     = lowHints.of(tellVerbs...)
+	hintAssign        = lowHints.of(assignHints...)
+	hintPath          = lowHints.of(pathHints...)
+	hintPromo         = lowHints.of(promoHints...)
+	hintPromoWords    = lowHints.of(promoWords...)
+	hintUser          = lowHints.of("user")
+	hintWithout       = lowHints.of("without")
+	hintNot           = lowHints.of("not")
+	hintSystemPrompt  = lowHints.of("system prompt")
+	hintIm            = lowHints.of("|im_")
+)
 
 var tellVerbs = []string{"tell", "inform", "mention", "reveal", "show", "notify", "alert", "disclose"}
 
 // instruction returns the first phrase of s aimed at the model (lower-cased), or "". The
 // patterns are matched on the lower-cased text, which is faster than case-folding patterns.
-func instruction(s, low string) string {
-	first, at := "", len(low)
+func instruction(s string, hints hintMask) string {
+	first, at, low := "", len(s), ""
 	for _, p := range instructionPatterns {
-		if !p.may(low) {
+		if !p.may(hints, s) {
 			continue
+		}
+		if low == "" {
+			low = strings.ToLower(s)
+			at = len(low)
 		}
 		if loc := p.re.FindStringIndex(low); loc != nil && loc[0] < at {
 			first, at = low[loc[0]:loc[1]], loc[0]
@@ -266,18 +329,16 @@ func checkPoisonText(c *toolCtx) {
 		if len(s) < 4 {
 			return
 		}
-		low := strings.ToLower(s)
-		{
-			if m := instruction(s, low); m != "" {
-				c.report("instructions-to-model", p.String(), fmt.Sprintf("text aimed at the model, not a description of the tool: %q", short(m)))
-			}
+		hints := lowHints.scanLower(s)
+		if m := instruction(s, hints); m != "" {
+			c.report("instructions-to-model", p.String(), fmt.Sprintf("text aimed at the model, not a description of the tool: %q", short(m)))
 		}
-		if containsAny(s, secretHints) || (strings.ContainsAny(s, ":=") && containsAny(low, assignHints)) {
+		if secretHintSet.scan(s) != (hintMask{}) || (hints.any(hintAssign) && strings.ContainsAny(s, ":=")) {
 			if m := secretRe.FindString(s); m != "" {
 				c.report("secret-in-text", p.String(), fmt.Sprintf("what looks like a credential: %s; remove it and rotate it", redact(m)))
 			}
 		}
-		if containsAny(low, pathHints) {
+		if hints.any(hintPath) {
 			if m := pathRe.FindString(s); m != "" {
 				c.report("sensitive-path", p.String(), fmt.Sprintf("names a sensitive path: %q", strings.TrimSpace(strings.TrimLeft(m, "'\"`(=:"))))
 			}
@@ -285,9 +346,11 @@ func checkPoisonText(c *toolCtx) {
 	})
 	for _, t := range c.descriptions() {
 		if t.ptr == "/description" || t.ptr == "/title" || t.ptr == "/annotations/title" {
-			if !containsAny(strings.ToLower(t.s), promoHints) {
+			low := strings.ToLower(t.s)
+			// Every phrase of promoRe holds "tool", "function" or "always", besides a hint.
+			if hints := lowHints.scan(low); !hints.any(hintPromo) || !hints.any(hintPromoWords) {
 				// no phrase of promoRe can match
-			} else if m := promotion(strings.ToLower(t.s)); m != "" {
+			} else if m := promotion(low); m != "" {
 				c.report("promotional-wording", t.ptr, fmt.Sprintf("assertive wording that pushes the model to this tool: %q; say when the tool is the right one instead", m))
 			}
 		}
@@ -365,7 +428,17 @@ var (
 	triggerRe  = regexp.MustCompile(`(?i)\b(?:when|whenever|before|after|every\s+time|each\s+time)\b[^.]{0,40}\b(?:use|uses|using|call|calls|calling|invoke|invokes|invoking|run|runs|running)\s+(?:the\s+)?["'\x60]?$`)
 	modalHints = []string{"must", "should", "shall", "needs to", "has to", "required to"}
 	forceHints = []string{"always", "never", "must", "make sure", "ensure", "important", "not", "n't", "secretly", "without"}
-	forceRe    = regexp.MustCompile(`(?i)\b(?:always|never|must|make\s+sure|ensure|important|do\s+not|don'?t|secretly|without)\b`)
+	// sentenceHints are the hints findMentions tests on each lower-cased sentence.
+	sentenceHints = newHintSet(modalHints, forceHints, []string{"instead"}, triggerHints)
+	hintModal     = sentenceHints.of(modalHints...)
+	hintForce     = sentenceHints.of(forceHints...)
+	hintInstead   = sentenceHints.of("instead")
+	hintTrigger   = sentenceHints.of(triggerHints...)
+	// triggerHints hold the first words of triggerRe, one of which every match contains: none has
+	// an s or a k, the letters that (?i) also matches outside ASCII, so the lower-cased sentence
+	// shows them.
+	triggerHints = []string{"when", "before", "after", "time"}
+	forceRe      = regexp.MustCompile(`(?i)\b(?:always|never|must|make\s+sure|ensure|important|do\s+not|don'?t|secretly|without)\b`)
 )
 
 // findMentions lists the identifiers of a description, marking those a sentence makes the
@@ -374,9 +447,10 @@ func findMentions(desc string) []mention {
 	var out []mention
 	at := map[string]int{}
 	for _, sent := range splitSentences(desc) {
-		low := strings.ToLower(sent)
-		forceful := containsAny(low, forceHints) && !strings.Contains(low, "instead") && forceRe.MatchString(sent)
-		modal := containsAny(low, modalHints)
+		hints := sentenceHints.scanLower(sent) // the hints of the lower-cased sentence
+		forceful := hints.any(hintForce) && !hints.any(hintInstead) && forceRe.MatchString(sent)
+		modal := hints.any(hintModal)
+		trigger := forceful && hints.any(hintTrigger)
 		for _, loc := range idents(sent) {
 			w := sent[loc[0]:loc[1]]
 			rule := false
@@ -385,7 +459,7 @@ func findMentions(desc string) []mention {
 				// text it is given, and the phrases sit next to the name.
 				after := sent[loc[1]:min(len(sent), loc[1]+40)]
 				rule = modal && modalRe.MatchString(after)
-				if !rule && forceful {
+				if !rule && trigger {
 					rule = triggerRe.MatchString(sent[max(0, loc[0]-80):loc[0]])
 				}
 			}

@@ -159,7 +159,7 @@ func compileSchema(schema *listing.Value, which string, maxDepth int) []Finding 
 		out = append(out, Finding{Rule: rule, Severity: registry[rule].Severity, Pointer: ptr, Message: msg})
 	}
 	var w schemaWalk
-	walkSchema(schema, &path{}, 0, maxDepth, &w)
+	walkSchema(schema, newPath(""), 0, maxDepth, &w)
 	switch {
 	case w.tooDeepAt != "":
 		add("schema-limit", w.tooDeepAt, fmt.Sprintf("%s nests deeper than %d levels; it was not compiled (real schemas nest a few levels: flatten it, or move shared parts into $defs)", which, maxDepth))
@@ -442,7 +442,7 @@ func set(s string) map[string]bool {
 // eachSubschema calls f for every object subschema of schema, with its path (base, then the
 // tokens below schema).
 func eachSubschema(schema *listing.Value, base string, f func(s *listing.Value, p *path)) {
-	walkSubschemas(schema, &path{base: base}, f)
+	walkSubschemas(schema, newPath(base), f)
 }
 
 func walkSubschemas(schema *listing.Value, p *path, f func(s *listing.Value, p *path)) {

@@ -68,3 +68,38 @@ func BenchmarkRankAfterEdit(b *testing.B) {
 		c.Rank(edited, tasks, true)
 	}
 }
+
+// BenchmarkRankAfterRename re-ranks the 200 tasks after renaming one tool: names order tied
+// scores, so every task is judged again (the worst case of an edit; compare
+// BenchmarkRankAfterEdit, where only tasks that share a changed word are).
+func BenchmarkRankAfterRename(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "shared", "listings", "real", "github-mcp-server.json"))
+	if err != nil {
+		b.Skipf("the GitHub listing in ../shared is not here: %v", err)
+	}
+	l, err := listing.Parse(src, listing.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tasks []Task
+	for i := 0; len(tasks) < 200; i++ {
+		t := l.Tools[i%len(l.Tools)]
+		name := t.Get("name").Str
+		d := t.Get("description").Str
+		if len(d) > 80 {
+			d = d[:80]
+		}
+		tasks = append(tasks, Task{Task: d, Expect: &name})
+	}
+	c := NewCache(0)
+	c.Rank(l, tasks, true)
+	i := 0
+	for b.Loop() {
+		i++
+		edited, err := l.Apply(listing.Op{Kind: listing.OpSet, Path: "/tools/3/name", Value: listing.NewString(fmt.Sprintf("renamed_%d", i))})
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.Rank(edited, tasks, true)
+	}
+}

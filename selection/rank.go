@@ -1,8 +1,11 @@
 package selection
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -30,18 +33,25 @@ const (
 
 // Ranker ranks the tools of one listing for any number of tasks. Build it once per listing.
 type Ranker struct {
-	names  []string
-	nameT  []map[string]bool
-	body   []map[string]bool
-	df     map[string]int
-	index  map[string][]posting
-	weight map[string]float64
-	cache  *Cache
+	names []string
+	nameT []map[string]bool
+	body  []map[string]bool
+	words map[string]*wordEntry
+	cache *Cache
+	// order is each tool's place in the listing sorted by name, then position: how the
+	// reference breaks a tie, and most tools tie at zero for any task.
+	order []int32
+	// byName lists the tools in that order; firstNamed is the first tool of each name in it.
+	byName     []int
+	firstNamed map[string]int
 }
 
-type posting struct {
-	tool  int
-	times float64 // 3 for a word of the name, 1 for one of the body
+// wordEntry is what the ranker knows of one word: how many tools have it, its weight, and the
+// tools that have it in their name (counted three times) or only in their body (once).
+type wordEntry struct {
+	df         int
+	weight     float64
+	name, body []int
 }
 
 // toolWords are the words the ranker reads in one tool.
@@ -64,6 +74,22 @@ type Cache struct {
 	limit int
 	tools map[*listing.Value]*toolWords
 	tasks map[string][]string
+	// memos are the latest rankings (most recent first), from which Rank re-judges only the
+	// tasks that an edit can have changed.
+	memos []*rankMemo
+}
+
+// maxMemos bounds the rankings a Cache remembers: about one per workspace being edited at once.
+const maxMemos = 16
+
+// rankMemo is one ranking: the word sets it read and its verdicts. It is never modified once
+// stored.
+type rankMemo struct {
+	tools     []*toolWords
+	tasks     []Task
+	taskWords [][]string // each task's content words (sorted), whether or not any tool has them
+	explain   bool
+	verdicts  []Verdict
 }
 
 // NewCache returns an empty cache that holds up to limit tools and limit tasks (0: 16384).
@@ -76,6 +102,13 @@ func NewCache(limit int) *Cache {
 
 // Ranker builds a ranker for tools, reusing the word sets of tools it has seen.
 func (c *Cache) Ranker(tools []*listing.Value) *Ranker {
+	r := newRanker(c.toolWords(tools))
+	r.cache = c
+	return r
+}
+
+// toolWords returns the word sets of tools, reading only the tools it has not seen.
+func (c *Cache) toolWords(tools []*listing.Value) []*toolWords {
 	tw := make([]*toolWords, len(tools))
 	var missing []int
 	c.mu.Lock()
@@ -98,19 +131,145 @@ func (c *Cache) Ranker(tools []*listing.Value) *Ranker {
 		c.tools[tools[i]] = tw[i]
 	}
 	c.mu.Unlock()
-	r := newRanker(tw)
-	r.cache = c
-	return r
+	return tw
 }
 
-// Rank is selection.Rank with the cache's word sets.
+// Rank is selection.Rank with the cache's word sets. After an edit it judges again only the
+// tasks the edit can have changed, and copies the other verdicts from the previous ranking of
+// the same tasks: a task's scores read only the weights and postings of its own words, and a
+// word's weight and postings change only when some tool gains or loses it. The shortcut is
+// taken only when the tools keep their number and names (names order tied scores), so every
+// verdict equals what Rank would return; the verdicts share their Scored values with earlier
+// results and are to be read, not modified.
 func (c *Cache) Rank(l *listing.Listing, tasks []Task, explain bool) []Verdict {
-	r := c.Ranker(l.Tools)
+	tw := c.toolWords(l.Tools)
 	out := make([]Verdict, len(tasks))
-	for i, t := range tasks {
-		out[i] = r.Judge(i+1, t, explain)
+	taskWords := make([][]string, len(tasks))
+	memo := c.memo(tw, tasks, explain)
+	base := memo // the ranking this one replaces
+	var changed map[string]bool
+	if memo != nil {
+		var ok bool
+		if changed, ok = changedWords(memo.tools, tw); !ok {
+			memo = nil
+		}
 	}
+	var r *Ranker
+	var sc *scratch
+	for i, t := range tasks {
+		if memo != nil {
+			taskWords[i] = memo.taskWords[i]
+			if !touches(taskWords[i], changed) {
+				out[i] = memo.verdicts[i]
+				out[i].Task = t
+				continue
+			}
+		} else {
+			taskWords[i] = c.taskContent(t.Task)
+		}
+		if r == nil {
+			r = newRanker(tw)
+			r.cache = c
+		}
+		if sc == nil {
+			sc = r.newScratch()
+		}
+		out[i] = r.judge(i+1, t, r.filter(taskWords[i]), explain, sc)
+	}
+	c.remember(base, &rankMemo{tools: tw, tasks: append([]Task(nil), tasks...), taskWords: taskWords, explain: explain,
+		verdicts: append([]Verdict(nil), out...)})
 	return out
+}
+
+// memo returns the remembered ranking of the same tasks over as many tools that shares the
+// most word sets with tw, or nil.
+func (c *Cache) memo(tw []*toolWords, tasks []Task, explain bool) *rankMemo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var best *rankMemo
+	bestSame := -1
+	for _, m := range c.memos {
+		if m.explain != explain || len(m.tools) != len(tw) || !sameTasks(m.tasks, tasks) {
+			continue
+		}
+		same := 0
+		for i, w := range m.tools {
+			if w == tw[i] {
+				same++
+			}
+		}
+		if same > bestSame {
+			best, bestSame = m, same
+		}
+	}
+	return best
+}
+
+// remember stores m as the latest ranking, in place of base (the ranking it started from, or
+// nil), so that listings edited side by side with the same tasks each keep theirs.
+func (c *Cache) remember(base, m *rankMemo) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	keep := make([]*rankMemo, 1, maxMemos)
+	keep[0] = m
+	for _, o := range c.memos {
+		if o != base && len(keep) < maxMemos {
+			keep = append(keep, o)
+		}
+	}
+	c.memos = keep
+}
+
+// sameTasks reports whether two task lists ask the same of the ranker: the same texts expecting
+// the same tools, in the same order.
+func sameTasks(a, b []Task) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Task != b[i].Task || (a[i].Expect == nil) != (b[i].Expect == nil) || a[i].Expected() != b[i].Expected() {
+			return false
+		}
+	}
+	return true
+}
+
+// changedWords returns the words that some tool has gained or lost between two word sets of the
+// same tools, or false when a tool's name changed (then every verdict may change).
+func changedWords(old, cur []*toolWords) (map[string]bool, bool) {
+	changed := map[string]bool{}
+	for i, o := range old {
+		w := cur[i]
+		if o == w {
+			continue
+		}
+		if o.name != w.name {
+			return nil, false
+		}
+		for x := range o.body {
+			if !w.body[x] {
+				changed[x] = true
+			}
+		}
+		for x := range w.body {
+			if !o.body[x] {
+				changed[x] = true
+			}
+		}
+	}
+	return changed, true
+}
+
+func touches(ws []string, changed map[string]bool) bool {
+	if len(changed) == 0 {
+		return false
+	}
+	for _, w := range ws {
+		if changed[w] {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Cache) taskContent(task string) []string {
@@ -150,22 +309,49 @@ func NewRanker(tools []*listing.Value) *Ranker {
 func newRanker(tw []*toolWords) *Ranker {
 	n := len(tw)
 	r := &Ranker{names: make([]string, n), nameT: make([]map[string]bool, n), body: make([]map[string]bool, n),
-		df: map[string]int{}, index: map[string][]posting{}, weight: map[string]float64{}}
+		words: map[string]*wordEntry{}}
+	entry := func(w string) *wordEntry {
+		e := r.words[w]
+		if e == nil {
+			e = &wordEntry{}
+			r.words[w] = e
+		}
+		e.df++
+		return e
+	}
 	for i, t := range tw {
 		r.names[i], r.nameT[i], r.body[i] = t.name, t.nameT, t.body
 		for w := range r.nameT[i] {
-			r.df[w]++
-			r.index[w] = append(r.index[w], posting{i, 3})
+			e := entry(w)
+			e.name = append(e.name, i)
 		}
 		for w := range r.body[i] {
 			if !r.nameT[i][w] {
-				r.df[w]++
-				r.index[w] = append(r.index[w], posting{i, 1})
+				e := entry(w)
+				e.body = append(e.body, i)
 			}
 		}
 	}
-	for w, d := range r.df {
-		r.weight[w] = log(1 + float64(n)/float64(d))
+	for _, e := range r.words {
+		e.weight = log(1 + float64(n)/float64(e.df))
+	}
+	r.byName = make([]int, n)
+	for i := range r.byName {
+		r.byName[i] = i
+	}
+	slices.SortFunc(r.byName, func(a, b int) int {
+		if c := strings.Compare(r.names[a], r.names[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	r.order = make([]int32, n)
+	r.firstNamed = make(map[string]int, n)
+	for k, i := range r.byName {
+		r.order[i] = int32(k)
+		if _, ok := r.firstNamed[r.names[i]]; !ok {
+			r.firstNamed[r.names[i]] = i
+		}
 	}
 	return r
 }
@@ -177,10 +363,13 @@ func text(v *listing.Value) string {
 	return ""
 }
 
+// addWords adds the content words of s (words.Content) to dst, without building a set for s.
 func addWords(dst map[string]bool, s string) {
-	for w := range words.Content(s) {
-		dst[w] = true
-	}
+	words.Each(s, func(w string) {
+		if !words.Stop[w] {
+			dst[w] = true
+		}
+	})
 }
 
 // bodyWords follows the reference's select(): it reads what Python's iteration would read, so
@@ -248,40 +437,71 @@ type WordScore struct {
 // in that order.
 func (r *Ranker) Scores(task string) []float64 { return r.scores(r.taskWords(task)) }
 
+// term is one word's part of a task's scores: its value for each tool in tools.
 type term struct {
-	word  string
-	times float64
+	tools []int
 	value float64
 }
 
 func (r *Ranker) scores(ws []string) []float64 {
-	s := make([]float64, len(r.names))
-	terms := make([]term, 0, 2*len(ws))
+	sc := r.newScratch()
+	r.scoresInto(ws, sc)
+	return sc.s
+}
+
+// scratch is what judging a task needs besides the ranker: a score per tool (all zero between
+// tasks), the tools the task's words reached, and room for the terms. One ranking reuses it
+// for all its tasks.
+type scratch struct {
+	s       []float64
+	touched []int
+	terms   []term
+}
+
+func (r *Ranker) newScratch() *scratch { return &scratch{s: make([]float64, len(r.names))} }
+
+// scoresInto adds the task's terms into sc.s and lists in sc.touched the tools they reach, which
+// are exactly the tools with a score above zero (every weight is positive).
+func (r *Ranker) scoresInto(ws []string, sc *scratch) {
+	s, touched := sc.s, sc.touched[:0]
+	terms := sc.terms[:0]
 	for _, w := range ws {
-		wt := r.weight[w]
-		terms = append(terms, term{w, 1, wt}, term{w, 3, 3 * wt})
+		e := r.words[w]
+		terms = append(terms, term{e.body, e.weight}, term{e.name, 3 * e.weight})
 	}
-	sort.Slice(terms, func(a, b int) bool { return terms[a].value < terms[b].value })
+	// Terms of equal value may come in either order: the sums see the same sequence of values.
+	slices.SortFunc(terms, func(a, b term) int { return cmp.Compare(a.value, b.value) })
 	for _, t := range terms {
-		for _, p := range r.index[t.word] {
-			if p.times == t.times {
-				s[p.tool] += t.value
+		for _, i := range t.tools {
+			if s[i] == 0 {
+				touched = append(touched, i)
 			}
+			s[i] += t.value
 		}
 	}
-	return s
+	sc.touched, sc.terms = touched, terms
+}
+
+// reset zeroes the scores of the last task.
+func (sc *scratch) reset() {
+	for _, i := range sc.touched {
+		sc.s[i] = 0
+	}
+	sc.touched = sc.touched[:0]
 }
 
 func (r *Ranker) taskWords(task string) []string {
-	var all []string
 	if r.cache != nil {
-		all = r.cache.taskContent(task)
-	} else {
-		all = sortedContent(task)
+		return r.filter(r.cache.taskContent(task))
 	}
+	return r.filter(sortedContent(task))
+}
+
+// filter keeps the words of a task (sorted content words) that some tool has.
+func (r *Ranker) filter(all []string) []string {
 	ws := make([]string, 0, len(all))
 	for _, w := range all {
-		if _, ok := r.df[w]; ok {
+		if _, ok := r.words[w]; ok {
 			ws = append(ws, w)
 		}
 	}
@@ -296,9 +516,9 @@ func (r *Ranker) explain(ws []string, i int) []WordScore {
 	for _, w := range ws {
 		switch {
 		case r.nameT[i][w]:
-			out = append(out, WordScore{w, 3 * r.weight[w], true})
+			out = append(out, WordScore{w, 3 * r.words[w].weight, true})
 		case r.body[i][w]:
-			out = append(out, WordScore{w, r.weight[w], false})
+			out = append(out, WordScore{w, r.words[w].weight, false})
 		}
 	}
 	return out
@@ -310,10 +530,7 @@ func (r *Ranker) before(s []float64, a, b int) bool {
 	if s[a] != s[b] {
 		return s[a] > s[b]
 	}
-	if r.names[a] != r.names[b] {
-		return r.names[a] < r.names[b]
-	}
-	return a < b
+	return r.order[a] < r.order[b]
 }
 
 // Verdict is the ranker's answer for one task.
@@ -363,29 +580,69 @@ func (r *Ranker) scored(s []float64, ws []string, i int, explain bool) *Scored {
 // Judge ranks the tools for one task (n is its 1-based position) and gives the verdict; with
 // explain, the scored tools carry the words that scored for them.
 func (r *Ranker) Judge(n int, t Task, explain bool) Verdict {
-	ws := r.taskWords(t.Task)
-	s := r.scores(ws)
+	return r.judge(n, t, r.taskWords(t.Task), explain, nil)
+}
+
+// judge is Judge with the task's words that some tool has (sorted).
+// sc may be nil; when given, its scores are zero and stay so.
+func (r *Ranker) judge(n int, t Task, ws []string, explain bool, sc *scratch) Verdict {
+	if sc == nil {
+		sc = r.newScratch()
+	}
+	r.scoresInto(ws, sc)
+	defer sc.reset()
+	s := sc.s
 	v := Verdict{N: n, Task: t}
 	if len(s) == 0 {
 		v.Status, v.Level, v.Detail = Missing, "FAIL", fmt.Sprintf("expected tool %s is not in the listing", listing.PythonRepr(t.Expected()))
 		return v
 	}
-	// One pass finds the winner, the runner-up, the best tool with the expected name and the
-	// best with another name, in the reference's order.
+	// Find the winner, the runner-up, the best tool with the expected name and the best with
+	// another name, in the reference's order (before, a total order). Every tool with a score
+	// comes before every tool without, and those follow in name order (byName), so the tools
+	// the task reached are read and then only as many unscored ones as are still missing.
+	expect := t.Expect != nil
 	want := t.Expected()
 	top, second, mine, runner := -1, -1, -1, -1
-	for i := range s {
+	for _, i := range sc.touched {
 		if top < 0 || r.before(s, i, top) {
 			top, second = i, top
 		} else if second < 0 || r.before(s, i, second) {
 			second = i
 		}
-		if t.Expect != nil && r.names[i] == want {
+		if expect && r.names[i] == want {
 			if mine < 0 || r.before(s, i, mine) {
 				mine = i
 			}
 		} else if runner < 0 || r.before(s, i, runner) {
 			runner = i
+		}
+	}
+	for _, i := range r.byName {
+		if second >= 0 {
+			break
+		}
+		if s[i] != 0 {
+			continue
+		}
+		if top < 0 {
+			top = i
+		} else {
+			second = i
+		}
+	}
+	if expect && mine < 0 {
+		if i, ok := r.firstNamed[want]; ok {
+			mine = i
+		}
+	}
+	if runner < 0 {
+		// No tool the task reached counts: the first unscored one in name order that does.
+		for _, i := range r.byName {
+			if !expect || r.names[i] != want {
+				runner = i
+				break
+			}
 		}
 	}
 	v.Winner = r.scored(s, ws, top, explain)
@@ -441,8 +698,9 @@ func (r *Ranker) Judge(n int, t Task, explain bool) Verdict {
 func Rank(l *listing.Listing, tasks []Task, explain bool) []Verdict {
 	r := NewRanker(l.Tools)
 	out := make([]Verdict, len(tasks))
+	sc := r.newScratch()
 	for i, t := range tasks {
-		out[i] = r.Judge(i+1, t, explain)
+		out[i] = r.judge(i+1, t, r.taskWords(t.Task), explain, sc)
 	}
 	return out
 }

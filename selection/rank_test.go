@@ -1,6 +1,11 @@
 package selection
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tool-workbench/workbench/listing"
@@ -85,4 +90,183 @@ func TestParseTasks(t *testing.T) {
 			t.Errorf("ParseTasks(%s) = %d tasks, %v; want %d", tt.in, len(got), err, tt.n)
 		}
 	}
+}
+
+// TestCacheRankMatchesRank checks that the cache's ranking, which after an edit judges again only
+// the tasks the edit can have changed, returns exactly what a fresh ranking returns: after edits
+// that add and remove words shared with tasks, change nothing the ranker reads, rename a tool,
+// add a tool, and change the tasks.
+func TestCacheRankMatchesRank(t *testing.T) {
+	l := parse(t, `[
+	 {"name": "search_catalogue", "description": "Find books in the catalogue by title or author."},
+	 {"name": "place_hold", "description": "Reserve a copy of a book for a member.",
+	  "inputSchema": {"type": "object", "properties": {"branch": {"type": "string", "enum": ["north", "south"]}}}},
+	 {"name": "list_loans", "description": "List a member's loans and due dates."},
+	 {"name": "loans_list", "description": "List a member's loans and due dates."}
+	]`)
+	tasks := []Task{
+		{Task: "find a book by its author", Expect: strp("search_catalogue")},
+		{Task: "reserve a book for a member at the north branch", Expect: strp("place_hold")},
+		{Task: "which loans are due", Expect: strp("list_loans")},
+		{Task: "renew", Expect: strp("renew_loan")},
+		{Task: "what is the weather like"},
+		{Task: "reserve the weather"},
+	}
+	set := func(ptr, val string) listing.Op {
+		return listing.Op{Kind: listing.OpSet, Path: ptr, Value: listing.NewString(val)}
+	}
+	steps := []struct {
+		name  string
+		op    *listing.Op
+		tasks []Task
+	}{
+		{"first ranking", nil, nil},
+		{"unchanged", nil, nil},
+		{"gain a task word", &listing.Op{Kind: listing.OpSet, Path: "/tools/2/description", Value: listing.NewString("List a member's loans, due dates and the weather.")}, nil},
+		{"no word changes", &listing.Op{Kind: listing.OpSet, Path: "/tools/2/description", Value: listing.NewString("List a member's loans, due dates and the weather!")}, nil},
+		{"lose a task word", &listing.Op{Kind: listing.OpSet, Path: "/tools/0/description", Value: listing.NewString("Find books by title.")}, nil},
+		{"enum value", &listing.Op{Kind: listing.OpSet, Path: "/tools/1/inputSchema/properties/branch/enum/0", Value: listing.NewString("east")}, nil},
+		{"a tie broken by a rename", nil, nil},
+		{"add a tool", &listing.Op{Kind: listing.OpInsert, Path: "/tools/4", Value: listing.NewObject(
+			listing.Member{Key: "name", Value: listing.NewString("renew_loan"), KeyPos: -1},
+			listing.Member{Key: "description", Value: listing.NewString("Renew a loan."), KeyPos: -1})}, nil},
+		{"other tasks", nil, tasks[1:]},
+		{"back to the first tasks", nil, tasks},
+	}
+	c := NewCache(0)
+	cur := l
+	for _, st := range steps {
+		if st.name == "a tie broken by a rename" {
+			op := set("/tools/3/name", "a_loans_list")
+			st.op = &op
+		}
+		if st.op != nil {
+			next, err := cur.Apply(*st.op)
+			if err != nil {
+				t.Fatalf("%s: %v", st.name, err)
+			}
+			cur = next
+		}
+		if st.tasks != nil {
+			tasks = st.tasks
+		}
+		got := c.Rank(cur, tasks, true)
+		want := Rank(cur, tasks, true)
+		if !reflect.DeepEqual(got, want) {
+			for i := range want {
+				if i >= len(got) || !reflect.DeepEqual(got[i], want[i]) {
+					t.Errorf("%s: task %d: cached %+v, fresh %+v", st.name, i+1, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestJudgeMatchesFullScan checks the judge, which reads only the tools a task reaches and then
+// the first unscored ones in name order, against a scan of every tool in the reference's order,
+// on random listings with repeated names, unscored ties, missing expected tools and tasks that
+// expect none, judged in one ranking that reuses its scratch scores.
+func TestJudgeMatchesFullScan(t *testing.T) {
+	vocab := strings.Fields("alpha beta gamma delta ticket order user repo issue file close open list get")
+	names := strings.Fields("b_tool a_tool c_tool a_tool tickets_get orders_list b_tool z d")
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := func(n int) string {
+		var ws []string
+		for range n {
+			ws = append(ws, vocab[rng.IntN(len(vocab))])
+		}
+		return strings.Join(ws, " ")
+	}
+	for round := range 300 {
+		var tools []string
+		for range 1 + rng.IntN(8) {
+			tools = append(tools, fmt.Sprintf(`{"name": %q, "description": %q}`, names[rng.IntN(len(names))], words(rng.IntN(4))))
+		}
+		l := parse(t, "["+strings.Join(tools, ",")+"]")
+		var tasks []Task
+		for range 20 {
+			task := Task{Task: words(rng.IntN(3)) + " zzz"}
+			switch k := rng.IntN(4); k {
+			case 0:
+			case 1:
+				task.Expect = strp("missing_tool")
+			default:
+				task.Expect = strp(names[rng.IntN(len(names))])
+			}
+			tasks = append(tasks, task)
+		}
+		r := NewRanker(l.Tools)
+		for i, v := range Rank(l, tasks, true) {
+			task := tasks[i]
+			s := r.Scores(task.Task)
+			top, second, mine, runner := -1, -1, -1, -1
+			for j := range s {
+				if top < 0 || r.before(s, j, top) {
+					top, second = j, top
+				} else if second < 0 || r.before(s, j, second) {
+					second = j
+				}
+				if task.Expect != nil && r.names[j] == *task.Expect {
+					if mine < 0 || r.before(s, j, mine) {
+						mine = j
+					}
+				} else if runner < 0 || r.before(s, j, runner) {
+					runner = j
+				}
+			}
+			tool := func(sc *Scored) int {
+				if sc == nil {
+					return -1
+				}
+				return sc.Tool
+			}
+			got := [4]int{tool(v.Winner), -1, tool(v.Expected), tool(v.Runner)}
+			if len(v.Top) > 1 {
+				got[1] = v.Top[1].Tool
+			}
+			want := [4]int{top, second, mine, runner}
+			if task.Expect == nil {
+				want[2], want[3] = -1, -1 // a task that expects no tool reports neither
+			}
+			if got != want || v.Winner.Score != s[top] {
+				t.Fatalf("round %d, task %q: winner, second, expected, runner = %v, a full scan gives %v (scores %v)", round, task.Task, got, want, s)
+			}
+		}
+	}
+}
+
+// TestCacheRankConcurrent ranks edits of one listing from several goroutines through one cache
+// (as workspaces of a server do) and checks each ranking against a fresh one; run with -race.
+func TestCacheRankConcurrent(t *testing.T) {
+	l := parse(t, `[
+	 {"name": "search_catalogue", "description": "Find books in the catalogue by title or author."},
+	 {"name": "place_hold", "description": "Reserve a copy of a book for a member."},
+	 {"name": "list_loans", "description": "List a member's loans and due dates."}
+	]`)
+	tasks := []Task{
+		{Task: "find a book by its author", Expect: strp("search_catalogue")},
+		{Task: "reserve a copy for a member", Expect: strp("place_hold")},
+		{Task: "which loans are due", Expect: strp("list_loans")},
+	}
+	c := NewCache(0)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				desc := fmt.Sprintf("List a member's loans and due dates, edit %d by %d; author copy %d.", i, g, i%3)
+				e, err := l.Apply(listing.Op{Kind: listing.OpSet, Path: "/tools/2/description", Value: listing.NewString(desc)})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if got, want := c.Rank(e, tasks, true), Rank(e, tasks, true); !reflect.DeepEqual(got, want) {
+					t.Errorf("goroutine %d, edit %d: cached ranking differs from a fresh one", g, i)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

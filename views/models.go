@@ -210,6 +210,8 @@ type Workspace struct {
 	Cost     Cost
 	Tasks    Tasks
 	Server   ServerPanel
+	// Presence is who is on the workspace (the History issue's live presence).
+	Presence []PresenceRow
 }
 
 // FetchForm is the "Fetch from server" form, on the start page and in a workspace. It never

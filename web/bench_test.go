@@ -56,7 +56,7 @@ func BenchmarkEditRecomputeRender(b *testing.B) {
 		b.Fatal(err)
 	}
 	tasks := benchTasks(l, 200)
-	ws, err := s.store.Create(b.Context(), "github", l, tasks)
+	ws, err := s.store.Create(b.Context(), "github", l, tasks, Author{Name: "bench"}, "")
 	if err != nil {
 		b.Fatal(err)
 	}

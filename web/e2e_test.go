@@ -37,7 +37,7 @@ func browser(t *testing.T, configure ...func(*Config)) (context.Context, string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Store: NewMemoryStore(), Engine: eng, DatastarJS: client}
+	cfg := Config{Store: newTestStore(t), Engine: eng, DatastarJS: client}
 	for _, f := range configure {
 		f(&cfg)
 	}

@@ -218,7 +218,7 @@ func TestExportHostileWorkspaceName(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := "srv */\n}\nfunc init() { panic(1) }\n# Owned <script>x</script>"
-	ws, err := s.store.Create(context.Background(), name, l, nil)
+	ws, err := s.store.Create(context.Background(), name, l, nil, Author{Name: "test"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -200,7 +200,7 @@ func (s *Server) fetchHome(c echo.Context) error {
 	if name == "" {
 		name = res.Endpoint
 	}
-	ws, err := s.store.Create(c.Request().Context(), name, res.Listing, nil)
+	ws, err := s.store.Create(c.Request().Context(), name, res.Listing, nil, s.who(c), "fetched from "+res.Endpoint)
 	if err != nil {
 		return fmt.Errorf("create workspace: %w", err)
 	}

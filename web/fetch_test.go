@@ -62,7 +62,7 @@ func fetchServer(t *testing.T, policy remote.Policy, log *bytes.Buffer) *Server 
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Store: NewMemoryStore(), Engine: eng, DatastarJS: []byte("// test client"),
+	cfg := Config{Store: newTestStore(t), Engine: eng, DatastarJS: []byte("// test client"),
 		Fetch: FetchConfig{Policy: policy, Limits: remote.Limits{Timeout: 20 * time.Second}}}
 	if log != nil {
 		cfg.Log = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -91,6 +91,7 @@ func refetch(t *testing.T, s *Server, id string, form url.Values) (string, []eve
 	t.Helper()
 	req := formRequest(http.MethodPost, "/w/"+id+"/fetch?pid="+strings.Repeat("b", 32)+"&tool=0", form)
 	req.Header.Set("Datastar-Request", "true")
+	req.AddCookie(&http.Cookie{Name: cookieAuthor, Value: strings.Repeat("f", 32)}) // the person post() is
 	rec := do(t, s, req)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("re-fetch: status %d: %s", rec.Code, rec.Body.String())

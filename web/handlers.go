@@ -17,6 +17,7 @@ import (
 	"github.com/tool-workbench/workbench/examples"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
+	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/views"
 )
 
@@ -110,7 +111,7 @@ func (s *Server) importListing(c echo.Context) error {
 		h.Pasted = string(src)
 		return htmlPage(c, http.StatusBadRequest, views.HomePage(h))
 	}
-	ws, err := s.store.Create(r.Context(), name, l, nil)
+	ws, err := s.store.Create(r.Context(), name, l, nil, s.who(c), "imported from "+name)
 	if err != nil {
 		return fmt.Errorf("create workspace: %w", err)
 	}
@@ -196,7 +197,7 @@ func (s *Server) openExample(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("example %s tasks: %w", ex.ID, err)
 	}
-	ws, err := s.store.Create(c.Request().Context(), ex.Title, l, tasks)
+	ws, err := s.store.Create(c.Request().Context(), ex.Title, l, tasks, s.who(c), "opened the example "+ex.ID)
 	if err != nil {
 		return fmt.Errorf("create workspace: %w", err)
 	}
@@ -212,11 +213,11 @@ func (s *Server) workspaceModel(ws Workspace, st *state, selected int, problem s
 	tasks.Problem = problem
 	return views.Workspace{Page: s.page, ID: ws.ID, Name: ws.Name, Version: ws.Version, CanUndo: ws.CanUndo, CanRedo: ws.CanRedo,
 		PID: NewID(), Tools: st.rows, Selected: selected, Editor: s.editorModel(ws, st.res, selected),
-		Findings: st.findings, Cost: st.cost, Tasks: tasks, Server: s.serverPanel(ws.ID, nil)}
+		Findings: st.findings, Cost: st.cost, Tasks: tasks, Server: s.serverPanel(ws.ID, nil), Presence: s.hub.presenceRows(ws.ID, st.names)}
 }
 
 func (s *Server) workspacePage(c echo.Context) error {
-	ws, err := s.store.Get(c.Request().Context(), c.Param("id"))
+	ws, err := s.getWS(c)
 	if err != nil {
 		return err
 	}
@@ -234,16 +235,22 @@ func (s *Server) stream(c echo.Context) error {
 		return err
 	}
 	id := c.Param("id")
-	ws, err := s.store.Get(c.Request().Context(), id)
+	ws, err := s.getWS(c)
 	if err != nil {
 		return err
 	}
 	if sg.PID == "" {
 		return echo.NewHTTPError(http.StatusBadRequest, "the stream needs the page id signal (pid)")
 	}
-	p := s.hub.join(id, sg.PID, sg.Tool)
+	p, err := s.hub.join(id, sg.PID, sg.Tool, s.who(c))
+	if err != nil {
+		return err
+	}
 	defer s.hub.leave(p)
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	s.hub.announce(p, "join")
+	defer s.hub.announce(p, "left")
+	hf := &heldFlusher{ResponseWriter: c.Response().Writer}
+	sse := datastar.NewSSE(hf, c.Request())
 	ctx := sse.Context()
 	if sg.Ver != ws.Version {
 		// The page is older than the workspace (a reconnect after missed notices).
@@ -259,7 +266,12 @@ func (s *Server) stream(c echo.Context) error {
 		case <-ctx.Done():
 			return nil
 		case n := <-p.ch:
-			if err := s.forward(sse, p, n); err != nil {
+			// One flush for all of a notice's events: a few writes instead of one per event
+			// when 200 pages get the same edit.
+			hf.hold = true
+			err := s.forward(sse, p, n)
+			hf.hold = false
+			if err != nil || hf.flush() != nil {
 				return nil
 			}
 		case <-tick.C:
@@ -269,13 +281,29 @@ func (s *Server) stream(c echo.Context) error {
 				return nil
 			}
 			w.Flush()
+			s.hub.announce(p, "here") // the presence heartbeat: pages of a dead replica expire
 		}
 	}
 }
 
 func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Notice) error {
+	if n.History && p.showsHistory() {
+		html, err := n.cache.render(-1, func() (string, error) {
+			revs, err := s.db.Revisions(sse.Context(), p.ws)
+			if err != nil {
+				return "", storeErr(err)
+			}
+			return render(sse.Context(), views.RevisionsPanel(revisionsFrom(p.ws, revs))), nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := sse.PatchElements(html); err != nil {
+			return err
+		}
+	}
 	if n.Full {
-		ws, err := s.store.Get(sse.Context(), p.ws)
+		ws, err := s.store.Get(sse.Context(), p.ws, p.who)
 		if err != nil {
 			return err
 		}
@@ -285,22 +313,42 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 		return err
 	}
 	sel := p.selected()
-	if n.Structure || n.EditorTool == sel {
-		ws, err := s.store.Get(sse.Context(), p.ws)
+	if !n.Structure && n.EditorTool != sel {
+		return nil
+	}
+	if typing := p.typingIn(sel); typing != "" && !n.Structure {
+		// The person is typing in this tool: never replace the form under them. Tell them
+		// instead; their next keystroke writes their value (last writer wins).
+		return sse.PatchElementTempl(views.FieldNotice(p.ws, sel, fieldNoticeText(n, typing)))
+	}
+	st := n.State
+	if st == nil {
+		ws, err := s.store.Get(sse.Context(), p.ws, p.who)
 		if err != nil {
 			return err
 		}
-		st := s.current(ws)
-		if sel >= len(ws.Listing.Tools) {
-			sel = max(len(ws.Listing.Tools)-1, 0)
-			p.setSelected(sel)
-			if err := sse.MarshalAndPatchSignals(map[string]int{"tool": sel}); err != nil {
-				return err
-			}
-		}
-		return patchEditor(sse, s.editorModel(ws, st.res, sel))
+		st = s.current(ws)
 	}
-	return nil
+	if sel >= len(st.ws.Listing.Tools) {
+		sel = max(len(st.ws.Listing.Tools)-1, 0)
+		p.setSelected(sel)
+		if err := sse.MarshalAndPatchSignals(map[string]int{"tool": sel}); err != nil {
+			return err
+		}
+	}
+	// Every page showing this tool gets the same form: render it once per notice.
+	html, _ := n.cache.render(sel, func() (string, error) {
+		e := s.editorModel(st.ws, st.res, sel)
+		if e == nil {
+			return "", nil
+		}
+		return render(sse.Context(), views.EditorRegion(*e)), nil
+	})
+	if html == "" {
+		return patchEditor(sse, nil)
+	}
+	// Replace, not morph (see patchEditor).
+	return sse.PatchElements(html, datastar.WithModeReplace())
 }
 
 func (s *Server) sendFull(sse *datastar.ServerSentEventGenerator, ws Workspace, sel int) error {
@@ -342,12 +390,13 @@ func patchEditor(sse *datastar.ServerSentEventGenerator, e *views.Editor) error 
 
 // change describes an update for commit.
 type change struct {
-	edit      *Edit // nil: undo or redo (see step)
-	step      string
-	tool      int  // the tool whose editor shows the change
-	structure bool // the editor must be re-rendered on every page
-	tasks     bool // the task table's structure changed
-	select_   int  // the originating page's selection after the change (-1: unchanged)
+	edit      *Edit  // nil: undo, redo or restore (see step)
+	step      string // "undo", "redo" or "restore"
+	restore   int    // the revision a restore brings back
+	tool      int    // the tool whose editor shows the change
+	structure bool   // the editor must be re-rendered on every page
+	tasks     bool   // the task table's structure changed
+	select_   int    // the originating page's selection after the change (-1: unchanged)
 	self      func(ws Workspace, st *state) []templ.Component
 	// extra renders more regions every page of the workspace gets (the Server panel after a
 	// re-fetch).
@@ -358,12 +407,13 @@ type change struct {
 func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	id := c.Param("id")
 	ctx := c.Request().Context()
+	who := s.who(c)
 	unlock := s.lock(id)
 	old := s.lastState(id)
 	if old == nil {
 		// Nothing shown yet (a page opened before a restart of the state cache): diff against
 		// the revision the edit applies to.
-		before, err := s.store.Get(ctx, id)
+		before, err := s.store.Get(ctx, id, who)
 		if err != nil {
 			unlock()
 			return err
@@ -371,24 +421,33 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 		old = s.current(before)
 	}
 	var ws Workspace
+	var res store.EditResult
 	var err error
 	switch {
 	case ch.edit != nil:
-		ws, err = s.store.ApplyEdit(ctx, id, *ch.edit)
-	case ch.step == "undo":
-		ws, err = s.store.Undo(ctx, id)
+		ws, res, err = s.store.Apply(ctx, id, *ch.edit, who)
+	case ch.step == "restore":
+		ws, res, err = s.store.Restore(ctx, id, ch.restore, who)
 	default:
-		ws, err = s.store.Redo(ctx, id)
+		ws, res, err = s.store.Step(ctx, id, ch.step == "undo", who)
 	}
 	if err != nil {
 		unlock()
 		var ee *listing.EditError
-		if errors.As(err, &ee) {
+		var ue *errUndo
+		switch {
+		case errors.As(err, &ee):
 			return s.problemPatch(c, sg, ch.tool, "That change could not be applied: "+ee.Msg)
+		case errors.As(err, &ue):
+			sse := datastar.NewSSE(c.Response().Writer, c.Request())
+			_ = sse.PatchElementTempl(views.FieldNotice(id, sg.Tool, ue.msg))
+			return nil
+		case ch.step == "restore":
+			return revisionErr(err)
 		}
 		return err
 	}
-	if old != nil && old.version == ws.Version {
+	if old != nil && old.version == ws.Version && old.ws.TasksAt.Equal(ws.TasksAt) {
 		old = nil
 	}
 	st := s.current(ws)
@@ -396,7 +455,21 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	if ch.extra != nil {
 		shared = append(shared, ch.extra(ws)...)
 	}
+	field := ""
+	if ch.edit != nil {
+		field = store.FieldOf(ch.edit.Ops)
+	}
+	n := Notice{Version: ws.Version, From: sg.PID, Shared: shared, EditorTool: ch.tool, Structure: ch.structure,
+		Field: field, Author: who.Name, AuthorID: who.ID, History: true, State: st, cache: &renders{}}
+	if res.Seq > 0 {
+		// The store's event for this edit delivers n to the other pages (through the hub),
+		// in the order the store accepted the edits.
+		s.hub.expect(id, res.Seq, n)
+	}
 	unlock()
+	if res.Seq == 0 {
+		s.hub.Publish(id, n) // a task-file change: no edit event carries it
+	}
 
 	sel := sg.Tool
 	if ch.select_ >= 0 {
@@ -404,10 +477,24 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	}
 	if p := s.hub.lookup(id, sg.PID); p != nil {
 		p.setSelected(sel)
+		if field != "" {
+			p.setFocus(field)
+		}
 	}
 	sse := datastar.NewSSE(c.Response().Writer, c.Request())
 	if err := sendPatches(sse, shared); err != nil {
 		return nil
+	}
+	// Undo and redo are per person: only this page's buttons change.
+	if err := sse.PatchElementTempl(views.History(id, ws.CanUndo, ws.CanRedo, ws.Version)); err != nil {
+		return nil
+	}
+	if field != "" || ch.step != "" {
+		// The person has seen the field's state now: a notice about someone else's change
+		// to it is stale.
+		if err := sse.PatchElementTempl(views.FieldNotice(id, sel, "")); err != nil {
+			return nil
+		}
 	}
 	if ch.select_ >= 0 && ch.select_ != sg.Tool {
 		if err := sse.MarshalAndPatchSignals(map[string]int{"tool": sel}); err != nil {
@@ -426,7 +513,6 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 			}
 		}
 	}
-	s.hub.Publish(id, Notice{Version: ws.Version, From: sg.PID, Shared: shared, EditorTool: ch.tool, Structure: ch.structure})
 	return nil
 }
 
@@ -439,7 +525,7 @@ func (s *Server) problemPatch(c echo.Context, sg signals, tool int, msg string) 
 }
 
 func (s *Server) getWS(c echo.Context) (Workspace, error) {
-	return s.store.Get(c.Request().Context(), c.Param("id"))
+	return s.store.Get(c.Request().Context(), c.Param("id"), s.who(c))
 }
 
 func toolIndex(c echo.Context, ws Workspace, key string) (int, error) {
@@ -476,8 +562,9 @@ func (s *Server) selectTool(c echo.Context) error {
 	if sg.Tool < 0 || sg.Tool >= len(ws.Listing.Tools) {
 		return echo.NewHTTPError(http.StatusConflict, "that tool no longer exists; reload the page")
 	}
-	if p := s.hub.lookup(ws.ID, sg.PID); p != nil {
+	if p := s.hub.lookup(ws.ID, sg.PID); p != nil && p.selected() != sg.Tool {
 		p.setSelected(sg.Tool)
+		s.hub.announce(p, "here") // presence shows the tool each person is on
 	}
 	st := s.current(ws)
 	sse := datastar.NewSSE(c.Response().Writer, c.Request())
@@ -721,7 +808,7 @@ func (s *Server) importTasks(c echo.Context) error {
 		return fail(http.StatusBadRequest, "The task file could not be used: "+err.Error()+
 			`. It should be a JSON array such as [{"task": "Renew my loan", "expect": "loans_renew"}].`)
 	}
-	if _, err := s.store.ApplyEdit(r.Context(), ws.ID, Edit{Tasks: tasks, SetTasks: true}); err != nil {
+	if _, _, err := s.store.Apply(r.Context(), ws.ID, Edit{Tasks: tasks, SetTasks: true}, s.who(c)); err != nil {
 		return err
 	}
 	s.hub.Publish(ws.ID, Notice{Full: true, From: ""})

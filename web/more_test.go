@@ -22,7 +22,7 @@ func TestStreamKeepAlive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Store: NewMemoryStore(), Engine: eng, KeepAlive: 10 * time.Millisecond})
+	s, err := New(Config{Store: newTestStore(t), Engine: eng, KeepAlive: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,8 +36,10 @@ func TestStreamKeepAlive(t *testing.T) {
 	if n := strings.Count(body, ": keep-alive\n\n"); n < 2 {
 		t.Errorf("%d keep-alive comments in %q, want several", n, body)
 	}
-	if evs := parseSSE(t, body); len(evs) != 0 {
-		t.Errorf("an idle stream sent events: %v", evs)
+	// The page's own arrival shows in the presence region, once; heartbeats send nothing more.
+	evs := parseSSE(t, body)
+	if len(evs) != 1 || !strings.Contains(evs[0].elements(), `id="presence"`) {
+		t.Errorf("an idle stream sent events beyond its own presence: %v", evs)
 	}
 }
 
@@ -131,7 +133,7 @@ func TestMountAndAPIErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Store: NewMemoryStore(), Engine: eng,
+	s, err := New(Config{Store: newTestStore(t), Engine: eng,
 		Mount: func(e *echo.Echo) {
 			e.GET("/api/v1/ping", func(c echo.Context) error { return c.String(http.StatusOK, "pong") })
 		},

@@ -264,7 +264,6 @@ func sharedPatches(ctx context.Context, old, now *state, tasksStructure bool) []
 	var out []Patch
 	add := func(c templ.Component) { out = append(out, Patch{HTML: render(ctx, c)}) }
 	id := now.ws.ID
-	add(views.History(id, now.ws.CanUndo, now.ws.CanRedo, now.ws.Version))
 	if old == nil || len(old.rows) != len(now.rows) || !reflect.DeepEqual(old.names, now.names) {
 		add(views.ToolList(id, now.rows))
 	} else {

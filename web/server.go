@@ -1,6 +1,6 @@
 // Package web is the workbench's browser interface: an Echo server whose pages are rendered with
 // templ (package views) and made live with Datastar. Inputs post their changes (debounced); the
-// server applies each as listing operations through a WorkspaceStore, recomputes findings, cost
+// server applies each as listing operations to a store.Store (web/store.go adapts it), recomputes findings, cost
 // and ranking with the analysis engine, and answers with patches for the regions that changed.
 // The same patches go through the Hub to every other browser open on the workspace, each over
 // one long-lived SSE stream.
@@ -23,6 +23,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/static"
+	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/views"
 )
 
@@ -31,7 +32,9 @@ const DatastarCDN = "https://cdn.jsdelivr.net/gh/starfederation/datastar@1.0.2/b
 
 // Config wires a Server.
 type Config struct {
-	Store  WorkspaceStore
+	// Store keeps the workspaces, their history and tasks (store/sqlite, store/postgres); the
+	// server does not close it.
+	Store  store.Store
 	Engine *analysis.Engine
 	Log    *slog.Logger
 	// DatastarJS, when set, is served as the Datastar client instead of the CDN copy (offline
@@ -47,15 +50,26 @@ type Config struct {
 	// Mount, when set, adds routes to the server's router before it serves: the JSON API
 	// mounts itself under /api/v1 here, with its own middleware.
 	Mount func(e *echo.Echo)
+	// Identity says who makes a request: a display name and an ID that tells apart two people
+	// of one name. Nil: the auth mode's identity (Server.identity in auth.go).
+	Identity func(c echo.Context) (name, id string)
 	// APIErrors, when set, answers errors of requests under /api/ (the API's one error shape)
 	// instead of the HTML error page.
 	APIErrors echo.HTTPErrorHandler
+	// Auth says who may do what (auth.go); the zero value is local mode. Its Store defaults to
+	// Store when that keeps sessions and share links.
+	Auth AuthConfig
+	// Runs configures model runs from the Runs tab (runs.go): the endpoints and their keys'
+	// environment. The zero value offers no endpoint.
+	Runs RunsConfig
 }
 
 // Server is the browser workbench.
 type Server struct {
 	echo   *echo.Echo
-	store  WorkspaceStore
+	db     store.Store
+	store  *workspaces
+	ident  func(c echo.Context) (name, id string)
 	engine *analysis.Engine
 	log    *slog.Logger
 	hub    *Hub
@@ -65,6 +79,8 @@ type Server struct {
 	fetch  FetchConfig
 	alive  time.Duration
 	apiErr echo.HTTPErrorHandler
+	auth   *access // identity and capabilities (auth.go)
+	runs   *runs   // model runs (runs.go)
 
 	mu     sync.Mutex
 	states map[string]*state // last shown state per workspace
@@ -90,16 +106,30 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: load static files: %w", err)
 	}
-	s := &Server{store: cfg.Store, engine: cfg.Engine, log: cfg.Log, hub: NewHub(), assets: assets,
+	s := &Server{db: cfg.Store, store: newWorkspaces(cfg.Store), ident: cfg.Identity, engine: cfg.Engine, log: cfg.Log, assets: assets,
 		max: cfg.MaxListingBytes, states: map[string]*state{}, bases: map[string]*analysis.Result{},
 		locks: map[string]*sync.Mutex{}, fetches: map[string]*fetchInfo{}, fetch: cfg.Fetch, alive: cfg.KeepAlive, apiErr: cfg.APIErrors}
 	if s.alive <= 0 {
 		s.alive = 25 * time.Second
 	}
+	if cfg.Auth.Store == nil {
+		if as, ok := any(cfg.Store).(AccessStore); ok {
+			cfg.Auth.Store = as
+		}
+	}
+	if s.auth, err = newAccess(cfg.Auth, cfg.Log); err != nil {
+		return nil, err
+	}
+	s.hub = newHub(s)
+	if s.ident == nil {
+		// The guard's identity (auth.go): session, proxy header, or the name a browser chose.
+		s.ident = s.identity
+	}
 	s.page = views.Page{Title: "Tool Workbench", DatastarJS: DatastarCDN, CSS: assets.URL("app.css"), Script: assets.URL("app.js")}
 	if cfg.DatastarJS != nil {
 		s.page.DatastarJS = assets.Add("datastar.js", cfg.DatastarJS).URL()
 	}
+	s.runs = newRuns(cfg.Runs, cfg.Store, cfg.Log)
 	s.echo = s.routes()
 	if cfg.Mount != nil {
 		cfg.Mount(s.echo)
@@ -119,7 +149,8 @@ func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
-	e.Use(s.recoverer, securityHeaders, sameOrigin)
+	e.Use(s.recoverer, securityHeaders, sameOrigin, s.guard)
+	s.authRoutes(e)
 	e.GET("/", s.home)
 	e.POST("/workspaces", s.importListing)
 	e.POST("/examples/:example", s.openExample)
@@ -142,6 +173,8 @@ func (s *Server) routes() *echo.Echo {
 	w.POST("/fetch", s.fetchWorkspace)
 	w.GET("/export", s.exportFile)
 	w.POST("/export/notes", s.exportNotes)
+	s.historyRoutes(w)
+	s.runRoutes(w)
 	// The JSON API (/api/v1) is not mounted here: cmd passes it in Config.Mount, so that this
 	// package does not depend on it.
 	return e
@@ -175,7 +208,7 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 
 // sameOrigin refuses state-changing requests that a browser made on behalf of another site.
 // Requests without Origin or Sec-Fetch-Site come from non-browser clients, which cannot be
-// tricked into carrying someone's session; there is no session to steal anyway, only the link.
+// tricked into carrying someone's session (whose cookies are SameSite=Lax besides).
 func sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
@@ -230,7 +263,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		code, msg = http.StatusNotFound, "no such workspace"
 	}
 	if code == http.StatusNotFound && msg == "no such workspace" {
-		hint = "Workspaces live in the server's memory and end when it restarts. Start a new one from the start page."
+		hint = "The link may be mistyped, or the workspace was deleted. Start a new one from the start page."
 	}
 	if code >= 500 {
 		s.log.Error("request failed", "path", c.Request().URL.Path, "err", err)
@@ -263,7 +296,7 @@ func (s *Server) current(ws Workspace) *state {
 	s.mu.Lock()
 	st := s.states[ws.ID]
 	s.mu.Unlock()
-	if st != nil && st.version == ws.Version {
+	if st != nil && st.version == ws.Version && st.ws.TasksAt.Equal(ws.TasksAt) {
 		return st
 	}
 	st = s.buildState(ws, s.engine.Analyze(ws.Listing, ws.Tasks))

@@ -2,176 +2,473 @@ package web
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
+	"github.com/tool-workbench/workbench/store"
 )
 
-// ErrNotFound is a workspace id that no store knows.
+// ErrNotFound is a workspace id that the store does not know.
 var ErrNotFound = errors.New("no such workspace")
 
-// Workspace is one listing being worked on: its current revision, the baseline it was imported
-// as, and its task file.
+// Workspace is what the handlers show of one workspace: its head listing, the baseline it was
+// imported as, and its task file.
 type Workspace struct {
 	ID       string
 	Name     string
 	Listing  *listing.Listing
 	Baseline *listing.Listing
 	Tasks    []selection.Task
-	// Version counts applied changes (edits, undos, redos); patches carry it.
+	// Version is the store's edit sequence number (store.Workspace.Seq); patches and the page's
+	// ver signal carry it. TasksAt is when the task file last changed: task edits are not
+	// listing edits, so the shown state is current only when both match.
 	Version int
+	TasksAt time.Time
+	Head    int
+	// CanUndo and CanRedo are for the person who asked (undo is per person).
 	CanUndo bool
 	CanRedo bool
 	Created time.Time
+	Forked  string
 }
 
-// Edit is one change: listing operations, a new task file, or both. Key names the field it
-// touches ("tools/3/description"); consecutive edits with the same non-empty key coalesce into
-// one step of undo history, so undo takes back a burst of typing, not one keystroke.
+// Edit is one change by one person: listing operations, a new task file, or both. Key names the
+// field it touches ("tools/3/description"); consecutive edits by one person with the same
+// non-empty key are one step of that person's undo, so undo takes back a burst of typing.
 type Edit struct {
 	Ops      []listing.Op
 	Tasks    []selection.Task
 	SetTasks bool
 	Key      string
+	Message  string
 }
 
-// WorkspaceStore keeps workspaces and their history. The handlers only speak to this
-// interface, so the storage issue's SQLite and PostgreSQL stores plug in without touching them.
-// Implementations serialise changes to one workspace.
-type WorkspaceStore interface {
-	Create(ctx context.Context, name string, l *listing.Listing, tasks []selection.Task) (Workspace, error)
-	Get(ctx context.Context, id string) (Workspace, error)
-	// ApplyEdit applies e to the workspace's current revision and records it in history.
-	ApplyEdit(ctx context.Context, id string, e Edit) (Workspace, error)
-	Undo(ctx context.Context, id string) (Workspace, error)
-	Redo(ctx context.Context, id string) (Workspace, error)
+// Author is who makes a change: a display name and an ID that tells apart two people who chose
+// the same name.
+type Author struct {
+	Name string
+	ID   string
 }
 
-// NewID returns an unguessable workspace id: the link is the capability to edit.
-func NewID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(fmt.Sprintf("crypto/rand failed: %v", err)) // never happens on supported systems
+// NewID returns an unguessable id (page ids; workspace ids come from the store).
+func NewID() string { return store.NewID() }
+
+// workspaces adapts a store.Store to what the handlers need: the head listing with its baseline
+// and tasks, edits with per-person undo and redo. It caches what never changes (baselines) and
+// what a sequence number pins (head listings), so that a page shown twice costs one query.
+type workspaces struct {
+	st store.Store
+
+	mu    sync.Mutex
+	heads map[string]headEntry
+	bases map[string]*listing.Listing
+	undo  map[string]*undoStacks // workspace id + "\x00" + author id
+}
+
+type headEntry struct {
+	seq int64
+	l   *listing.Listing
+}
+
+func newWorkspaces(st store.Store) *workspaces {
+	return &workspaces{st: st, heads: map[string]headEntry{}, bases: map[string]*listing.Listing{}, undo: map[string]*undoStacks{}}
+}
+
+// maxCached bounds the listings cached per kind (heads, baselines): a cache miss costs one
+// query, an unbounded cache a server's memory.
+const maxCached = 512
+
+func (w *workspaces) cacheHead(id string, seq int64, l *listing.Listing) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.heads[id]; !ok && len(w.heads) >= maxCached {
+		for k := range w.heads { // any one: map order is random
+			delete(w.heads, k)
+			break
+		}
 	}
-	return hex.EncodeToString(b[:])
+	w.heads[id] = headEntry{seq: seq, l: l}
 }
 
-// MemoryStore keeps workspaces in memory until the process ends.
-type MemoryStore struct {
-	mu  sync.Mutex
-	ws  map[string]*memWorkspace
-	max int // history steps kept per workspace
+// storeErr turns the store's "not found" into the page's ErrNotFound, keeping the cause.
+func storeErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if store.KindOf(err) == store.NotFound {
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	return err
 }
 
-type snapshot struct {
-	listing *listing.Listing
-	tasks   []selection.Task
-	key     string
+// title makes a workspace title the store accepts from a file or server name.
+func title(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(name, "?"))
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "Untitled"
+	}
+	if utf8.RuneCountInString(name) > store.MaxTitle {
+		name = string([]rune(name)[:store.MaxTitle-1]) + "…"
+	}
+	return name
 }
 
-type memWorkspace struct {
-	Workspace
-	undo []snapshot // states before each step
-	redo []snapshot
-	last string // key of the last edit, for coalescing
+// authorName keeps a display name within the store's limits.
+func authorName(a Author) Author {
+	if a.Name == "" {
+		a.Name = "Anonymous"
+	}
+	if utf8.RuneCountInString(a.Name) > store.MaxAuthor {
+		a.Name = string([]rune(a.Name)[:store.MaxAuthor])
+	}
+	return a
 }
 
-// NewMemoryStore returns an empty in-memory store.
-func NewMemoryStore() *MemoryStore { return &MemoryStore{ws: map[string]*memWorkspace{}, max: 500} }
-
-func (m *memWorkspace) view() Workspace {
-	w := m.Workspace
-	w.CanUndo, w.CanRedo = len(m.undo) > 0, len(m.redo) > 0
-	return w
+func tasksJSON(tasks []selection.Task) (json.RawMessage, error) {
+	if tasks == nil {
+		tasks = []selection.Task{}
+	}
+	b, err := json.Marshal(tasks)
+	if err != nil {
+		return nil, fmt.Errorf("encode tasks: %w", err)
+	}
+	return b, nil
 }
 
-// Create stores a new workspace.
-func (s *MemoryStore) Create(_ context.Context, name string, l *listing.Listing, tasks []selection.Task) (Workspace, error) {
+// Create stores a new workspace whose baseline is l.
+func (w *workspaces) Create(ctx context.Context, name string, l *listing.Listing, tasks []selection.Task, who Author, message string) (Workspace, error) {
 	if l == nil {
 		return Workspace{}, errors.New("create workspace: no listing")
 	}
-	w := &memWorkspace{Workspace: Workspace{ID: NewID(), Name: name, Listing: l, Baseline: l, Tasks: tasks, Created: time.Now()}}
-	s.mu.Lock()
-	s.ws[w.ID] = w
-	s.mu.Unlock()
-	return w.view(), nil
-}
-
-// Get returns a workspace.
-func (s *MemoryStore) Get(_ context.Context, id string) (Workspace, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w, ok := s.ws[id]
-	if !ok {
-		return Workspace{}, ErrNotFound
-	}
-	return w.view(), nil
-}
-
-// ApplyEdit applies e and records the previous state for undo.
-func (s *MemoryStore) ApplyEdit(_ context.Context, id string, e Edit) (Workspace, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w, ok := s.ws[id]
-	if !ok {
-		return Workspace{}, ErrNotFound
-	}
-	next, err := w.Listing.ApplyAll(e.Ops)
-	if err != nil {
-		return Workspace{}, fmt.Errorf("apply edit: %w", err)
-	}
-	before := snapshot{listing: w.Listing, tasks: w.Tasks, key: e.Key}
-	if e.Key == "" || e.Key != w.last || len(w.undo) == 0 {
-		w.undo = append(w.undo, before)
-		if len(w.undo) > s.max {
-			w.undo = w.undo[len(w.undo)-s.max:]
+	who = authorName(who)
+	var tj json.RawMessage
+	if tasks != nil {
+		var err error
+		if tj, err = tasksJSON(tasks); err != nil {
+			return Workspace{}, err
 		}
 	}
-	w.last = e.Key
-	w.redo = nil
-	w.Listing = next
+	rec, err := w.st.CreateWorkspace(ctx, store.NewWorkspace{Title: title(name), Author: who.Name, Message: message, Listing: l, Tasks: tj})
+	if err != nil {
+		return Workspace{}, fmt.Errorf("create workspace: %w", err)
+	}
+	w.cacheHead(rec.ID, rec.Seq, l)
+	return w.Get(ctx, rec.ID, who)
+}
+
+// Get returns a workspace as who sees it.
+func (w *workspaces) Get(ctx context.Context, id string, who Author) (Workspace, error) {
+	rec, err := w.st.Workspace(ctx, id)
+	if err != nil {
+		return Workspace{}, storeErr(err)
+	}
+	ws := Workspace{ID: rec.ID, Name: rec.Title, Version: int(rec.Seq), Head: rec.Head, Created: rec.Created, Forked: rec.ForkedFrom}
+	w.mu.Lock()
+	h, okH := w.heads[id]
+	base := w.bases[id]
+	w.mu.Unlock()
+	if okH && h.seq == rec.Seq {
+		ws.Listing = h.l
+	} else {
+		rev, err := w.st.Revision(ctx, id, -1)
+		if err != nil {
+			return Workspace{}, storeErr(err)
+		}
+		ws.Listing = rev.Listing
+		// The head may have moved on between the two reads; its own last seq is what it pins.
+		ws.Version = int(rev.LastSeq)
+		if rev.Number == 0 {
+			ws.Version = 0
+		}
+		if ws.Version < int(rec.Seq) {
+			ws.Version = int(rec.Seq)
+		}
+		w.cacheHead(id, int64(ws.Version), rev.Listing)
+	}
+	if base == nil {
+		rev, err := w.st.Revision(ctx, id, 0)
+		if err != nil {
+			return Workspace{}, storeErr(err)
+		}
+		base = rev.Listing
+		w.mu.Lock()
+		if len(w.bases) >= maxCached {
+			clear(w.bases)
+		}
+		w.bases[id] = base
+		w.mu.Unlock()
+	}
+	ws.Baseline = base
+	tf, err := w.st.Tasks(ctx, id)
+	switch {
+	case err == nil:
+		ws.TasksAt = tf.Updated
+		if len(tf.Body) > 0 {
+			// Task files were checked when they were stored; one that no longer parses (an
+			// older format) shows as no tasks rather than breaking the page.
+			if ts, perr := selection.ParseTasks(tf.Body, false); perr == nil {
+				ws.Tasks = ts
+			}
+		}
+	case store.KindOf(err) != store.NotFound:
+		return Workspace{}, storeErr(err)
+	}
+	u := w.stacks(id, who.ID, false)
+	if u != nil {
+		ws.CanUndo, ws.CanRedo = u.can()
+	}
+	return ws, nil
+}
+
+// Apply records e by who and returns the workspace after it, with the store's result for its
+// listing ops (zero when e only sets tasks).
+func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (Workspace, store.EditResult, error) {
+	who = authorName(who)
+	before, err := w.Get(ctx, id, who)
+	if err != nil {
+		return Workspace{}, store.EditResult{}, err
+	}
+	var res store.EditResult
+	if len(e.Ops) > 0 {
+		res, err = w.st.AppendEdit(ctx, store.Edit{Workspace: id, Author: who.Name, AuthorID: who.ID, Ops: e.Ops, Message: e.Message})
+		if err != nil {
+			return Workspace{}, res, storeErr(err)
+		}
+		w.cacheHead(id, res.Seq, res.Listing)
+		path := scopeOf(e.Ops)
+		w.stacks(id, who.ID, true).push(undoEntry{key: e.Key, path: path, before: before.Listing.Get(path), after: res.Listing.Get(path)})
+	}
 	if e.SetTasks {
-		w.Tasks = e.Tasks
+		tj, err := tasksJSON(e.Tasks)
+		if err != nil {
+			return Workspace{}, res, err
+		}
+		if _, err := w.st.PutTasks(ctx, store.TaskFile{Workspace: id, Body: tj, Author: who.Name}); err != nil {
+			return Workspace{}, res, storeErr(err)
+		}
+		w.stacks(id, who.ID, true).push(undoEntry{key: e.Key, tasks: true, tasksBefore: before.Tasks, tasksAfter: e.Tasks})
 	}
-	w.Version++
-	return w.view(), nil
+	after, err := w.Get(ctx, id, who)
+	return after, res, err
 }
 
-// Undo restores the state before the last step.
-func (s *MemoryStore) Undo(_ context.Context, id string) (Workspace, error) {
-	return s.step(id, true)
-}
+// errUndo is an undo or redo that cannot be done; its text is shown to the person.
+type errUndo struct{ msg string }
 
-// Redo re-applies the last undone step.
-func (s *MemoryStore) Redo(_ context.Context, id string) (Workspace, error) {
-	return s.step(id, false)
-}
+func (e *errUndo) Error() string { return e.msg }
 
-func (s *MemoryStore) step(id string, undo bool) (Workspace, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w, ok := s.ws[id]
+// Step undoes (undo true) or redoes who's last step by writing back the value the field had, as
+// a new edit: history keeps both. A step whose field someone else changed since is refused: the
+// later writer wins, and History can still restore any revision.
+func (w *workspaces) Step(ctx context.Context, id string, undo bool, who Author) (Workspace, store.EditResult, error) {
+	who = authorName(who)
+	cur, err := w.Get(ctx, id, who)
+	if err != nil {
+		return Workspace{}, store.EditResult{}, err
+	}
+	u := w.stacks(id, who.ID, true)
+	ent, ok := u.peek(undo)
 	if !ok {
-		return Workspace{}, ErrNotFound
+		return cur, store.EditResult{}, nil
 	}
-	from, to := &w.undo, &w.redo
+	want, put := ent.after, ent.before
+	wantT, putT := ent.tasksAfter, ent.tasksBefore
+	verb := "Undo"
 	if !undo {
-		from, to = &w.redo, &w.undo
+		want, put, wantT, putT, verb = ent.before, ent.after, ent.tasksBefore, ent.tasksAfter, "Redo"
 	}
-	if len(*from) == 0 {
-		return w.view(), nil
+	var res store.EditResult
+	if ent.tasks {
+		if !sameTasks(cur.Tasks, wantT) {
+			u.drop(undo)
+			return cur, res, &errUndo{fmt.Sprintf("%s refused: someone else changed the tasks since; their change stands.", verb)}
+		}
+		tj, err := tasksJSON(putT)
+		if err != nil {
+			return Workspace{}, res, err
+		}
+		if _, err := w.st.PutTasks(ctx, store.TaskFile{Workspace: id, Body: tj, Author: who.Name}); err != nil {
+			return Workspace{}, res, storeErr(err)
+		}
+	} else {
+		if !sameValue(cur.Listing.Get(ent.path), want) {
+			u.drop(undo)
+			return cur, res, &errUndo{fmt.Sprintf("%s refused: someone else changed %s since; their change stands. History can restore any revision.", verb, describePath(ent.path))}
+		}
+		op := listing.Op{Kind: listing.OpSet, Path: ent.path, Value: put}
+		if put == nil {
+			op = listing.Op{Kind: listing.OpRemove, Path: ent.path}
+		}
+		res, err = w.st.AppendEdit(ctx, store.Edit{Workspace: id, Author: who.Name, AuthorID: who.ID, Ops: []listing.Op{op}, Message: verb})
+		if err != nil {
+			return Workspace{}, res, storeErr(err)
+		}
+		w.cacheHead(id, res.Seq, res.Listing)
 	}
-	snap := (*from)[len(*from)-1]
-	*from = (*from)[:len(*from)-1]
-	*to = append(*to, snapshot{listing: w.Listing, tasks: w.Tasks, key: snap.key})
-	w.Listing, w.Tasks = snap.listing, snap.tasks
-	w.last = "" // the next edit starts a new step
-	w.Version++
-	return w.view(), nil
+	u.move(undo)
+	after, err := w.Get(ctx, id, who)
+	return after, res, err
+}
+
+// scopeOf is the JSON pointer whose value an edit's undo writes back: the one member of a tool
+// all its ops touch (a description, a schema, an annotation), or the whole tools array for
+// structural edits (tools added, removed, moved, or several members at once).
+func scopeOf(ops []listing.Op) string {
+	scope := ""
+	for i, op := range ops {
+		p := "/tools"
+		if toks, err := listing.SplitPointer(op.Path); err == nil && len(toks) >= 3 && toks[0] == "tools" &&
+			(op.Kind == listing.OpSet || op.Kind == listing.OpRemove) {
+			p = op.Path
+		}
+		if i > 0 && p != scope {
+			return "/tools"
+		}
+		scope = p
+	}
+	return scope
+}
+
+// describePath names a pointer for a message: "the description of tool 3".
+func describePath(p string) string {
+	toks, err := listing.SplitPointer(p)
+	if err != nil || len(toks) < 3 {
+		return "the tools"
+	}
+	return fmt.Sprintf("%s of tool %s", strings.Join(toks[2:], "."), toks[1])
+}
+
+func sameValue(a, b *listing.Value) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return listing.HashOf(a) == listing.HashOf(b)
+}
+
+func sameTasks(a, b []selection.Task) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y) || len(a) == 0 && len(b) == 0
+}
+
+// undoEntry is one step of a person's undo: the value at path before and after it (nil:
+// absent), or the task file before and after.
+type undoEntry struct {
+	key           string
+	path          string
+	before, after *listing.Value
+	tasks         bool
+	tasksBefore   []selection.Task
+	tasksAfter    []selection.Task
+}
+
+// maxUndo bounds one person's undo steps per workspace.
+const maxUndo = 200
+
+// undoStacks are one person's undo and redo steps on one workspace. They live in this process:
+// a restart (or another replica) starts them afresh, while history keeps every edit.
+type undoStacks struct {
+	mu         sync.Mutex
+	undo, redo []undoEntry
+}
+
+func (w *workspaces) stacks(id, author string, create bool) *undoStacks {
+	k := id + "\x00" + author
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	u := w.undo[k]
+	if u == nil && create {
+		u = &undoStacks{}
+		w.undo[k] = u
+	}
+	return u
+}
+
+func (u *undoStacks) can() (bool, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.undo) > 0, len(u.redo) > 0
+}
+
+// push records a new step; a step with the key of the last one extends it (a burst of typing).
+func (u *undoStacks) push(e undoEntry) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.redo = nil
+	if n := len(u.undo); n > 0 && e.key != "" && u.undo[n-1].key == e.key && u.undo[n-1].path == e.path && u.undo[n-1].tasks == e.tasks {
+		u.undo[n-1].after, u.undo[n-1].tasksAfter = e.after, e.tasksAfter
+		return
+	}
+	u.undo = append(u.undo, e)
+	if len(u.undo) > maxUndo {
+		u.undo = u.undo[len(u.undo)-maxUndo:]
+	}
+}
+
+func (u *undoStacks) peek(undo bool) (undoEntry, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	s := u.redo
+	if undo {
+		s = u.undo
+	}
+	if len(s) == 0 {
+		return undoEntry{}, false
+	}
+	return s[len(s)-1], true
+}
+
+// move takes the last step off one stack and puts it on the other.
+func (u *undoStacks) move(undo bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	from, to := &u.redo, &u.undo
+	if undo {
+		from, to = &u.undo, &u.redo
+	}
+	if n := len(*from); n > 0 {
+		e := (*from)[n-1]
+		e.key = "" // the next edit starts a new step
+		*from = (*from)[:n-1]
+		*to = append(*to, e)
+	}
+}
+
+// drop forgets the last step of one stack (it can no longer be taken back).
+func (u *undoStacks) drop(undo bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	s := &u.redo
+	if undo {
+		s = &u.undo
+	}
+	if n := len(*s); n > 0 {
+		*s = (*s)[:n-1]
+	}
+}
+
+// Restore records revision n's listing as a new revision by who.
+func (w *workspaces) Restore(ctx context.Context, id string, n int, who Author) (Workspace, store.EditResult, error) {
+	who = authorName(who)
+	res, err := w.st.Restore(ctx, store.Restore{Workspace: id, Number: n, Author: who.Name, AuthorID: who.ID,
+		Message: fmt.Sprintf("restored revision %d", n)})
+	if err != nil {
+		return Workspace{}, res, storeErr(err)
+	}
+	w.cacheHead(id, res.Seq, res.Listing)
+	ws, err := w.Get(ctx, id, who)
+	return ws, res, err
 }

@@ -25,7 +25,7 @@ func newServer(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Store: NewMemoryStore(), Engine: eng, DatastarJS: []byte("// test client")})
+	s, err := New(Config{Store: newTestStore(t), Engine: eng, DatastarJS: []byte("// test client")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +108,8 @@ func post(t testing.TB, s *Server, path string, sig map[string]any) []event {
 	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(string(b)))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Datastar-Request", "true")
+	// One person makes all of a test's edits: undo is per person.
+	req.AddCookie(&http.Cookie{Name: cookieAuthor, Value: strings.Repeat("f", 32)})
 	rec := do(t, s, req)
 	if rec.Code != http.StatusOK && rec.Code != http.StatusNoContent {
 		t.Fatalf("POST %s: status %d: %s", path, rec.Code, rec.Body.String())
@@ -357,7 +359,7 @@ func TestToolOpsAndUndo(t *testing.T) {
 		post(t, s, "/w/"+id+"/edit?t=2&f=description", sig(2, v))
 	}
 	post(t, s, "/w/"+id+"/undo", sig(2, ""))
-	ws, _ := s.store.Get(context.Background(), id)
+	ws, _ := s.store.Get(context.Background(), id, Author{})
 	if d := ws.Listing.Tools[2].Get("description").Str; !strings.HasPrefix(d, "Lend one copy") {
 		t.Errorf("one undo after a burst of typing should restore the description, got %q", d)
 	}

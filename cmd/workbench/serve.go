@@ -24,7 +24,7 @@ func init() {
 	register(command{
 		name:    "serve",
 		summary: "run the browser workbench (the default command)",
-		usage:   "[--listen ADDR] [--datastar-js PATH] [--fetch-allow ADDR|CIDR|HOST]... [--allow-stdio]",
+		usage:   "[--listen ADDR] [--db sqlite:PATH|postgres://…] [--auth token|header] [--trusted-proxy ADDR|CIDR]... [--datastar-js PATH] [--fetch-allow ADDR|CIDR|HOST]... [--allow-stdio] [--endpoints FILE] [--cache-dir DIR]",
 		run:     runServe,
 	})
 }
@@ -37,6 +37,14 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	var allows listFlag
 	fs.Var(&allows, "fetch-allow", "let \"Fetch from server\" reach this address, range or host name, which the policy refuses otherwise (repeatable)")
 	allowStdio := fs.Bool("allow-stdio", false, "let \"Fetch from server\" launch local commands (stdio); only when listening on loopback")
+	db := dbFlag(fs)
+	endpoints := fs.String("endpoints", "", "model endpoints the Runs tab offers, the file 'workbench run --endpoints' reads (default: $WORKBENCH_ENDPOINTS)")
+	cacheDir := fs.String("cache-dir", "", "response cache of model runs (default: $WORKBENCH_CACHE_DIR, else the user cache dir); off disables it")
+	authMode := fs.String("auth", "", "how people sign in, needed to listen beyond loopback: token (a shared admin token, see --auth-token-env) or header (a trusted proxy names them, see --trusted-proxy); empty is local mode")
+	tokenEnv := fs.String("auth-token-env", "WORKBENCH_AUTH_TOKEN", "the environment variable that holds the admin token of --auth token (never pass the token itself on the command line)")
+	authHeader := fs.String("auth-header", "X-Forwarded-User", "the header in which the proxy of --auth header names the person")
+	var proxies listFlag
+	fs.Var(&proxies, "trusted-proxy", "an address or CIDR of the authenticating proxy whose --auth-header (and X-Forwarded-Proto) is believed (repeatable; --auth header needs one)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -44,12 +52,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 {
 		return usageError{fmt.Sprintf("serve takes no arguments, got %q", pos[0])}
 	}
-	// Workspaces are shared by their links, so serving anyone but this machine's user needs an
-	// auth mode, and there is none yet.
-	if !loopbackListen(*listen) {
-		return usageError{fmt.Sprintf("--listen %s would serve other machines, which needs an auth mode, and this build has none; listen on loopback (127.0.0.1:8080) and put an authenticating proxy in front if others must reach it", *listen)}
+	authCfg, err := serveAuthConfig(*listen, *authMode, *tokenEnv, *authHeader, proxies, e.getenv)
+	if err != nil {
+		return err
 	}
-	fetchCfg, err := serveFetchConfig(*listen, allows, *allowStdio, "")
+	fetchCfg, err := serveFetchConfig(*listen, allows, *allowStdio, *authMode)
 	if err != nil {
 		return err
 	}
@@ -63,10 +70,27 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The JSON API's check, cost and export endpoints; its workspace endpoints answer 404 until
-	// workspaces are kept in a store that both the pages and the API share.
-	jsonAPI := api.New(api.Options{Log: e.log})
-	srv, err := web.New(web.Config{Store: web.NewMemoryStore(), Engine: engine, Log: e.log, DatastarJS: ds, Fetch: fetchCfg,
+	// The pages and the JSON API's workspace endpoints share one store.
+	// The API obeys the pages' access rules: its hook asks the server, which is built next.
+	var srv *web.Server
+	st, err := openStore(ctx, *db, e.getenv, e.log)
+	if err != nil {
+		return err
+	}
+	// Closed last: after the HTTP server and the runs have stopped using it.
+	defer func() {
+		if err := st.Close(); err != nil {
+			e.log.Warn("close store", "err", err)
+		}
+	}()
+	jsonAPI := api.New(api.Options{Log: e.log, Workspaces: st, Access: func(r *http.Request, ws string, write bool) (string, error) {
+		return srv.APIAccess(r, ws, write)
+	}})
+	runsCfg, err := serveRunsConfig(ctx, e, *endpoints, *cacheDir)
+	if err != nil {
+		return err
+	}
+	srv, err = web.New(web.Config{Runs: runsCfg, Store: st, Engine: engine, Log: e.log, DatastarJS: ds, Fetch: fetchCfg, Auth: authCfg,
 		Mount:     func(ec *echo.Echo) { jsonAPI.Register(ec.Group(api.Prefix)) },
 		APIErrors: jsonAPI.HTTPErrorHandler})
 	if err != nil {
@@ -79,7 +103,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	// Requests inherit ctx, so the long-lived SSE streams end when the process is told to stop.
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
-	e.log.Info("workbench listening", "url", "http://"+ln.Addr().String(), "datastar", datastarSource(*dsPath),
+	e.log.Info("workbench listening", "url", "http://"+ln.Addr().String(), "auth", authName(authCfg.Mode), "trusted_proxies", len(authCfg.TrustedProxies), "datastar", datastarSource(*dsPath),
 		"fetch_local", fetchCfg.Policy.AllowLoopback, "fetch_allow", len(allows), "allow_stdio", fetchCfg.AllowStdio)
 	fmt.Fprintf(e.stdout, "Tool Workbench on http://%s\n", ln.Addr())
 	done := make(chan error, 1)
@@ -95,8 +119,95 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		defer cancel()
 		// Open SSE streams end when their requests' contexts do; Shutdown waits for the rest.
 		_ = hs.Shutdown(sctx)
+		// Runs in progress stopped with ctx; wait until each is saved as interrupted, resumable.
+		srv.WaitRuns()
 		return nil
 	}
+}
+
+// serveAuthConfig checks the auth flags. Workspaces are reached by their links, so a server that
+// other machines can reach must identify people: listening beyond loopback needs an auth mode.
+// The admin token comes from the environment only, and no message ever includes it.
+func serveAuthConfig(listen, mode, tokenEnv, header string, proxies []string, getenv func(string) string) (web.AuthConfig, error) {
+	var cfg web.AuthConfig
+	for _, p := range proxies {
+		pfx, err := parsePrefix(p)
+		if err != nil {
+			return cfg, usageError{"--trusted-proxy: " + err.Error()}
+		}
+		cfg.TrustedProxies = append(cfg.TrustedProxies, pfx)
+	}
+	switch mode {
+	case "":
+		if !loopbackListen(listen) {
+			return cfg, usageError{fmt.Sprintf("--listen %s would serve other machines, and no auth mode is set, so anyone who reached it could edit every workspace. "+
+				"Either add --auth token (people sign in with an admin token you put in $%s) or --auth header --trusted-proxy ADDR (an authenticating proxy at ADDR names them), "+
+				"or listen on loopback (--listen 127.0.0.1:8080)", listen, tokenEnv)}
+		}
+		if len(proxies) > 0 {
+			return cfg, usageError{"--trusted-proxy needs --auth header (or --auth token behind an https proxy)"}
+		}
+	case "token":
+		cfg.Mode = web.AuthToken
+		if tokenEnv == "" {
+			return cfg, usageError{"--auth-token-env must name an environment variable"}
+		}
+		cfg.Token = strings.TrimSpace(getenv(tokenEnv))
+		switch {
+		case cfg.Token == "":
+			return cfg, usageError{fmt.Sprintf("--auth token reads the admin token from $%s, which is empty or unset; set it to a long random secret, e.g. export %s=$(openssl rand -hex 32)", tokenEnv, tokenEnv)}
+		case len(cfg.Token) < web.MinTokenLength:
+			return cfg, usageError{fmt.Sprintf("the admin token in $%s is %d characters; use at least %d random characters, e.g. export %s=$(openssl rand -hex 32)", tokenEnv, len(cfg.Token), web.MinTokenLength, tokenEnv)}
+		}
+	case "header":
+		cfg.Mode = web.AuthHeader
+		if len(proxies) == 0 {
+			return cfg, usageError{"--auth header needs --trusted-proxy ADDR|CIDR: the address of the proxy whose header is believed (from any other address requests are refused)"}
+		}
+		if !validHeaderName(header) {
+			return cfg, usageError{fmt.Sprintf("--auth-header %q is not a header name (letters, digits and -)", header)}
+		}
+		cfg.Header = header
+	default:
+		return cfg, usageError{fmt.Sprintf("--auth %q: use token or header (or leave it out for local mode)", mode)}
+	}
+	return cfg, nil
+}
+
+func authName(m web.AuthMode) string {
+	if m == web.AuthLocal {
+		return "local"
+	}
+	return string(m)
+}
+
+// parsePrefix reads an address (one host) or a CIDR range.
+func parsePrefix(s string) (netip.Prefix, error) {
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return p, fmt.Errorf("%q is not an address or CIDR range (such as 10.0.0.5 or 10.0.0.0/24): %w", s, err)
+		}
+		return p.Masked(), nil
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, fmt.Errorf("%q is not an address or CIDR range (such as 10.0.0.5 or 10.0.0.0/24)", s)
+	}
+	a = a.Unmap()
+	return netip.PrefixFrom(a, a.BitLen()), nil
+}
+
+func validHeaderName(h string) bool {
+	if h == "" || len(h) > 100 {
+		return false
+	}
+	for _, r := range h {
+		if !(r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 func datastarSource(path string) string {
@@ -111,7 +222,7 @@ func datastarSource(path string) string {
 // server gets the strict policy: public addresses only, plus each --fetch-allow. Launching
 // commands (--allow-stdio) runs programs as this process's user, so it is refused whenever
 // someone other than the local user could reach the page: a non-loopback listen address, or an
-// auth mode (authMode is "" until the auth issue adds one; it passes its mode here).
+// auth mode (authMode is "" in local mode, else "token" or "header").
 func serveFetchConfig(listen string, allows []string, allowStdio bool, authMode string) (web.FetchConfig, error) {
 	local := loopbackListen(listen) && authMode == ""
 	var cfg web.FetchConfig

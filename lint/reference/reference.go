@@ -7,6 +7,7 @@ package reference
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,7 +67,24 @@ func Lint(l *listing.Listing) []Line {
 	size := len(listing.PythonJSON(listing.NewArray(tools...), true))
 	out = append(out, Line{Level: Info, Tool: -1,
 		Detail: fmt.Sprintf("%d tools, %d bytes as compact JSON (a client sends this, in some form, to the model)", len(tools), size)})
+	out = append(out, NameLines(l, names)...)
+	for i, t := range tools {
+		out = append(out, ToolLines(i, t, names[i])...)
+	}
+	descs := make([][]string, len(tools))
+	for i, t := range tools {
+		descs[i] = DescriptionWords(t)
+	}
+	out = append(out, NearDuplicates(names, descs))
+	return out
+}
 
+// NameLines returns the listing-wide lines that come before the per-tool ones: pagination and
+// the checks of names (names is l.Names()). Lint is NameLines, ToolLines for each tool and
+// NearDuplicates, after an INFO line; the parts let a caller that caches per tool run only the
+// listing-wide ones.
+func NameLines(l *listing.Listing, names []string) []Line {
+	out := make([]Line, 0, 6)
 	cursor := l.NextCursor().Truthy()
 	detail := "the listing has no further page"
 	if cursor {
@@ -86,7 +104,7 @@ func Lint(l *listing.Listing) []Line {
 	}
 	out = append(out, line(len(bad) == 0, Fail, "name-spec", -1, "", detail, ""))
 
-	count := map[string]int{}
+	count := make(map[string]int, len(names))
 	for _, n := range names {
 		count[n]++
 	}
@@ -103,10 +121,15 @@ func Lint(l *listing.Listing) []Line {
 	}
 	out = append(out, line(len(dup) == 0, Fail, "name-unique", -1, "", detail, ""))
 
+	// Each name's word parts serve the case-collision and the generic-name checks.
+	toks := make([][]string, len(names))
+	for i, n := range names {
+		toks[i] = words.Tokens(n)
+	}
 	var order []string
-	folded := map[string][]string{}
-	for _, n := range names {
-		k := strings.Join(words.Tokens(n), "")
+	folded := make(map[string][]string, len(names))
+	for i, n := range names {
+		k := strings.Join(toks[i], "")
 		if _, ok := folded[k]; !ok {
 			order = append(order, k)
 		}
@@ -114,6 +137,9 @@ func Lint(l *listing.Listing) []Line {
 	}
 	var clash []string
 	for _, k := range order {
+		if len(folded[k]) < 2 {
+			continue
+		}
 		if u := uniqueSorted(folded[k]); len(u) > 1 {
 			clash = append(clash, strings.Join(u, " / "))
 		}
@@ -142,10 +168,9 @@ func Lint(l *listing.Listing) []Line {
 	out = append(out, line(len(styles) < 2, Warn, "name-style", -1, "", detail, ""))
 
 	var generic []string
-	for _, n := range names {
-		toks := words.Tokens(n)
-		all := len(toks) > 0
-		for _, t := range toks {
+	for i, n := range names {
+		all := len(toks[i]) > 0
+		for _, t := range toks[i] {
 			if !words.Generic[t] {
 				all = false
 				break
@@ -160,11 +185,24 @@ func Lint(l *listing.Listing) []Line {
 		detail = "names that never say which object: " + strings.Join(generic, ", ")
 	}
 	out = append(out, line(len(generic) == 0, Warn, "name-generic", -1, "", detail, ""))
+	return out
+}
 
-	for i, t := range tools {
-		out = append(out, toolLines(i, t, names[i])...)
+// ToolLines returns the reference's lines about tool i (named n) alone, in order.
+func ToolLines(i int, t *listing.Value, n string) []Line { return toolLines(i, t, n) }
+
+// DescriptionWords returns the distinct content words of t's description (none when it is not a
+// string), in no particular order: what NearDuplicates compares.
+func DescriptionWords(t *listing.Value) []string {
+	d := t.Get("description")
+	if !d.IsString() {
+		return nil
 	}
-	out = append(out, nearDuplicates(tools, names))
+	c := words.Content(d.Str)
+	out := make([]string, 0, len(c))
+	for w := range c {
+		out = append(out, w)
+	}
 	return out
 }
 
@@ -270,21 +308,17 @@ func toolLines(i int, t *listing.Value, n string) []Line {
 	return out
 }
 
-// nearDuplicates reports pairs of descriptions whose word sets overlap (Jaccard) by Duplicate or
-// more. Like the reference it looks descriptions up by name, so with repeated names the last
-// tool's description stands for all of them. Only pairs that share a word can qualify, so it
-// counts shared words through an inverted index instead of comparing every pair.
-func nearDuplicates(tools []*listing.Value, names []string) Line {
+// NearDuplicates reports pairs of descriptions whose word sets overlap (Jaccard) by Duplicate or
+// more; descs[i] is DescriptionWords of tool i, named names[i]. Like the reference it looks
+// descriptions up by name, so with repeated names the last tool's description stands for all of
+// them. Only pairs that share a word can qualify, so it counts shared words through an inverted
+// index instead of comparing every pair.
+func NearDuplicates(names []string, descs [][]string) Line {
 	ids := map[string]int32{}
-	byName := make(map[string][]int32, len(tools))
-	for i, t := range tools {
-		d := t.Get("description")
-		text := ""
-		if d.IsString() {
-			text = d.Str
-		}
-		var doc []int32
-		for w := range words.Content(text) {
+	byName := make(map[string][]int32, len(names))
+	for i := range names {
+		doc := make([]int32, 0, len(descs[i]))
+		for _, w := range descs[i] {
 			id, ok := ids[w]
 			if !ok {
 				id = int32(len(ids))
@@ -294,7 +328,7 @@ func nearDuplicates(tools []*listing.Value, names []string) Line {
 		}
 		byName[names[i]] = doc
 	}
-	docs := make([][]int32, len(tools))
+	docs := make([][]int32, len(names))
 	postings := make([][]int32, len(ids))
 	for i, n := range names {
 		docs[i] = byName[n]
@@ -309,12 +343,12 @@ func nearDuplicates(tools []*listing.Value, names []string) Line {
 	for _, p := range postings {
 		viaIndex += float64(len(p)) * float64(len(p)) / 2
 	}
-	viaBits = float64(len(tools)) * float64(len(tools)) / 2 * float64(len(ids)/64+1)
-	var pairs []string
+	viaBits = float64(len(names)) * float64(len(names)) / 2 * float64(len(ids)/64+1)
+	var pairs []Overlap
 	report := func(i, j, inter int) {
-		union := len(docs[i]) + len(docs[j]) - inter
-		if names[i] != names[j] && union > 0 && float64(inter)/float64(union) >= Duplicate {
-			pairs = append(pairs, fmt.Sprintf("%s and %s (%.0f%%)", names[i], names[j], float64(100*inter)/float64(union)))
+		o := Overlap{I: i, J: j, Shared: inter, Union: len(docs[i]) + len(docs[j]) - inter}
+		if o.NearDuplicate(names) {
+			pairs = append(pairs, o)
 		}
 	}
 	if viaBits < viaIndex {
@@ -337,7 +371,7 @@ func nearDuplicates(tools []*listing.Value, names []string) Line {
 			}
 		}
 	} else {
-		shared := make([]int32, len(tools))
+		shared := make([]int32, len(names))
 		var touched []int32
 		for i := range docs {
 			touched = touched[:0]
@@ -351,16 +385,36 @@ func nearDuplicates(tools []*listing.Value, names []string) Line {
 					}
 				}
 			}
-			sort.Slice(touched, func(x, y int) bool { return touched[x] < touched[y] })
+			slices.Sort(touched)
 			for _, j := range touched {
 				report(i, int(j), int(shared[j]))
 				shared[j] = 0
 			}
 		}
 	}
+	return NearDuplicateLine(names, pairs)
+}
+
+// Overlap is two tools, I before J, whose descriptions share Shared of their Union distinct
+// content words.
+type Overlap struct{ I, J, Shared, Union int }
+
+// NearDuplicate reports whether the reference lists the pair: tools of different names whose
+// descriptions share Duplicate of their words or more.
+func (o Overlap) NearDuplicate(names []string) bool {
+	return names[o.I] != names[o.J] && o.Union > 0 && float64(o.Shared)/float64(o.Union) >= Duplicate
+}
+
+// NearDuplicateLine is the near-duplicate line that lists pairs (near-duplicates, in order of
+// I, then J).
+func NearDuplicateLine(names []string, pairs []Overlap) Line {
 	detail := fmt.Sprintf("no two descriptions overlap by %.0f%% or more", 100*Duplicate)
 	if len(pairs) > 0 {
-		detail = "descriptions that share most of their words: " + strings.Join(pairs, "; ")
+		shown := make([]string, len(pairs))
+		for k, o := range pairs {
+			shown[k] = fmt.Sprintf("%s and %s (%.0f%%)", names[o.I], names[o.J], float64(100*o.Shared)/float64(o.Union))
+		}
+		detail = "descriptions that share most of their words: " + strings.Join(shown, "; ")
 	}
 	return line(len(pairs) == 0, Warn, "near-duplicate", -1, "", detail, "")
 }

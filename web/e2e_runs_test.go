@@ -1,0 +1,91 @@
+package web
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tool-workbench/workbench/selection/fake"
+	"github.com/tool-workbench/workbench/selection/runner"
+)
+
+// TestBrowserRuns drives the Runs tab in Chromium: start a run on the fake endpoint, watch the
+// progress bar fill over the page's stream, read the results with the confusion matrix, then
+// start a second run and compare it with the first. WORKBENCH_SCREENSHOT_DIR, when set, keeps
+// a screenshot of the results.
+func TestBrowserRuns(t *testing.T) {
+	t.Setenv(keyEnv, testKey)
+	f := &fake.Server{Key: testKey, Delay: 100 * time.Millisecond}
+	ctx, base := browser(t, func(c *Config) {
+		c.Runs = RunsConfig{Endpoints: []runner.Endpoint{fakeEndpoint()}, Getenv: os.Getenv, HTTP: runner.HandlerDoer{Handler: f}, Retries: -1}
+	})
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(base+"/"),
+		chromedp.Click(chromedp.CSS("[data-testid=example-library-2-draft]")),
+		chromedp.WaitVisible(chromedp.CSS("[data-testid=workspace]")),
+		chromedp.Poll[chromedp.Void]("document.querySelector('[data-testid=datastar-missing]').style.display === 'none'",
+			chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Click(chromedp.CSS("[data-testid=tab-runs]")),
+		chromedp.WaitVisible(chromedp.CSS("[data-testid=run-start]")),
+		chromedp.SetValue(chromedp.CSS("[data-testid=run-samples]"), "3"),
+		// Note every value the bar shows.
+		chromedp.Evaluate[chromedp.Void](`(() => { window.__partial = false;
+			new MutationObserver(() => { const b = document.querySelector('[data-testid=run-progress-bar]');
+				if (b && b.value > 0 && b.value < b.max) window.__partial = true; })
+			.observe(document.body, {subtree: true, childList: true, attributes: true}); })()`),
+		chromedp.Click(chromedp.CSS("[data-testid=run-start]")),
+		// The bar arrives with the answer and fills over the stream: seen part way, then done.
+		chromedp.Poll[chromedp.Void](`document.querySelector('[data-testid=run-progress]')?.dataset.status === 'done'`,
+			chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.Poll[chromedp.Void](`window.__partial`, chromedp.WithPollingTimeout(time.Second)),
+		chromedp.Click(chromedp.CSS("[data-testid=run-show-last]")),
+		chromedp.WaitVisible(chromedp.CSS("[data-testid=result-confusion]")),
+	)
+	if err != nil {
+		h, herr := chromedp.Run(ctx, chromedp.Evaluate[string]("document.getElementById('runs')?.outerHTML || 'no #runs'"))
+		t.Fatalf("run from the page: %v\n%s %v", err, h, herr)
+	}
+	acc, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("[data-testid=result-accuracy]")))
+	if err != nil || !strings.HasPrefix(acc, "0.") && acc != "1.000" {
+		t.Errorf("accuracy shown %q, %v", acc, err)
+	}
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[int]("document.querySelectorAll('[data-testid=result-task]').length"))
+	if err != nil || rows != 9 {
+		t.Errorf("%d task rows, %v; want 9", rows, err)
+	}
+	// A second run, then the comparison with the first.
+	err = chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS("[data-testid=run-start]")),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll('[data-testid=run-row]').length === 2 &&
+			document.querySelector('[data-testid=run-progress]')?.dataset.status === 'done'`, chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.Click(chromedp.CSS("[data-testid=run-show-last]")),
+		chromedp.WaitVisible(chromedp.CSS("[data-testid=compare-go]")),
+		chromedp.Click(chromedp.CSS("[data-testid=compare-go]")),
+		chromedp.WaitVisible(chromedp.CSS("[data-testid=compare-summary]")),
+	)
+	if err != nil {
+		t.Fatalf("compare from the page: %v", err)
+	}
+	diff, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("[data-testid=compare-diff]")))
+	if err != nil || diff != "+0.000" {
+		t.Errorf("two runs of the same listing differ by %q, %v; want +0.000", diff, err)
+	}
+	if dir := os.Getenv("WORKBENCH_SCREENSHOT_DIR"); dir != "" {
+		// A tall viewport, so that the results pane shows whole.
+		err := chromedp.Do(ctx, chromedp.EmulateViewport(1400, 4200))
+		var png []byte
+		if err == nil {
+			png, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(".results-pane")))
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "runs.png"), png, 0o644)
+		}
+		if err != nil {
+			t.Errorf("screenshot: %v", err)
+		}
+	}
+}

@@ -1,0 +1,396 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+	"github.com/starfederation/datastar-go/datastar"
+
+	"github.com/tool-workbench/workbench/export"
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/store"
+	"github.com/tool-workbench/workbench/views"
+)
+
+// who is the author of a request.
+func (s *Server) who(c echo.Context) Author {
+	name, id := s.ident(c)
+	return authorName(Author{Name: name, ID: id})
+}
+
+func (s *Server) historyRoutes(w *echo.Group) {
+	w.GET("/history", s.historyPanel)
+	w.GET("/history/diff", s.historyDiff)
+	w.GET("/history/:n", s.historyView)
+	w.GET("/history/:n/listing.json", s.historyDownload)
+	w.POST("/history/:n/restore", s.historyRestore)
+	w.POST("/history/:n/name", s.historyName)
+	w.POST("/fork", s.fork)
+}
+
+// maxRevisionRows bounds the revisions the panel lists; the baseline is always among them.
+const maxRevisionRows = 200
+
+func revisionRow(r store.Revision, head int) views.RevisionRow {
+	return views.RevisionRow{Number: r.Number, Parent: r.Parent, Kind: string(r.Kind), Author: r.Author, Message: r.Message,
+		Name: r.Name, When: r.Updated.UTC().Format(time.RFC3339), Edits: r.Edits, Field: r.Field, RestoredFrom: r.RestoredFrom,
+		Head: r.Number == head}
+}
+
+// revisionsModel lists a workspace's revisions for the panel.
+func (s *Server) revisionsModel(c echo.Context, id string) (views.Revisions, error) {
+	revs, err := s.db.Revisions(c.Request().Context(), id)
+	if err != nil {
+		return views.Revisions{}, storeErr(err)
+	}
+	return revisionsFrom(id, revs), nil
+}
+
+func revisionsFrom(id string, revs []store.Revision) views.Revisions {
+	m := views.Revisions{WS: id}
+	if len(revs) > 0 {
+		m.Head = revs[0].Number
+	}
+	for i, r := range revs {
+		if i >= maxRevisionRows-1 && r.Number != 0 {
+			m.More++
+			continue
+		}
+		m.Rows = append(m.Rows, revisionRow(r, m.Head))
+	}
+	return m
+}
+
+// historySignals are the History panel's signals: the two revisions to compare and a name.
+type historySignals struct {
+	PID   string          `json:"pid"`
+	RA    json.RawMessage `json:"ra"`
+	RB    json.RawMessage `json:"rb"`
+	RName string          `json:"rname"`
+}
+
+func readHistorySignals(c echo.Context) (historySignals, error) {
+	var hs historySignals
+	r := c.Request()
+	if r.Method != http.MethodGet {
+		r.Body = http.MaxBytesReader(c.Response(), r.Body, 64<<10)
+	}
+	if err := datastar.ReadSignals(r, &hs); err != nil {
+		return hs, echo.NewHTTPError(http.StatusBadRequest, "unreadable Datastar signals: "+err.Error())
+	}
+	if hs.PID != "" && !wsIDPattern.MatchString(hs.PID) {
+		return hs, echo.NewHTTPError(http.StatusBadRequest, "malformed page id")
+	}
+	return hs, nil
+}
+
+// revNumber reads a revision number given as a JSON number or string; absent gives def.
+func revNumber(raw json.RawMessage, def int) (int, error) {
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == `""` {
+		return def, nil
+	}
+	var n int
+	if err := json.Unmarshal(raw, &n); err == nil {
+		return n, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("revision %s is not a number; give a revision number such as 0 (the baseline)", strconv.Quote(string(raw[:min(len(raw), 40)])))
+}
+
+func pathRevision(c echo.Context) (int, error) {
+	n, err := strconv.Atoi(c.Param("n"))
+	if err != nil || n < 0 {
+		return 0, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("revision %q is not a revision number; revisions are numbered from 0 (the baseline)", c.Param("n")))
+	}
+	return n, nil
+}
+
+// revisionErr maps a store error about a revision to a status with its message.
+func revisionErr(err error) error {
+	switch store.KindOf(err) {
+	case store.NotFound:
+		return echo.NewHTTPError(http.StatusNotFound, err.Error())
+	case store.Invalid:
+		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	case store.Conflict:
+		return echo.NewHTTPError(http.StatusConflict, err.Error())
+	}
+	return err
+}
+
+// historyPanel renders the History panel into the page that opened it; that page then gets the
+// list again whenever history changes.
+func (s *Server) historyPanel(c echo.Context) error {
+	hs, err := readHistorySignals(c)
+	if err != nil {
+		return err
+	}
+	m, err := s.revisionsModel(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if p := s.hub.lookup(c.Param("id"), hs.PID); p != nil {
+		p.openHistory()
+	}
+	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	_ = sse.PatchElementTempl(views.RevisionsPanel(m))
+	return nil
+}
+
+func (s *Server) historyView(c echo.Context) error {
+	n, err := pathRevision(c)
+	if err != nil {
+		return err
+	}
+	id := c.Param("id")
+	rev, err := s.db.Revision(c.Request().Context(), id, n)
+	if err != nil {
+		return revisionErr(storeErr(err))
+	}
+	ws, err := s.db.Workspace(c.Request().Context(), id)
+	if err != nil {
+		return storeErr(err)
+	}
+	d := views.RevisionDetail{WS: id, Row: revisionRow(rev, ws.Head)}
+	for _, t := range rev.Listing.Tools {
+		d.Tools = append(d.Tools, views.RevisionTool{Name: t.Get("name").String(), Description: t.Get("description").String()})
+	}
+	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	_ = sse.PatchElementTempl(views.RevisionDetailView(d))
+	return nil
+}
+
+func (s *Server) historyDownload(c echo.Context) error {
+	n, err := pathRevision(c)
+	if err != nil {
+		return err
+	}
+	rev, err := s.db.Revision(c.Request().Context(), c.Param("id"), n)
+	if err != nil {
+		return revisionErr(storeErr(err))
+	}
+	c.Response().Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="listing-r%d.json"`, n))
+	return c.Blob(http.StatusOK, "application/json", append(rev.Listing.Marshal("  "), '\n'))
+}
+
+// historyDiff compares two revisions (ra, rb signals; default the baseline and the head).
+func (s *Server) historyDiff(c echo.Context) error {
+	hs, err := readHistorySignals(c)
+	if err != nil {
+		return err
+	}
+	a, err := revNumber(hs.RA, 0)
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	}
+	b, err := revNumber(hs.RB, -1)
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	}
+	ctx := c.Request().Context()
+	id := c.Param("id")
+	ra, err := s.db.Revision(ctx, id, a)
+	if err != nil {
+		return revisionErr(storeErr(err))
+	}
+	rb, err := s.db.Revision(ctx, id, b)
+	if err != nil {
+		return revisionErr(storeErr(err))
+	}
+	d := revisionDiff(id, ra, rb)
+	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	_ = sse.PatchElementTempl(views.RevisionDiffView(d))
+	return nil
+}
+
+func revisionLabel(r store.Revision) string {
+	s := "#" + strconv.Itoa(r.Number)
+	if r.Number == 0 {
+		s += " (baseline)"
+	}
+	if r.Name != "" {
+		s += " “" + r.Name + "”"
+	}
+	return s
+}
+
+// revisionDiff groups listing.Compare's changes by tool, with a word diff of each changed
+// description.
+func revisionDiff(id string, a, b store.Revision) views.RevisionDiff {
+	d := listing.Compare(a.Listing, b.Listing)
+	out := views.RevisionDiff{WS: id, A: a.Number, B: b.Number, ALabel: revisionLabel(a), BLabel: revisionLabel(b), Changed: d.Changed()}
+	byTool := map[string]int{}
+	rows := 0
+	for _, ch := range d.Changes {
+		i, ok := byTool[ch.Tool]
+		if !ok {
+			i = len(out.Tools)
+			byTool[ch.Tool] = i
+			out.Tools = append(out.Tools, views.ToolDiff{Tool: ch.Tool})
+		}
+		td := &out.Tools[i]
+		if ch.OldName != "" {
+			td.OldName = ch.OldName
+		}
+		if !hasKind(td.Kinds, string(ch.Kind)) {
+			td.Kinds = append(td.Kinds, string(ch.Kind))
+		}
+		switch {
+		case ch.Kind == listing.DescriptionChanged && (ch.Old == nil || ch.Old.IsString()) && (ch.New == nil || ch.New.IsString()):
+			for _, e := range export.WordDiff(ch.Old.String(), ch.New.String()) {
+				td.Desc = append(td.Desc, views.DiffRun{Op: string(e.Op), Text: e.Text})
+			}
+		case ch.Path != "":
+			if rows >= maxChangeRows {
+				out.More++
+				continue
+			}
+			rows++
+			row := views.ChangeRow{Kind: string(ch.Kind), Tool: ch.Tool, OldName: ch.OldName, Path: ch.Path}
+			row.Old, row.HasOld = shortValue(ch.Old)
+			row.New, row.HasNew = shortValue(ch.New)
+			td.Changes = append(td.Changes, row)
+		}
+	}
+	return out
+}
+
+func hasKind(ks []string, k string) bool {
+	for _, x := range ks {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// historyRestore records an earlier revision's listing as a new revision; every page shows it.
+func (s *Server) historyRestore(c echo.Context) error {
+	n, err := pathRevision(c)
+	if err != nil {
+		return err
+	}
+	sg, err := readSignals(c)
+	if err != nil {
+		return err
+	}
+	return s.commit(c, sg, change{step: "restore", restore: n, tool: sg.Tool, structure: true, tasks: true, select_: -1})
+}
+
+// historyName names a revision; an empty name clears it.
+func (s *Server) historyName(c echo.Context) error {
+	n, err := pathRevision(c)
+	if err != nil {
+		return err
+	}
+	hs, err := readHistorySignals(c)
+	if err != nil {
+		return err
+	}
+	id := c.Param("id")
+	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	if _, err := s.db.NameRevision(c.Request().Context(), id, n, strings.TrimSpace(hs.RName)); err != nil {
+		switch store.KindOf(err) {
+		case store.Invalid, store.Conflict, store.NotFound:
+			_ = sse.PatchElementTempl(views.HistoryProblem("The name was not saved: "+err.Error()),
+				datastar.WithSelector("#rev-detail"), datastar.WithModeAppend())
+			return nil
+		}
+		return err
+	}
+	m, err := s.revisionsModel(c, id)
+	if err != nil {
+		return err
+	}
+	// The EventRevision the store sends refreshes the other pages' panels.
+	_ = sse.PatchElementTempl(views.RevisionsPanel(m))
+	return nil
+}
+
+// fork copies the workspace (history and tasks) into a new one and opens it.
+func (s *Server) fork(c echo.Context) error {
+	id := c.Param("id")
+	who := s.who(c)
+	src, err := s.db.Workspace(c.Request().Context(), id)
+	if err != nil {
+		return storeErr(err)
+	}
+	ws, err := s.db.ForkWorkspace(c.Request().Context(), store.Fork{From: id, Title: title("Copy of " + src.Title), Author: who.Name})
+	if err != nil {
+		return fmt.Errorf("fork workspace: %w", storeErr(err))
+	}
+	s.log.Info("workspace forked", "from", id, "id", ws.ID)
+	if err := s.grantFork(c, ws.ID); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/w/"+ws.ID)
+}
+
+// maxPresenceRows bounds the people the header names.
+const maxPresenceRows = 12
+
+// presenceView renders who is on the workspace: one entry per person (their tabs counted),
+// with the tool their newest page shows.
+func presenceView(list []presence, names []string) templ.Component {
+	return views.Presence(presenceModel(list, names))
+}
+
+func presenceModel(list []presence, names []string) []views.PresenceRow {
+	type key struct{ name, id string }
+	agg := map[key]*views.PresenceRow{}
+	var order []key
+	sort.Slice(list, func(i, j int) bool { return list[i].seen.After(list[j].seen) })
+	for _, p := range list {
+		k := key{p.Name, p.AuthorID}
+		r := agg[k]
+		if r == nil {
+			r = &views.PresenceRow{Name: p.Name}
+			if p.AuthorID != "" {
+				r.Short = p.AuthorID[max(0, len(p.AuthorID)-6):]
+			}
+			if t := toolOfPtr(p.Field); t >= 0 && t < len(names) {
+				r.Tool = names[t]
+			}
+			agg[k] = r
+			order = append(order, k)
+		}
+		r.Tabs++
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if order[i].name != order[j].name {
+			return order[i].name < order[j].name
+		}
+		return order[i].id < order[j].id
+	})
+	rows := make([]views.PresenceRow, 0, min(len(order), maxPresenceRows+1))
+	for i, k := range order {
+		if i == maxPresenceRows {
+			// A workshop room: the header names the first ones and counts the rest.
+			rows = append(rows, views.PresenceRow{Name: fmt.Sprintf("and %d more", len(order)-i)})
+			break
+		}
+		rows = append(rows, *agg[k])
+	}
+	return rows
+}
+
+// sendRevisions shows the History panel's list again on one page's stream.
+func (s *Server) sendRevisions(sse *datastar.ServerSentEventGenerator, id string) error {
+	revs, err := s.db.Revisions(sse.Context(), id)
+	if err != nil {
+		return storeErr(err)
+	}
+	return sse.PatchElementTempl(views.RevisionsPanel(revisionsFrom(id, revs)))
+}

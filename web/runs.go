@@ -1,0 +1,1034 @@
+package web
+
+// Model runs from the workspace page: the Runs tab starts a run of the workspace's tasks on its
+// current revision against an endpoint configured on the server (selection/runner), streams its
+// progress to every page on the workspace, shows the scores, compares two runs, and hands out a
+// run's recording. The browser only ever sees runner.Endpoint.Info: names, models and hosts,
+// never a key or a header value.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+	"github.com/starfederation/datastar-go/datastar"
+
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/selection"
+	"github.com/tool-workbench/workbench/selection/runner"
+	"github.com/tool-workbench/workbench/store"
+	"github.com/tool-workbench/workbench/views"
+)
+
+// RunStore is what runs need of the store: store.Store is one.
+type RunStore interface {
+	// PutRun creates the run when r.ID is empty and replaces it otherwise.
+	PutRun(ctx context.Context, r store.Run) (store.Run, error)
+	// Run returns a run with its body.
+	Run(ctx context.Context, workspace, id string) (store.Run, error)
+	// Runs lists a workspace's runs, newest first, without bodies.
+	Runs(ctx context.Context, workspace string) ([]store.Run, error)
+}
+
+// RunsConfig configures model runs from the workspace page. The zero value offers no endpoint:
+// the Runs tab then says how to configure one.
+type RunsConfig struct {
+	// Endpoints are the configured models (workbench serve --endpoints FILE).
+	Endpoints []runner.Endpoint
+	// Getenv reads the keys' environment variables (os.Getenv in the command).
+	Getenv func(string) string
+	// Cache answers identical requests from earlier runs; nil sends every request.
+	Cache runner.Cache
+	// Estimate gives the offline token estimate of the listing's tools, shown beside the
+	// prompt tokens the endpoint reports; nil leaves it out.
+	Estimate func(*listing.Listing) (tokens int, method string, err error)
+	// Context bounds every run (the server's lifetime); nil means context.Background. A run
+	// stopped by it is kept as interrupted and can be resumed.
+	Context context.Context
+	// HTTP sends the endpoints' requests; nil means real HTTP (tests pass a fake in process).
+	HTTP runner.Doer
+	// Retries and Timeout override the client defaults when non-zero (negative Retries: none).
+	Retries int
+	Timeout time.Duration
+	// ProgressEvery is the least time between two progress patches (default 250 ms).
+	ProgressEvery time.Duration
+	// SaveEvery is how often a running run's finished calls are written to the store
+	// (default 5 s), so that a crash loses little.
+	SaveEvery time.Duration
+	// MaxCalls bounds tasks × samples of one run (default 2000). A stored run keeps every
+	// call's raw request, the whole listing included, for its recording: this bounds its size.
+	MaxCalls int
+	// FailFast stops a run whose first FailFast calls all failed (default 3): a wrong key or a
+	// server that is down should not take every retry of every call to say so.
+	FailFast int
+}
+
+// MaxRunSamples bounds the samples per task from the page.
+const MaxRunSamples = 100
+
+// runs is the Server's model-run state.
+type runs struct {
+	cfg      RunsConfig
+	store    RunStore
+	eps      []runner.Endpoint
+	clients  map[string]*runner.Client
+	problems map[string]string // endpoint → why it cannot be used
+	ctx      context.Context
+
+	mu     sync.Mutex
+	active map[string]*activeRun // by run id
+	byWS   map[string]*activeRun // the running run of each workspace
+	last   map[string]string     // workspace → id of its last started run
+	wg     sync.WaitGroup
+}
+
+// activeRun is a run in progress.
+type activeRun struct {
+	id, ws  string
+	rec     store.Run
+	listing []byte
+	job     *runner.Job
+	stop    context.CancelCauseFunc
+
+	mu      sync.Mutex
+	header  *runner.Header
+	calls   map[[2]int]runner.Call
+	lastErr string
+	fails   int // failed calls before the first answer
+	answers int
+}
+
+// runBody is what a stored run's body holds: the listing it ran against (to resume it after
+// the workspace has moved on) and the run itself.
+type runBody struct {
+	Listing json.RawMessage `json:"listing"`
+	Run     *runner.Run     `json:"run,omitempty"`
+}
+
+// runMeta is a stored run's summary, for lists.
+type runMeta struct {
+	Endpoint    string   `json:"endpoint"`
+	Model       string   `json:"model"`
+	Samples     int      `json:"samples"`
+	Tasks       int      `json:"tasks"`
+	Done        int      `json:"done"`
+	Total       int      `json:"total"`
+	Errors      int      `json:"errors"`
+	Accuracy    *float64 `json:"accuracy,omitempty"`
+	Problem     string   `json:"problem,omitempty"`
+	TasksHash   string   `json:"tasksHash,omitempty"`
+	ListingHash string   `json:"listingHash,omitempty"`
+}
+
+// Run statuses.
+const (
+	runRunning     = "running"
+	runDone        = "done"
+	runCancelled   = "cancelled"
+	runFailed      = "failed"
+	runInterrupted = "interrupted"
+)
+
+// errCancelled is the cause of a run cancelled from the page.
+var errCancelled = errors.New("cancelled from the page")
+
+func newRuns(cfg RunsConfig, st RunStore, log interface {
+	Warn(string, ...any)
+}) *runs {
+	r := &runs{cfg: cfg, store: st, eps: cfg.Endpoints, clients: map[string]*runner.Client{},
+		problems: map[string]string{}, ctx: cfg.Context, active: map[string]*activeRun{},
+		byWS: map[string]*activeRun{}, last: map[string]string{}}
+	if r.ctx == nil {
+		r.ctx = context.Background()
+	}
+	if r.cfg.ProgressEvery <= 0 {
+		r.cfg.ProgressEvery = 250 * time.Millisecond
+	}
+	if r.cfg.SaveEvery <= 0 {
+		r.cfg.SaveEvery = 5 * time.Second
+	}
+	if r.cfg.MaxCalls <= 0 {
+		r.cfg.MaxCalls = 2000
+	}
+	if r.cfg.FailFast <= 0 {
+		r.cfg.FailFast = 3
+	}
+	// One client per endpoint, shared by every run on it: it holds the endpoint's bound on
+	// calls in flight.
+	for _, ep := range cfg.Endpoints {
+		c, err := runner.NewClient(ep, runner.ClientOptions{Getenv: cfg.Getenv, Cache: cfg.Cache, HTTP: cfg.HTTP,
+			Retries: cfg.Retries, Timeout: cfg.Timeout})
+		if err != nil {
+			// The message names the variable, never its value.
+			r.problems[ep.Name] = err.Error()
+			log.Warn("endpoint unavailable", "endpoint", ep.Name, "err", err)
+			continue
+		}
+		r.clients[ep.Name] = c
+	}
+	return r
+}
+
+// WaitRuns blocks until every run in progress has ended and been saved (tests, shutdown).
+func (s *Server) WaitRuns() { s.runs.wg.Wait() }
+
+// runRoutes adds the Runs tab's routes. The POST routes change what is stored, so the guard
+// (auth.go) already asks the edit capability of them; each handler checks it again before it
+// writes (requireEdit), so a view link can watch runs but never start, cancel or resume one.
+func (s *Server) runRoutes(w *echo.Group) {
+	w.GET("/runs/panel", s.runsPanel)
+	w.POST("/runs", s.startRun)
+	w.GET("/runs/:run", s.showRun, runID)
+	w.GET("/runs/:run/compare", s.compareRuns, runID)
+	w.GET("/runs/:run/recording.json", s.downloadRecording, runID)
+	w.POST("/runs/:run/cancel", s.cancelRun, runID)
+	w.POST("/runs/:run/resume", s.resumeRun, runID)
+}
+
+// runID refuses malformed run ids before any handler sees them.
+func runID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !wsIDPattern.MatchString(c.Param("run")) {
+			return echo.NewHTTPError(http.StatusNotFound, "no such run")
+		}
+		return next(c)
+	}
+}
+
+// ---- handlers ----
+
+func (s *Server) runsPanel(c echo.Context) error {
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	p, err := s.runsModel(c.Request().Context(), ws, runner.Spec{}, "")
+	if err != nil {
+		return err
+	}
+	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	_ = sse.PatchElementTempl(views.RunsRegion(p))
+	return nil
+}
+
+// startRun reads the run form and starts a run on the workspace's current revision.
+func (s *Server) startRun(c echo.Context) error {
+	if err := s.requireEdit(c); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, 256<<10)
+	spec, epName, problem := readRunForm(c)
+	refuse := func(msg string) error {
+		p, err := s.runsModel(ctx, ws, spec, epName)
+		if err != nil {
+			return err
+		}
+		p.Form.Problem = msg
+		sse := datastar.NewSSE(c.Response().Writer, c.Request())
+		_ = sse.PatchElementTempl(views.RunFormRegion(p.Form))
+		return nil
+	}
+	if problem != "" {
+		return refuse(problem)
+	}
+	client, msg := s.runClient(epName)
+	if client == nil {
+		return refuse(msg)
+	}
+	switch {
+	case len(ws.Listing.Tools) == 0:
+		return refuse("The listing has no tools to run the tasks against. Add a tool first.")
+	case len(ws.Tasks) == 0:
+		return refuse("The workspace has no tasks. Add tasks in the Tasks tab, or import a task file, then start the run.")
+	}
+	for i, t := range ws.Tasks {
+		if strings.TrimSpace(t.Task) == "" {
+			return refuse(fmt.Sprintf("Task %d has no text. Write it in the Tasks tab, or remove it.", i+1))
+		}
+	}
+	if rec := client.Recording(); rec != nil {
+		// A recording answers only the requests it holds: its settings are the run's.
+		spec.Samples, spec.Temperature, spec.Seed = rec.Spec.Samples, rec.Spec.Temperature, rec.Spec.Seed
+		spec.SystemPrompt, spec.Shuffle = rec.Spec.SystemPrompt, rec.Spec.Shuffle
+		if h := runner.NewHeader(ws.Listing, ws.Tasks, spec); rec.Header.ListingHash != "" && h.ListingHash != rec.Header.ListingHash {
+			return refuse(fmt.Sprintf("Endpoint %q answers from a recording made on other tools than this revision's, so it holds no answer to these requests. Import the listing the recording was made on (its tools: %s), or pick a live endpoint.",
+				epName, strings.Join(rec.Header.Tools, ", ")))
+		}
+	}
+	if n := len(ws.Tasks) * spec.Samples; n > s.runs.cfg.MaxCalls {
+		return refuse(fmt.Sprintf("%d tasks × %d samples is %d calls; the page runs up to %d at once. Lower the samples, or use 'workbench run' for a larger run.",
+			len(ws.Tasks), spec.Samples, n, s.runs.cfg.MaxCalls))
+	}
+	if a := s.runs.activeIn(ws.ID); a != nil {
+		return refuse("A run is already in progress on this workspace. Cancel it, or wait for it to finish.")
+	}
+	src := listing.Marshal(ws.Listing.Result(), "")
+	ep := client.Endpoint()
+	now := time.Now().UTC()
+	author, _ := s.identity(c)
+	rec, err := s.runs.store.PutRun(ctx, store.Run{Workspace: ws.ID, Revision: ws.Head, Status: runRunning, Author: author,
+		Label:   fmt.Sprintf("rev %d · %s · %d×%d", ws.Head, ep.Name, len(ws.Tasks), spec.Samples),
+		Created: now, Updated: now, Meta: mustJSON(runMeta{Endpoint: ep.Name, Model: ep.Model, Samples: spec.Samples,
+			Tasks: len(ws.Tasks), Total: len(ws.Tasks) * spec.Samples}),
+		Body: mustJSON(runBody{Listing: src})})
+	if err != nil {
+		return fmt.Errorf("store the run: %w", err)
+	}
+	noCache := c.Request().PostForm.Get("nocache") == "on"
+	if err := s.launch(rec, src, ws.Listing, ws.Tasks, spec, client, nil, noCache); err != nil {
+		// Another run started in between: this one never ran; say so in the list too.
+		rec.Status, rec.Meta = runFailed, mustJSON(runMeta{Endpoint: ep.Name, Model: ep.Model, Samples: spec.Samples,
+			Tasks: len(ws.Tasks), Total: len(ws.Tasks) * spec.Samples, Problem: err.Error()})
+		if _, perr := s.runs.store.PutRun(ctx, rec); perr != nil {
+			s.log.Warn("saving a run that did not start", "run", rec.ID, "err", perr)
+		}
+		return refuse(err.Error())
+	}
+	s.log.Info("run started", "ws", ws.ID, "run", rec.ID, "endpoint", ep.Name, "tasks", len(ws.Tasks), "samples", spec.Samples)
+	return s.answerRunsChanged(c, ws, spec, epName)
+}
+
+// answerRunsChanged answers a start or resume: the form (problem cleared), the progress bar and
+// the list, on this page; the other pages get the bar and the list over their streams.
+func (s *Server) answerRunsChanged(c echo.Context, ws Workspace, spec runner.Spec, epName string) error {
+	p, err := s.runsModel(c.Request().Context(), ws, spec, epName)
+	if err != nil {
+		return err
+	}
+	// The other pages on the workspace see the new run in their lists at once; its progress
+	// follows on every page's stream.
+	s.publishRuns(ws.ID, views.RunListRegion(ws.ID, p.Runs))
+	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	for _, comp := range []templ.Component{views.RunFormRegion(p.Form), views.RunProgressRegion(p.Progress), views.RunListRegion(ws.ID, p.Runs)} {
+		if err := sse.PatchElementTempl(comp); err != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (s *Server) cancelRun(c echo.Context) error {
+	if err := s.requireEdit(c); err != nil {
+		return err
+	}
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	a := s.runs.get(c.Param("run"))
+	if a == nil || a.ws != ws.ID {
+		return echo.NewHTTPError(http.StatusConflict, "that run is not in progress")
+	}
+	a.stop(errCancelled)
+	// The run's watcher saves it and tells every page; this page waits for that patch.
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *Server) resumeRun(c echo.Context) error {
+	if err := s.requireEdit(c); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	rec, body, err := s.loadRun(ctx, ws.ID, c.Param("run"))
+	if err != nil {
+		return err
+	}
+	refuse := func(msg string) error {
+		sse := datastar.NewSSE(c.Response().Writer, c.Request())
+		p := s.progressOf(ctx, rec, body)
+		p.Message = msg
+		_ = sse.PatchElementTempl(views.RunProgressRegion(p))
+		return nil
+	}
+	if s.runs.activeIn(ws.ID) != nil {
+		return refuse("A run is already in progress on this workspace. Cancel it, or wait for it to finish.")
+	}
+	if body.Run == nil {
+		return refuse("This run stopped before it sent anything; start a new run instead.")
+	}
+	spec := body.Run.Header.Spec
+	client, msg := s.runClient(spec.Endpoint)
+	if client == nil {
+		return refuse(msg)
+	}
+	l, err := listing.Parse(body.Listing, listing.Options{Name: "run"})
+	if err != nil {
+		return refuse("The stored listing of this run cannot be read back: " + err.Error())
+	}
+	tasks := body.Run.Header.Tasks
+	rec.Status, rec.Updated = runRunning, time.Now().UTC()
+	if err := s.launch(rec, body.Listing, l, tasks, spec, client, body.Run, false); err != nil {
+		return refuse(err.Error())
+	}
+	s.log.Info("run resumed", "ws", ws.ID, "run", rec.ID, "kept", len(body.Run.Calls))
+	return s.answerRunsChanged(c, ws, spec, spec.Endpoint)
+}
+
+func (s *Server) showRun(c echo.Context) error {
+	ctx := c.Request().Context()
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	rec, body, err := s.loadRun(ctx, ws.ID, c.Param("run"))
+	if err != nil {
+		return err
+	}
+	m, err := s.resultModel(ctx, ws.ID, rec, body)
+	if err != nil {
+		return err
+	}
+	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	_ = sse.PatchElementTempl(views.RunResultRegion(m))
+	return nil
+}
+
+func (s *Server) compareRuns(c echo.Context) error {
+	ctx := c.Request().Context()
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	cur, curBody, err := s.loadRun(ctx, ws.ID, c.Param("run"))
+	if err != nil {
+		return err
+	}
+	baseID := c.QueryParam("base")
+	out := views.RunCompare{BaseLabel: "the baseline"}
+	if !wsIDPattern.MatchString(baseID) {
+		out.Problem = "Pick a baseline run from the list."
+	} else if base, baseBody, err := s.loadRun(ctx, ws.ID, baseID); err != nil {
+		out.Problem = "That baseline run no longer exists; pick another."
+	} else {
+		out = compareModel(base, baseBody, cur, curBody)
+	}
+	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	_ = sse.PatchElementTempl(views.RunCompareRegion(out))
+	return nil
+}
+
+// downloadRecording hands out a run's raw exchanges. Requests are kept without their headers
+// and every body was scrubbed of the key by the client, so the file holds no key.
+func (s *Server) downloadRecording(c echo.Context) error {
+	ctx := c.Request().Context()
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	rec, body, err := s.loadRun(ctx, ws.ID, c.Param("run"))
+	if err != nil {
+		return err
+	}
+	if body.Run == nil {
+		return echo.NewHTTPError(http.StatusNotFound, "this run made no calls, so it has no recording")
+	}
+	b, err := json.MarshalIndent(runner.NewRecording(body.Run), "", " ")
+	if err != nil {
+		return fmt.Errorf("encode the recording: %w", err)
+	}
+	c.Response().Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="recording-%s.json"`, rec.ID[:8]))
+	return c.Blob(http.StatusOK, "application/json", append(b, '\n'))
+}
+
+// ---- running ----
+
+// runClient returns the shared client of a configured endpoint, or why there is none.
+func (s *Server) runClient(name string) (*runner.Client, string) {
+	if c, ok := s.runs.clients[name]; ok {
+		return c, ""
+	}
+	if p, ok := s.runs.problems[name]; ok {
+		return nil, fmt.Sprintf("Endpoint %q cannot be used: %s", name, p)
+	}
+	if len(s.runs.eps) == 0 {
+		return nil, "No model endpoint is configured on this server."
+	}
+	names := make([]string, 0, len(s.runs.eps))
+	for _, e := range s.runs.eps {
+		names = append(names, e.Name)
+	}
+	return nil, fmt.Sprintf("No endpoint is named %q; this server has %s.", name, strings.Join(names, ", "))
+}
+
+func (r *runs) activeIn(ws string) *activeRun {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.byWS[ws]
+}
+
+func (r *runs) get(id string) *activeRun {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.active[id]
+}
+
+// launch starts rec in the background; resume holds the calls of an earlier attempt, and
+// noCache sends every request even when the response cache has its answer.
+func (s *Server) launch(rec store.Run, src []byte, l *listing.Listing, tasks []selection.Task, spec runner.Spec, client *runner.Client, resume *runner.Run, noCache bool) error {
+	ctx, stop := context.WithCancelCause(s.runs.ctx)
+	a := &activeRun{id: rec.ID, ws: rec.Workspace, rec: rec, listing: src, stop: stop, calls: map[[2]int]runner.Call{}}
+	opts := runner.Options{Spec: spec, Resume: resume, Estimate: s.runs.cfg.Estimate, NoCache: noCache}
+	if resume != nil {
+		for _, cl := range resume.Calls {
+			a.calls[[2]int{cl.Task, cl.Sample}] = cl
+		}
+		h := resume.Header
+		a.header = &h
+	}
+	opts.Start = func(h runner.Header) error {
+		a.mu.Lock()
+		a.header = &h
+		a.mu.Unlock()
+		return nil
+	}
+	opts.Sink = func(cl runner.Call) error {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.calls[[2]int{cl.Task, cl.Sample}] = cl
+		if cl.Outcome == runner.OutError {
+			a.lastErr = cl.Error
+			if a.answers == 0 {
+				a.fails++
+				if a.fails >= s.runs.cfg.FailFast {
+					stop(fmt.Errorf("the first %d calls failed, so the run was stopped: %s", a.fails, cl.Error))
+				}
+			}
+		} else {
+			a.answers++
+		}
+		return nil
+	}
+	s.runs.mu.Lock()
+	if s.runs.byWS[rec.Workspace] != nil {
+		s.runs.mu.Unlock()
+		stop(nil)
+		return errors.New("A run is already in progress on this workspace. Cancel it, or wait for it to finish.")
+	}
+	s.runs.active[rec.ID] = a
+	s.runs.byWS[rec.Workspace] = a
+	s.runs.last[rec.Workspace] = rec.ID
+	s.runs.wg.Add(1)
+	s.runs.mu.Unlock()
+	a.job = runner.Start(ctx, client, l, tasks, opts)
+	go s.watch(ctx, a)
+	return nil
+}
+
+// watch forwards a run's progress to the workspace's pages a few times a second, saves its
+// finished calls now and then, and saves and announces its end.
+func (s *Server) watch(ctx context.Context, a *activeRun) {
+	defer s.runs.wg.Done()
+	tick := time.NewTicker(s.runs.cfg.ProgressEvery)
+	defer tick.Stop()
+	lastSave, saved := time.Now(), -1
+	dirty := true
+	events := a.job.Events()
+loop:
+	for {
+		select {
+		case _, ok := <-events:
+			if !ok {
+				break loop
+			}
+			dirty = true
+		case <-tick.C:
+			if dirty {
+				s.publishRuns(a.ws, views.RunProgressRegion(s.activeProgress(a)))
+				dirty = false
+			}
+			// Saving re-encodes every finished call, so only when some call finished since.
+			if done := a.job.Latest().Done; time.Since(lastSave) >= s.runs.cfg.SaveEvery && done != saved {
+				s.saveActive(a, runRunning, "", nil)
+				lastSave, saved = time.Now(), done
+			}
+		}
+	}
+	run, err := a.job.Wait()
+	status, problem := runDone, ""
+	cause := context.Cause(ctx)
+	switch {
+	case err == nil:
+	case errors.Is(cause, errCancelled):
+		status = runCancelled
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		// The server's context ended (a shutdown); the fail-fast rule's cause is an error of
+		// its own and lands below.
+		status, problem = runInterrupted, "The server stopped while the run was in progress; resume it to finish."
+	default:
+		status, problem = runFailed, err.Error()
+	}
+	if run != nil && status == runDone {
+		if sc := runner.ScoreRun(run); sc.Scored == 0 && sc.Errors > 0 {
+			status, problem = runFailed, fmt.Sprintf("Every call failed; the run measured nothing. %s", firstError(run))
+		}
+	}
+	s.saveActive(a, status, problem, run)
+	s.runs.mu.Lock()
+	delete(s.runs.active, a.id)
+	if s.runs.byWS[a.ws] == a {
+		delete(s.runs.byWS, a.ws)
+	}
+	s.runs.mu.Unlock()
+	s.log.Info("run ended", "ws", a.ws, "run", a.id, "status", status, "problem", problem)
+	// The end: the bar's final state and the list with the new accuracy, on every page.
+	bg := context.Background()
+	rec, body, lerr := s.loadRun(bg, a.ws, a.id)
+	if lerr != nil {
+		s.log.Warn("run ended but cannot be read back", "run", a.id, "err", lerr)
+		return
+	}
+	rows, _ := s.runRows(bg, a.ws)
+	s.publishRuns(a.ws, views.RunProgressRegion(s.progressOf(bg, rec, body)), views.RunListRegion(a.ws, rows))
+}
+
+func firstError(r *runner.Run) string {
+	for _, c := range r.Calls {
+		if c.Outcome == runner.OutError {
+			return c.Error
+		}
+	}
+	return ""
+}
+
+// snapshot is the run as far as it got.
+func (a *activeRun) snapshot() *runner.Run {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.header == nil {
+		return nil
+	}
+	r := &runner.Run{Header: *a.header, Calls: make([]runner.Call, 0, len(a.calls))}
+	for _, c := range a.calls {
+		r.Calls = append(r.Calls, c)
+	}
+	sort.Slice(r.Calls, func(i, j int) bool {
+		x, y := r.Calls[i], r.Calls[j]
+		return x.Task < y.Task || x.Task == y.Task && x.Sample < y.Sample
+	})
+	return r
+}
+
+// saveActive writes the run with its finished calls; final, when given, is what Execute
+// returned.
+func (s *Server) saveActive(a *activeRun, status, problem string, final *runner.Run) {
+	run := final
+	if run == nil {
+		run = a.snapshot()
+	}
+	rec := a.rec
+	rec.Status, rec.Updated = status, time.Now().UTC()
+	meta := runMeta{}
+	_ = json.Unmarshal(rec.Meta, &meta)
+	meta.Problem = problem
+	if run != nil {
+		sc := runner.ScoreRun(run)
+		meta.Endpoint, meta.Model, meta.Samples = run.Header.Spec.Endpoint, run.Header.Spec.Model, run.Header.Spec.Samples
+		meta.Tasks, meta.Done, meta.Total, meta.Errors = len(run.Header.Tasks), len(run.Calls), len(run.Header.Tasks)*run.Header.Spec.Samples, sc.Errors
+		meta.TasksHash, meta.ListingHash = run.Header.TasksHash, run.Header.ListingHash
+		meta.Accuracy = nil
+		if sc.Scored > 0 {
+			acc := sc.Accuracy
+			meta.Accuracy = &acc
+		}
+	}
+	rec.Meta = mustJSON(meta)
+	rec.Body = mustJSON(runBody{Listing: a.listing, Run: run})
+	if _, err := s.runs.store.PutRun(context.Background(), rec); err != nil {
+		s.log.Error("saving a run", "run", a.id, "err", err)
+	}
+}
+
+// publishRuns sends Runs regions to every page open on the workspace.
+func (s *Server) publishRuns(ws string, comps ...templ.Component) {
+	ctx := context.Background()
+	n := Notice{EditorTool: -1}
+	if w, err := s.db.Workspace(ctx, ws); err == nil {
+		n.Version = int(w.Seq)
+	}
+	for _, c := range comps {
+		n.Shared = append(n.Shared, Patch{HTML: render(ctx, c)})
+	}
+	s.hub.Publish(ws, n)
+}
+
+// ---- view models ----
+
+func (s *Server) activeProgress(a *activeRun) views.RunProgress {
+	p := a.job.Latest()
+	a.mu.Lock()
+	lastErr := a.lastErr
+	total := p.Total
+	if total == 0 && a.header != nil {
+		total = len(a.header.Tasks) * a.header.Spec.Samples
+	}
+	a.mu.Unlock()
+	return views.RunProgress{WS: a.ws, RunID: a.id, Active: true, Status: runRunning, Done: p.Done, Total: total,
+		Errors: p.Errors, Cached: p.Cached, Resumed: p.Resumed, LastErr: lastErr}
+}
+
+// progressOf is the bar of a stored run.
+func (s *Server) progressOf(_ context.Context, rec store.Run, body runBody) views.RunProgress {
+	if a := s.runs.get(rec.ID); a != nil {
+		return s.activeProgress(a)
+	}
+	meta := runMeta{}
+	_ = json.Unmarshal(rec.Meta, &meta)
+	status := rec.Status
+	if status == runRunning {
+		status = runInterrupted
+	}
+	p := views.RunProgress{WS: rec.Workspace, RunID: rec.ID, Status: status, Total: meta.Total, Message: meta.Problem}
+	if body.Run != nil {
+		sc := runner.ScoreRun(body.Run)
+		p.Done, p.Errors, p.Cached = len(body.Run.Calls), sc.Errors, sc.Cached
+		if sc.Errors > 0 && p.Message == "" {
+			p.LastErr = firstError(body.Run)
+		}
+	}
+	return p
+}
+
+// runsModel is the whole Runs panel of a workspace.
+func (s *Server) runsModel(ctx context.Context, ws Workspace, spec runner.Spec, epName string) (views.RunsPanel, error) {
+	p := views.RunsPanel{WS: ws.ID}
+	if len(s.runs.eps) == 0 {
+		p.Configure = "No model endpoint is configured on this server. Start it with --endpoints FILE (or set WORKBENCH_ENDPOINTS), " +
+			`a JSON file such as {"endpoints": [{"name": "local", "baseURL": "http://127.0.0.1:8080/v1", "model": "qwen3", "apiKeyEnv": ""}]}; ` +
+			`a recording made with 'workbench run --record FILE' serves as an endpoint with no key: {"name": "workshop", "replay": "FILE"}.`
+	}
+	f := views.RunForm{WS: ws.ID, Cache: s.runs.cfg.Cache != nil, Samples: 1, MaxSamples: MaxRunSamples, Temperature: "0", SystemPrompt: runner.DefaultSystemPrompt,
+		Tasks: len(ws.Tasks), Tools: len(ws.Listing.Tools), Endpoint: epName}
+	if spec.Samples > 0 {
+		f.Samples, f.Temperature, f.Shuffle, f.SystemPrompt = spec.Samples, strconv.FormatFloat(spec.Temperature, 'f', -1, 64), spec.Shuffle, spec.SystemPrompt
+		if spec.Seed != nil {
+			f.Seed = strconv.FormatInt(*spec.Seed, 10)
+		}
+	}
+	for _, e := range s.runs.eps {
+		info := e.Info()
+		re := views.RunEndpoint{Name: info.Name, Model: info.Model, Host: info.Host, Replay: info.Replay, Problem: s.runs.problems[e.Name]}
+		if c := s.runs.clients[e.Name]; c != nil {
+			// A replay's model comes from its recording.
+			re.Model = c.Endpoint().Model
+		}
+		f.Endpoints = append(f.Endpoints, re)
+	}
+	p.Form = f
+	s.runs.mu.Lock()
+	a := s.runs.byWS[ws.ID]
+	lastID := s.runs.last[ws.ID]
+	s.runs.mu.Unlock()
+	rows, err := s.runRows(ctx, ws.ID)
+	if err != nil {
+		return p, err
+	}
+	p.Runs = rows
+	switch {
+	case a != nil:
+		p.Progress = s.activeProgress(a)
+	case lastID != "":
+		if rec, body, err := s.loadRun(ctx, ws.ID, lastID); err == nil {
+			p.Progress = s.progressOf(ctx, rec, body)
+		}
+	}
+	return p, nil
+}
+
+func (s *Server) runRows(ctx context.Context, ws string) ([]views.RunRow, error) {
+	list, err := s.runs.store.Runs(ctx, ws)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	rows := make([]views.RunRow, 0, len(list))
+	for _, r := range list {
+		meta := runMeta{}
+		_ = json.Unmarshal(r.Meta, &meta)
+		row := views.RunRow{ID: r.ID, Label: r.Label, Endpoint: meta.Endpoint, Model: meta.Model, Status: r.Status,
+			Created: r.Created.UTC().Format("2006-01-02 15:04:05 UTC"), Revision: r.Revision, Tasks: meta.Tasks, Samples: meta.Samples,
+			Done: meta.Done, Total: meta.Total, Accuracy: "–", Problem: meta.Problem}
+		if meta.Accuracy != nil {
+			row.Accuracy = strconv.FormatFloat(*meta.Accuracy, 'f', 3, 64)
+		}
+		if a := s.runs.get(r.ID); a != nil {
+			row.Active, row.Status = true, runRunning
+			p := s.activeProgress(a)
+			row.Done, row.Total = p.Done, p.Total
+		} else if r.Status == runRunning {
+			row.Status = runInterrupted
+		}
+		row.Resumable = !row.Active && meta.Done > 0 && (meta.Done < meta.Total || meta.Errors > 0) && row.Status != runDone ||
+			!row.Active && row.Status == runDone && meta.Errors > 0 && meta.Errors < meta.Done
+		row.Replayable = meta.Done > 0
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// loadRun reads a stored run of the workspace; a run in progress is read as far as it got.
+func (s *Server) loadRun(ctx context.Context, ws, id string) (store.Run, runBody, error) {
+	var body runBody
+	if a := s.runs.get(id); a != nil && a.ws == ws {
+		rec := a.rec
+		rec.Status = runRunning
+		body = runBody{Listing: a.listing, Run: a.snapshot()}
+		return rec, body, nil
+	}
+	rec, err := s.runs.store.Run(ctx, ws, id)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return rec, body, echo.NewHTTPError(http.StatusNotFound, "no such run")
+		}
+		return rec, body, fmt.Errorf("read run: %w", err)
+	}
+	if rec.Workspace != ws {
+		return rec, body, echo.NewHTTPError(http.StatusNotFound, "no such run")
+	}
+	if err := json.Unmarshal(rec.Body, &body); err != nil {
+		return rec, body, fmt.Errorf("run %s: the stored body cannot be read: %w", id, err)
+	}
+	return rec, body, nil
+}
+
+func fmtRate(r runner.Rate) string {
+	if r.N == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%d/%d = %.3f (95%% CI %.3f–%.3f)", r.K, r.N, r.Rate, r.Interval.Low, r.Interval.High)
+}
+
+func fmtOpt(p *float64) string {
+	if p == nil {
+		return "–"
+	}
+	return strconv.FormatFloat(*p, 'f', 2, 64)
+}
+
+// resultModel formats a run's score for the page.
+func (s *Server) resultModel(ctx context.Context, ws string, rec store.Run, body runBody) (views.RunResult, error) {
+	m := views.RunResult{WS: ws, ID: rec.ID, Label: rec.Label, Status: rec.Status}
+	if rec.Status == runRunning && s.runs.get(rec.ID) == nil {
+		m.Status = runInterrupted
+	}
+	meta := runMeta{}
+	_ = json.Unmarshal(rec.Meta, &meta)
+	m.Problem = meta.Problem
+	if body.Run == nil {
+		if m.Problem == "" {
+			m.Problem = "This run made no calls."
+		}
+		return m, nil
+	}
+	sc := runner.ScoreRun(body.Run)
+	sp := sc.Spec
+	m.Endpoint, m.Model, m.Samples, m.TaskCount = sp.Endpoint, sp.Model, sp.Samples, sc.Tasks
+	m.Temperature = strconv.FormatFloat(sp.Temperature, 'f', -1, 64)
+	m.Seed = "none"
+	if sp.Seed != nil {
+		m.Seed = strconv.FormatInt(*sp.Seed, 10)
+	}
+	m.Order = "as listed"
+	if sp.Shuffle {
+		m.Order = "shuffled per sample"
+	}
+	m.SystemPrompt = sp.SystemPrompt
+	if sp.SystemPrompt == "" {
+		m.SystemPrompt = "(none)"
+	}
+	m.Correct, m.Scored = sc.Correct, sc.Scored
+	m.Accuracy, m.Interval = "n/a", "n/a"
+	if sc.Scored > 0 {
+		m.Accuracy = strconv.FormatFloat(sc.Accuracy, 'f', 3, 64)
+		m.Interval = fmt.Sprintf("%.3f–%.3f", sc.Interval.Low, sc.Interval.High)
+	}
+	m.NoTool, m.NoToolDetail = "n/a", "no task expects no tool"
+	if sc.NoTool.N > 0 {
+		m.NoTool = strconv.FormatFloat(sc.NoTool.Rate, 'f', 3, 64)
+		m.NoToolDetail = fmt.Sprintf("%d/%d, 95%% CI %.3f–%.3f", sc.NoTool.K, sc.NoTool.N, sc.NoTool.Interval.Low, sc.NoTool.Interval.High)
+	}
+	m.ArgsCalls, m.ArgsJSON, m.ArgsValid, m.ArgsMatched = sc.Args.Calls, fmtRate(sc.Args.JSON), fmtRate(sc.Args.Valid), fmtRate(sc.Args.Matched)
+	m.Consistency, m.Unanimous = strconv.FormatFloat(sc.Consistency, 'f', 3, 64), sc.Unanimous
+	m.PromptTokens, m.PromptDetail = "n/a", "the endpoint reported no usage"
+	if sc.Tokens.Calls > 0 {
+		m.PromptTokens = fmt.Sprintf("%.0f", sc.Tokens.PromptMean)
+		m.PromptDetail = fmt.Sprintf("mean per call, as the endpoint counts them (min %d, max %d, over %d calls)", sc.Tokens.PromptMin, sc.Tokens.PromptMax, sc.Tokens.Calls)
+	}
+	m.Estimate = "not computed"
+	if sc.Tokens.Estimated != nil {
+		m.Estimate = fmt.Sprintf("%d (%s)", *sc.Tokens.Estimated, sc.Tokens.EstimateFrom)
+	}
+	m.Latency = "n/a"
+	if sc.Latency.Calls > 0 {
+		m.Latency = fmt.Sprintf("mean %.0f ms, p50 %.0f ms, p95 %.0f ms", sc.Latency.MeanMS, sc.Latency.P50MS, sc.Latency.P95MS)
+	}
+	m.Errors, m.Cached, m.Missing = sc.Errors, sc.Cached, sc.Missing
+	if sp.Shuffle && len(sc.ByPosition) > 0 {
+		parts := make([]string, len(sc.ByPosition))
+		for i, n := range sc.ByPosition {
+			parts[i] = fmt.Sprintf("%d: %d", i+1, n)
+		}
+		m.ByPosition = strings.Join(parts, ", ")
+	}
+	kinds := map[string]int{}
+	var order []string
+	for _, c := range body.Run.Calls {
+		if c.Outcome == runner.OutError {
+			if kinds[c.Error] == 0 {
+				order = append(order, c.Error)
+			}
+			kinds[c.Error]++
+		}
+	}
+	for _, k := range order {
+		m.ErrorKinds = append(m.ErrorKinds, views.RunErrorKind{Message: k, Count: kinds[k]})
+	}
+	for _, t := range sc.PerTool {
+		m.PerTool = append(m.PerTool, views.RunToolRow{Name: t.Name, Known: t.Known, Expected: t.Expected, Chosen: t.Chosen,
+			Correct: t.Correct, Precision: fmtOpt(t.Precision), Recall: fmtOpt(t.Recall), Share: strconv.FormatFloat(t.Share, 'f', 2, 64)})
+	}
+	m.Labels, m.Matrix = sc.Confusion.Labels, sc.Confusion.Counts
+	for _, t := range sc.PerTask {
+		row := views.RunTaskRow{Index: t.Index, ID: t.ID, Task: t.Task, Expected: t.Expected, Correct: t.Correct, Scored: t.Scored,
+			Agreement: strconv.FormatFloat(t.Agreement, 'f', 2, 64)}
+		for _, ch := range t.Choices {
+			row.Choices = append(row.Choices, views.RunChoice{Name: ch, Empty: ch == "", Error: ch == runner.ErrorChoice, Right: ch == t.Expected})
+		}
+		switch {
+		case t.Scored == 0:
+			row.Verdict = "error"
+		case t.Correct == t.Scored:
+			row.Verdict = "pass"
+		case t.Correct*2 > t.Scored:
+			row.Verdict = "warn"
+		default:
+			row.Verdict = "fail"
+		}
+		m.Tasks = append(m.Tasks, row)
+	}
+	// Baselines: other runs on the same tasks, endpoint and model.
+	list, err := s.runs.store.Runs(ctx, ws)
+	if err != nil {
+		return m, fmt.Errorf("list runs: %w", err)
+	}
+	for _, r := range list {
+		om := runMeta{}
+		_ = json.Unmarshal(r.Meta, &om)
+		if r.ID != rec.ID && om.Done > 0 && om.TasksHash == body.Run.Header.TasksHash && om.Endpoint == sp.Endpoint && om.Model == sp.Model {
+			m.Baselines = append(m.Baselines, views.RunOption{ID: r.ID, Label: r.Label + " (" + r.Created.UTC().Format("15:04:05") + ")"})
+		}
+	}
+	return m, nil
+}
+
+// compareModel sets cur against base.
+func compareModel(base store.Run, baseBody runBody, cur store.Run, curBody runBody) views.RunCompare {
+	out := views.RunCompare{BaseLabel: base.Label}
+	if base.ID == cur.ID {
+		out.Problem = "Pick another run than this one as the baseline."
+		return out
+	}
+	if baseBody.Run == nil || curBody.Run == nil {
+		out.Problem = "One of the runs made no calls, so there is nothing to compare."
+		return out
+	}
+	cmp, err := runner.Compare(baseBody.Run, curBody.Run)
+	if err != nil {
+		out.Problem = "These runs cannot be compared: " + err.Error() + "."
+		return out
+	}
+	out.Notes, out.SameListing = cmp.Notes, cmp.SameListing
+	out.BaseAcc = strconv.FormatFloat(cmp.BaselineAccuracy, 'f', 3, 64)
+	out.CurAcc = strconv.FormatFloat(cmp.CurrentAccuracy, 'f', 3, 64)
+	out.Difference = fmt.Sprintf("%+.3f", cmp.Difference)
+	out.Interval = fmt.Sprintf("%+.3f to %+.3f", cmp.Interval.Low, cmp.Interval.High)
+	if math.IsNaN(cmp.Interval.Low) || cmp.Pairs.N() == 0 {
+		out.Interval = "n/a"
+	}
+	out.P = strconv.FormatFloat(cmp.McNemarP, 'g', 4, 64)
+	out.Pairs, out.Fixed, out.Broken = cmp.Pairs.N(), cmp.Pairs.CurrentOnly, cmp.Pairs.BaseOnly
+	for _, f := range cmp.Flipped {
+		out.Flips = append(out.Flips, views.RunFlip{Index: f.Index, Task: f.Task, Expected: f.Expected, Before: f.Before, After: f.After, Fixed: f.Fixed})
+	}
+	for _, p := range cmp.Persuasive {
+		out.Persuasive = append(out.Persuasive, views.RunShift{Tool: p.Tool, ShareBefore: strconv.FormatFloat(p.ShareBefore, 'f', 2, 64),
+			ShareAfter: strconv.FormatFloat(p.ShareAfter, 'f', 2, 64), PrecisionBefore: fmtOpt(p.PrecisionBefore), PrecisionAfter: fmtOpt(p.PrecisionAfter)})
+	}
+	return out
+}
+
+// ---- the form ----
+
+// readRunForm reads the run form's fields; problem says what was wrong and what would work.
+func readRunForm(c echo.Context) (spec runner.Spec, endpoint, problem string) {
+	spec = runner.Spec{Samples: 1, SystemPrompt: runner.DefaultSystemPrompt}
+	if err := c.Request().ParseForm(); err != nil {
+		return spec, "", "The run form could not be read: " + err.Error()
+	}
+	f := c.Request().PostForm
+	endpoint = strings.TrimSpace(f.Get("endpoint"))
+	if endpoint == "" {
+		return spec, endpoint, "Choose an endpoint."
+	}
+	if v := strings.TrimSpace(f.Get("samples")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxRunSamples {
+			return spec, endpoint, fmt.Sprintf("Samples per task must be a whole number from 1 to %d, not %q.", MaxRunSamples, shortText(v))
+		}
+		spec.Samples = n
+	}
+	if v := strings.TrimSpace(f.Get("temperature")); v != "" {
+		t, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(t) || t < 0 || t > 2 {
+			return spec, endpoint, fmt.Sprintf("Temperature must be a number from 0 to 2, not %q.", shortText(v))
+		}
+		spec.Temperature = t
+	}
+	if v := strings.TrimSpace(f.Get("seed")); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return spec, endpoint, fmt.Sprintf("The seed must be a whole number (or empty for none), not %q.", shortText(v))
+		}
+		spec.Seed = &n
+	}
+	spec.Shuffle = f.Get("shuffle") == "on"
+	if _, ok := f["system"]; ok {
+		spec.SystemPrompt = f.Get("system")
+		if len(spec.SystemPrompt) > 16<<10 {
+			return spec, endpoint, "The system prompt is over 16 KB; shorten it."
+		}
+	}
+	return spec, endpoint, ""
+}
+
+func shortText(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("encode %T: %v", v, err)) // only our own types, which always encode
+	}
+	return b
+}
