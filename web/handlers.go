@@ -235,18 +235,22 @@ func (s *Server) stream(c echo.Context) error {
 		return err
 	}
 	id := c.Param("id")
-	ws, err := s.getWS(c)
-	if err != nil {
-		return err
-	}
 	if sg.PID == "" {
 		return echo.NewHTTPError(http.StatusBadRequest, "the stream needs the page id signal (pid)")
 	}
+	// Join before reading the workspace: an edit accepted after the read then reaches this page
+	// as a notice, and one accepted before it shows in ws.Version, which the check below compares
+	// with the page's. Reading first left a gap: an edit accepted between the read and the join
+	// reached the page neither way, and it showed the old listing until the next edit.
 	p, err := s.hub.join(id, sg.PID, sg.Tool, s.who(c))
 	if err != nil {
 		return err
 	}
 	defer s.hub.leave(p)
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
 	s.hub.announce(p, "join")
 	defer s.hub.announce(p, "left")
 	hf := &heldFlusher{ResponseWriter: c.Response().Writer}
