@@ -73,12 +73,25 @@ func TestBrowserFetchAndExport(t *testing.T) {
 		t.Errorf("changes shown: %v", a.Kinds)
 	}
 
-	// Copy the Go export.
+	// Copy the Go export. The listing came from a go-sdk server, so go-sdk answers with it
+	// unchanged: the menu's notes say so rather than list differences.
 	err = chromedp.Do(ctx,
 		grantClipboard(base),
 		chromedp.Click(chromedp.CSS("[data-testid=export-menu] > summary")),
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll('[data-testid=export-warning]').length > 0`,
+		chromedp.Poll[chromedp.Void](`document.querySelector('[data-testid=export-notes]').children.length > 0`,
 			chromedp.WithPollingTimeout(10*time.Second)),
+	)
+	if err != nil {
+		t.Fatalf("open the export menu: %v", err)
+	}
+	notes, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid=export-notes]').textContent`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(notes, "exactly this listing") {
+		t.Errorf("export notes for a listing go-sdk itself served: %q", strings.TrimSpace(notes))
+	}
+	err = chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS("[data-testid=copy-go]")),
 		chromedp.Poll[chromedp.Void](`document.getElementById('export-status').textContent.startsWith('Copied')`,
 			chromedp.WithPollingTimeout(10*time.Second)),
@@ -116,17 +129,6 @@ func grantClipboard(origin string) chromedp.Action[chromedp.Void] {
 // horizontal scrollbar.
 func TestBrowserNarrowScreenFits(t *testing.T) {
 	ctx, base := browser(t)
-	const overflow = `[...document.querySelectorAll('body *')].filter((e) => {
-		const r = e.getBoundingClientRect();
-		if (r.width === 0 || !e.checkVisibility() || r.right <= document.documentElement.clientWidth + 1) return false;
-		for (let p = e.parentElement; p; p = p.parentElement) {
-			if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(p).overflowX) && p !== document.body && p !== document.documentElement) return false;
-		}
-		return true;
-	}).concat([...document.querySelectorAll('body *')].filter((e) =>
-		// A box that scrolls sideways is a horizontal scrollbar: the thing to avoid.
-		e.checkVisibility() && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1
-	)).slice(0, 5).map((e) => e.tagName + '.' + e.className + (e.id ? '#' + e.id : ''))`
 	err := chromedp.Do(ctx,
 		chromedp.EmulateViewport(390, 844),
 		chromedp.Navigate(base+"/"),
@@ -148,7 +150,7 @@ func TestBrowserNarrowScreenFits(t *testing.T) {
 				t.Fatalf("%s: %v", step.name, err)
 			}
 		}
-		out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](overflow))
+		out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](overflowJS))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,3 +159,17 @@ func TestBrowserNarrowScreenFits(t *testing.T) {
 		}
 	}
 }
+
+// overflowJS lists (up to five) visible elements that stick out past the right edge of the
+// screen without a scrolling ancestor, and boxes that scroll sideways.
+const overflowJS = `[...document.querySelectorAll('body *')].filter((e) => {
+	const r = e.getBoundingClientRect();
+	if (r.width === 0 || !e.checkVisibility() || r.right <= document.documentElement.clientWidth + 1) return false;
+	for (let p = e.parentElement; p; p = p.parentElement) {
+		if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(p).overflowX) && p !== document.body && p !== document.documentElement) return false;
+	}
+	return true;
+}).concat([...document.querySelectorAll('body *')].filter((e) =>
+	// A box that scrolls sideways is a horizontal scrollbar: the thing to avoid.
+	e.checkVisibility() && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1
+)).slice(0, 5).map((e) => e.tagName + '.' + e.className + (e.id ? '#' + e.id : ''))`

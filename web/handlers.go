@@ -264,7 +264,6 @@ func (s *Server) stream(c echo.Context) error {
 	}
 	tick := time.NewTicker(s.alive)
 	defer tick.Stop()
-	w := c.Response()
 	for {
 		select {
 		case <-ctx.Done():
@@ -281,10 +280,11 @@ func (s *Server) stream(c echo.Context) error {
 		case <-tick.C:
 			// An SSE comment: browsers ignore it, and idle-timeout proxies see traffic. The
 			// stream's events are written from this goroutine only, so this cannot interleave.
-			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+			// Written past echo's Response: the SSE generator sent the headers on the writer
+			// underneath, so echo would send them again (net/http logs a superfluous WriteHeader).
+			if _, err := io.WriteString(hf.ResponseWriter, ": keep-alive\n\n"); err != nil || hf.flush() != nil {
 				return nil
 			}
-			w.Flush()
 			s.hub.announce(p, "here") // the presence heartbeat: pages of a dead replica expire
 		}
 	}

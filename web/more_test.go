@@ -1,7 +1,8 @@
 package web
 
 import (
-	"context"
+	"fmt"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -26,20 +27,46 @@ func TestStreamKeepAlive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ts := httptest.NewUnstartedServer(s.Handler())
+	errLog := &syncBuf{}
+	ts.Config.ErrorLog = log.New(errLog, "", 0)
+	ts.Start()
+	t.Cleanup(ts.Close)
 	id := openExample(t, s, "library-2-draft")
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	q := url.QueryEscape(`{"pid":"` + strings.Repeat("c", 32) + `","tool":0,"ver":0}`)
-	req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/w/"+id+"/stream?datastar="+q, nil)
-	rec := do(t, s, req) // returns when ctx ends the stream
-	body := rec.Body.String()
-	if n := strings.Count(body, ": keep-alive\n\n"); n < 2 {
-		t.Errorf("%d keep-alive comments in %q, want several", n, body)
-	}
-	// The page's own arrival shows in the presence region, once; heartbeats send nothing more.
-	evs := parseSSE(t, body)
-	if len(evs) != 1 || !strings.Contains(evs[0].elements(), `id="presence"`) {
-		t.Errorf("an idle stream sent events beyond its own presence: %v", evs)
+	st := dialSSE(t, ts.URL, id, strings.Repeat("c", 32), 0, 0, nil)
+	// The page's own arrival shows in the presence region, once (presenceDelay after it
+	// joined); keep-alive comments come meanwhile.
+	st.next(t, "the presence patch of the page's own arrival", func(e event) bool {
+		if e.Type == commentEvent {
+			return false
+		}
+		el, ok := patchOf(e, "presence")
+		if !ok || !strings.Contains(el, `data-testid="person"`) {
+			t.Errorf("an idle stream sent an event beyond its own presence: %s %.200s", e.Type, e.elements())
+			return false
+		}
+		return true
+	})
+	// Heartbeats send nothing more. Counting comments rather than sleeping: each is one
+	// heartbeat announced, and 2*presenceDelay worth of them leaves time for any presence
+	// patch a heartbeat wrongly caused to arrive.
+	quiet := int(2*presenceDelay/(10*time.Millisecond)) + 1
+	comments := 0
+	st.next(t, fmt.Sprintf("%d keep-alive comments after the presence patch", quiet), func(e event) bool {
+		if e.Type != commentEvent {
+			t.Errorf("an idle stream sent an event beyond its own presence: %s %.200s", e.Type, e.elements())
+			return false
+		}
+		if txt := strings.Join(e.Data["text"], ""); txt != "keep-alive" {
+			t.Errorf("comment %q, want keep-alive", txt)
+		}
+		comments++
+		return comments == quiet
+	})
+	// The keep-alive goes on the writer the SSE headers went on: through echo's Response it
+	// would send the headers again, which net/http refuses and logs.
+	if l := errLog.String(); l != "" {
+		t.Errorf("the server logged while streaming: %s", l)
 	}
 }
 

@@ -346,7 +346,7 @@ func TestRunFromPage(t *testing.T) {
 		t.Errorf("the confusion matrix is not an accessible table of %d labels: %s", len(want.Confusion.Labels), conf)
 	}
 	for i, row := range want.Confusion.Counts {
-		cells := regexp.MustCompile(`<td class="(?:diag|off|muted)">(?:<strong>)?(\d+)`).FindAllStringSubmatch(strings.Split(conf, "<tr>")[i+2], -1)
+		cells := regexp.MustCompile(`<td class="(?:diag|diag zero|off|muted)">(?:<strong>)?(\d+)`).FindAllStringSubmatch(strings.Split(conf, "<tr>")[i+2], -1)
 		for j, n := range row {
 			if j >= len(cells) || cells[j][1] != fmt.Sprint(n) {
 				t.Fatalf("confusion row %d differs from the engine's %v", i, row)

@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/net/html"
 
@@ -535,45 +533,21 @@ func TestUnknownWorkspace(t *testing.T) {
 func TestStreamBroadcast(t *testing.T) {
 	s := newServer(t)
 	ts := httptest.NewServer(s.Handler())
-	defer ts.Close()
+	t.Cleanup(ts.Close) // after the stream's cleanup: Close waits for open requests
 	id := openExample(t, s, "library-2-draft")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	q := url.QueryEscape(`{"pid":"` + strings.Repeat("b", 32) + `","tool":0,"ver":0}`)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/w/"+id+"/stream?datastar="+q, nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	for s.Hub().Pages(id) == 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	// dialSSE returns once the response headers arrive, which the stream sends after joining
+	// the hub: the edit below cannot precede the page's subscription.
+	st := dialSSE(t, ts.URL, id, strings.Repeat("b", 32), 0, 0, nil)
 	post(t, s, "/w/"+id+"/edit?t=0&f=description", sig(0, "Show one book by its catalog id or ISBN."))
-	got := make(chan string, 1)
-	go func() {
-		b := make([]byte, 0, 1<<16)
-		buf := make([]byte, 4096)
-		for {
-			n, err := resp.Body.Read(buf)
-			b = append(b, buf[:n]...)
-			if strings.Contains(string(b), `id="editor"`) || err != nil {
-				got <- string(b)
-				return
-			}
-		}
-	}()
-	select {
-	case body := <-got:
-		p := patched(parseSSE(t, body))
-		if !strings.Contains(p["verdict-0"], `data-status="clear"`) {
-			t.Errorf("the other page did not get the new verdict: %v", keys(p))
-		}
-		if !strings.Contains(p["editor"], "Show one book by its catalog id or ISBN.") {
-			t.Errorf("the other page showing the tool did not get the new description")
-		}
-	case <-ctx.Done():
-		t.Fatal("no patch arrived on the stream")
-	}
-	_ = io.Discard
+	// The notice's patches come in order (shared regions, then the editor); presence patches
+	// may come before or between notices, so the test waits for each patch it expects rather
+	// than reading up to a marker (a read can end inside an event).
+	st.next(t, "the verdict-0 patch with the new verdict", func(e event) bool {
+		el, ok := patchOf(e, "verdict-0")
+		return ok && strings.Contains(el, `data-status="clear"`)
+	})
+	st.next(t, "the editor patch with the new description", func(e event) bool {
+		el, ok := patchOf(e, "editor")
+		return ok && strings.Contains(el, "Show one book by its catalog id or ISBN.")
+	})
 }

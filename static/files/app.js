@@ -24,8 +24,29 @@ function nextFinding(step) {
   (f.querySelector(".goto") || f.querySelector("a")).focus();
 }
 
+// A tab row ([role=tablist]) is one stop for Tab; the arrow keys, Home and End move along it and
+// show the tab reached (the ARIA tabs pattern). Tabs are found in the row, so a tab that a
+// patch re-renders (the counts) or one added later takes part without registering.
+function moveTab(e) {
+  const list = e.target.closest("[role=tablist]");
+  if (!list || e.target.getAttribute("role") !== "tab" || e.altKey || e.ctrlKey || e.metaKey) return false;
+  const tabs = [...list.querySelectorAll("[role=tab]")].filter((b) => !b.disabled);
+  const i = tabs.indexOf(e.target);
+  let j;
+  if (e.key === "ArrowRight" || e.key === "ArrowDown") j = (i + 1) % tabs.length;
+  else if (e.key === "ArrowLeft" || e.key === "ArrowUp") j = (i - 1 + tabs.length) % tabs.length;
+  else if (e.key === "Home") j = 0;
+  else if (e.key === "End") j = tabs.length - 1;
+  else return false;
+  e.preventDefault();
+  tabs[j].click();
+  tabs[j].focus();
+  return true;
+}
+
 document.addEventListener("keydown", (e) => {
   const t = e.target;
+  if (moveTab(e)) return;
   if (e.altKey && (e.key === "ArrowDown" || e.key === "ArrowUp")) {
     e.preventDefault();
     pickTool(e.key === "ArrowDown" ? 1 : -1);
