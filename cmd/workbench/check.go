@@ -176,7 +176,7 @@ func checkAll(out *bufio.Writer, e *env, o checkOptions) error {
 		if r.ReferenceSkipped != "" {
 			fmt.Fprintf(out, "INFO %s; the extended rules ran without it\n", r.ReferenceSkipped)
 		} else {
-			writeReferenceText(out, l, refLines, r.Ranking)
+			writeReferenceText(out, refLines, r.Ranking)
 		}
 		ignored := map[string]bool{}
 		for _, f := range r.Ignored {
@@ -200,9 +200,10 @@ func checkAll(out *bufio.Writer, e *env, o checkOptions) error {
 	return nil
 }
 
-// writeReferenceText prints the reference's report: its lines, the ranking and the count line,
-// exactly as checkReference does.
-func writeReferenceText(out *bufio.Writer, l *listing.Listing, lines []reference.Line, verdicts []selection.Verdict) {
+// writeReferenceText prints the reference's report: its lines, then with a ranking the verdicts
+// and the selection line, then the count line. It reports whether any line is a FAIL, which is
+// the reference's exit 1.
+func writeReferenceText(out *bufio.Writer, lines []reference.Line, verdicts []selection.Verdict) (failed bool) {
 	for _, ln := range lines {
 		out.WriteString(ln.String())
 		out.WriteByte('\n')
@@ -225,6 +226,7 @@ func writeReferenceText(out *bufio.Writer, l *listing.Listing, lines []reference
 		out.WriteByte('\n')
 	}
 	fmt.Fprintf(out, "%d pass, %d warn, %d fail\n", p, w, f)
+	return f > 0
 }
 
 // checkReference prints what the reference checker prints for the same arguments, and returns
@@ -267,32 +269,11 @@ func checkReference(out *bufio.Writer, e *env, source, tasksPath string) error {
 		close(ranked)
 	}()
 	lines := reference.Lint(l)
-	for _, ln := range lines {
-		out.WriteString(ln.String())
-		out.WriteByte('\n')
-	}
-	failed := reference.Failed(lines)
-	p, w, f := reference.Counts(lines)
+	var verdicts []selection.Verdict
 	if len(tasks) > 0 {
-		verdicts := <-ranked
-		for _, v := range verdicts {
-			out.WriteString(v.Line())
-			out.WriteByte('\n')
-			switch v.Level {
-			case reference.Pass:
-				p++
-			case reference.Warn:
-				w++
-			case reference.Fail:
-				f++
-				failed = true
-			}
-		}
-		out.WriteString(selection.Summary(verdicts))
-		out.WriteByte('\n')
+		verdicts = <-ranked
 	}
-	fmt.Fprintf(out, "%d pass, %d warn, %d fail\n", p, w, f)
-	if failed {
+	if writeReferenceText(out, lines, verdicts) {
 		return exitError{1}
 	}
 	return nil

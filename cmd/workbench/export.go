@@ -242,7 +242,7 @@ func printExportWarnings(w io.Writer, warns []export.Warning) {
 func writeFileAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return fmt.Errorf("export: writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	_, werr := f.Write(data)
 	cerr := f.Close()
@@ -257,7 +257,7 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	if werr != nil {
 		os.Remove(f.Name())
-		return fmt.Errorf("export: writing %s: %w", path, werr)
+		return fmt.Errorf("writing %s: %w", path, werr)
 	}
 	return nil
 }
