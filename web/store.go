@@ -69,7 +69,16 @@ type workspaces struct {
 	mu    sync.Mutex
 	heads map[string]headEntry
 	bases map[string]*listing.Listing
+	tasks map[string]tasksEntry  // parsed task files, by workspace id
 	undo  map[string]*undoStacks // workspace id + "\x00" + author id
+}
+
+// tasksEntry is a parsed task file and what identifies the stored version it came from: every
+// page render and edit reads the task file, and parsing a large one costs more than the rest.
+type tasksEntry struct {
+	updated time.Time
+	body    string
+	tasks   []selection.Task
 }
 
 type headEntry struct {
@@ -78,7 +87,8 @@ type headEntry struct {
 }
 
 func newWorkspaces(st store.Store) *workspaces {
-	return &workspaces{st: st, heads: map[string]headEntry{}, bases: map[string]*listing.Listing{}, undo: map[string]*undoStacks{}}
+	return &workspaces{st: st, heads: map[string]headEntry{}, bases: map[string]*listing.Listing{},
+		tasks: map[string]tasksEntry{}, undo: map[string]*undoStacks{}}
 }
 
 // maxCached bounds the listings cached per kind (heads, baselines): a cache miss costs one
@@ -219,9 +229,7 @@ func (w *workspaces) Get(ctx context.Context, id string, who Author) (Workspace,
 		if len(tf.Body) > 0 {
 			// Task files were checked when they were stored; one that no longer parses (an
 			// older format) shows as no tasks rather than breaking the page.
-			if ts, perr := selection.ParseTasks(tf.Body, false); perr == nil {
-				ws.Tasks = ts
-			}
+			ws.Tasks = w.parsedTasks(id, tf)
 		}
 	case store.KindOf(err) != store.NotFound:
 		return Workspace{}, storeErr(err)
@@ -471,4 +479,26 @@ func (w *workspaces) Restore(ctx context.Context, id string, n int, who Author) 
 	w.cacheHead(id, res.Seq, res.Listing)
 	ws, err := w.Get(ctx, id, who)
 	return ws, res, err
+}
+
+// parsedTasks returns the parsed tasks of a stored task file, parsing it only when it changed.
+// A file that no longer parses (an older format) reads as no tasks.
+func (w *workspaces) parsedTasks(id string, tf store.TaskFile) []selection.Task {
+	w.mu.Lock()
+	e, ok := w.tasks[id]
+	w.mu.Unlock()
+	if ok && e.updated.Equal(tf.Updated) && e.body == string(tf.Body) {
+		return e.tasks
+	}
+	ts, err := selection.ParseTasks(tf.Body, false)
+	if err != nil {
+		ts = nil
+	}
+	w.mu.Lock()
+	if len(w.tasks) >= maxCached {
+		clear(w.tasks)
+	}
+	w.tasks[id] = tasksEntry{updated: tf.Updated, body: string(tf.Body), tasks: ts}
+	w.mu.Unlock()
+	return ts
 }

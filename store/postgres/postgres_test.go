@@ -253,3 +253,11 @@ func TestListenerReconnects(t *testing.T) {
 		t.Errorf("Health after reconnecting: %v", err)
 	}
 }
+
+// TestRoundTrip reads revisions back through a second store on the database, which has no cache.
+func TestRoundTrip(t *testing.T) {
+	w, r := open(t), open(t)
+	defer w.Close()
+	defer r.Close()
+	storetest.RoundTrip(t, w, r)
+}

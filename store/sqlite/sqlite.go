@@ -6,6 +6,10 @@
 // writer connection never meets SQLITE_BUSY from its own process); reads use a small pool of
 // read-only connections that WAL lets run beside the writer. Commits are synchronous=FULL: an
 // acknowledged edit survives a killed process and a power cut.
+//
+// The writer never checkpoints (wal_autocheckpoint=0): copying the WAL back into the database
+// would land on whichever edit happened to cross the threshold. A background goroutine with a
+// connection of its own runs passive checkpoints instead, soon after commits.
 package sqlite
 
 import (
@@ -17,6 +21,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -31,10 +37,17 @@ var migrations embed.FS
 // BusyTimeoutMS is how long a write waits for another process holding the file's write lock.
 const BusyTimeoutMS = 5000
 
+// CheckpointEvery is how often the checkpointer looks for commits to copy into the database.
+const CheckpointEvery = 500 * time.Millisecond
+
 // Store is the SQLite store.
 type Store struct {
 	*sqlstore.DB
 	write, read *sql.DB
+	ckpt        *sql.DB
+	stop        chan struct{}
+	stopOnce    sync.Once
+	done        sync.WaitGroup
 }
 
 var _ store.Store = (*Store)(nil)
@@ -51,7 +64,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// A file: URI, so that a path with ? or # in it names the file it says.
 	base := (&url.URL{Scheme: "file", Path: abs}).String()
 	common := "_pragma=busy_timeout(" + fmt.Sprint(BusyTimeoutMS) + ")&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)"
-	write, err := sql.Open("sqlite", base+"?"+common+"&_pragma=synchronous(FULL)&_txlock=immediate")
+	write, err := sql.Open("sqlite", base+"?"+common+"&_pragma=synchronous(FULL)&_pragma=wal_autocheckpoint(0)&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open SQLite store %s: %w", abs, err)
 	}
@@ -71,11 +84,60 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open SQLite store %s: %w", abs, err)
 	}
 	read.SetMaxOpenConns(4)
-	s := &Store{write: write, read: read}
+	ckpt, err := sql.Open("sqlite", base+"?"+common+"&_pragma=synchronous(FULL)")
+	if err != nil {
+		read.Close()
+		write.Close()
+		return nil, fmt.Errorf("open SQLite store %s: %w", abs, err)
+	}
+	// One connection kept open, so that PRAGMA data_version tells commits by the others apart.
+	ckpt.SetMaxOpenConns(1)
+	ckpt.SetConnMaxIdleTime(0)
+	s := &Store{write: write, read: read, ckpt: ckpt, stop: make(chan struct{})}
 	s.DB = sqlstore.New(write, read, sqlstore.Dialect{Classify: classify}, func() error {
-		return errors.Join(read.Close(), write.Close())
+		s.stopOnce.Do(func() { close(s.stop) })
+		s.done.Wait()
+		return errors.Join(ckpt.Close(), read.Close(), write.Close())
 	})
+	s.done.Add(1)
+	go s.checkpointer()
 	return s, nil
+}
+
+// checkpointer runs a passive checkpoint every CheckpointEvery when a commit happened since the
+// last look (any connection's, other processes' included), until Close. A passive checkpoint
+// never waits for readers or the writer; what it cannot copy now, a later one will.
+func (s *Store) checkpointer() {
+	defer s.done.Done()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-s.stop
+		cancel()
+	}()
+	t := time.NewTicker(CheckpointEvery)
+	defer t.Stop()
+	last := int64(-1)
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		var v int64
+		if err := s.ckpt.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+			continue // closing, or the file is busy: the next tick tries again
+		}
+		if v == last {
+			continue
+		}
+		// Until a checkpoint copies the whole WAL (a reader may hold back part of it, or it may
+		// fail), the next tick tries again even without new commits.
+		var busy, frames, copied int
+		if err := s.ckpt.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied); err == nil && busy == 0 && copied == frames {
+			last = v
+		}
+	}
 }
 
 // IntegrityCheck runs PRAGMA integrity_check and returns its report: "ok", or the problems.

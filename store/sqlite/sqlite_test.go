@@ -267,3 +267,82 @@ func opsOf(es []store.EditRecord) []listing.Op {
 func BenchmarkFanout(b *testing.B) { storetest.BenchmarkFanout(b, open) }
 
 func BenchmarkIdleSubscribers(b *testing.B) { storetest.BenchmarkIdleSubscribers(b, open) }
+
+// TestRoundTrip reads revisions back through a second store on the file, which has no cache.
+func TestRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.db")
+	w, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	storetest.RoundTrip(t, w, r)
+}
+
+// TestKeystrokeWritesOneTool checks that an edit to one tool stores that tool and a tool list,
+// not the whole listing again.
+func TestKeystrokeWritesOneTool(t *testing.T) {
+	s := open(t).(*Store)
+	defer s.Close()
+	ctx := context.Background()
+	w, err := s.CreateWorkspace(ctx, store.NewWorkspace{Title: "t", Listing: storetest.Sample(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func() (n int) {
+		if err := s.write.QueryRowContext(ctx, `SELECT count(*) FROM tools`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := count()
+	for i, text := range []string{"a", "ab", "abc"} {
+		if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ada", Now: time.Now(),
+			Ops: []listing.Op{{Kind: listing.OpSet, Path: "/tools/0/description", Value: listing.NewString(text)}}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := count(); got != before+i+1 {
+			t.Errorf("after keystroke %d the store holds %d tools, want %d", i+1, got, before+i+1)
+		}
+	}
+}
+
+// TestCheckpointerCopiesTheWAL checks that commits reach the database file without the writer
+// checkpointing: the background checkpointer does it.
+func TestCheckpointerCopiesTheWAL(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.db")
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var ac int
+	if err := s.write.QueryRow(`PRAGMA wal_autocheckpoint`).Scan(&ac); err != nil || ac != 0 {
+		t.Fatalf("the writer's wal_autocheckpoint is %d (%v), want 0", ac, err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := fi.Size()
+	desc := strings.Repeat("a long description ", 5000) // ~95 kB: many pages
+	l, err := listing.Parse([]byte(`[{"name": "big", "description": "`+desc+`"}]`), listing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateWorkspace(context.Background(), store.NewWorkspace{Title: "big", Listing: l}); err != nil {
+		t.Fatal(err)
+	}
+	// Bounded so that a broken checkpointer fails the test instead of hanging it.
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if fi, err := os.Stat(path); err == nil && fi.Size() > start+int64(len(desc)) {
+			return
+		}
+	}
+	t.Errorf("the database file stayed at %d bytes: nothing checkpointed the WAL", start)
+}

@@ -214,18 +214,18 @@ func (s *DB) CreateWorkspace(ctx context.Context, nw store.NewWorkspace) (store.
 	}
 	t := now(nw.Now)
 	w := store.Workspace{ID: store.NewID(), Title: nw.Title, Created: t, Updated: t}
-	snap := nw.Listing.Marshal("")
-	if err := checkSnapshot(op, nw.Listing, snap); err != nil {
-		return store.Workspace{}, err
-	}
 	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		sn, err := s.storeSnapshot(ctx, tx, op, nw.Listing, nil)
+		if err != nil {
+			return nil, err
+		}
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq) VALUES (?, ?, ?, ?, 0, 0)`),
 			w.ID, w.Title, store.Micros(t), store.Micros(t)); err != nil {
 			return nil, err
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO revisions (workspace_id, number, parent, kind, author, message, field, created_at, updated_at, edit_count, first_seq, last_seq, listing)
-			VALUES (?, 0, NULL, 'import', ?, ?, '', ?, ?, 0, 0, 0, ?)`),
-			w.ID, nw.Author, nw.Message, store.Micros(t), store.Micros(t), snap); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO revisions (workspace_id, number, parent, kind, author, message, field, created_at, updated_at, edit_count, first_seq, last_seq, envelope, tools)
+			VALUES (?, 0, NULL, 'import', ?, ?, '', ?, ?, 0, 0, 0, ?, ?)`),
+			w.ID, nw.Author, nw.Message, store.Micros(t), store.Micros(t), sn.envelope, sn.list); err != nil {
 			return nil, err
 		}
 		if len(nw.Tasks) > 0 {
@@ -356,8 +356,8 @@ func (s *DB) ForkWorkspace(ctx context.Context, f store.Fork) (store.Workspace, 
 		}{
 			{`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq, forked_from) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 				[]any{id, title, store.Micros(t), store.Micros(t), src.Head, src.Seq, src.ID}},
-			{`INSERT INTO revisions (workspace_id, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, listing)
-				SELECT ?, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, listing
+			{`INSERT INTO revisions (workspace_id, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, envelope, tools)
+				SELECT ?, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, envelope, tools
 				FROM revisions WHERE workspace_id = ?`, []any{id, src.ID}},
 			{`INSERT INTO edits (workspace_id, seq, revision, author, author_id, at, ops)
 				SELECT ?, seq, revision, author, author_id, at, ops FROM edits WHERE workspace_id = ?`, []any{id, src.ID}},
@@ -410,10 +410,10 @@ func parseSnapshot(b []byte, ws string, n int) (*listing.Listing, error) {
 
 // checkSnapshot refuses a listing that could be stored but not read back: one over the limits
 // listing.Parse applies by default (a caller may have parsed it with raised limits).
-func checkSnapshot(op string, l *listing.Listing, snap []byte) error {
+func checkSnapshot(op string, l *listing.Listing, size int) error {
 	lim := listing.DefaultLimits
-	if len(snap) > lim.Bytes {
-		return store.Errorf(store.Invalid, op, "the listing would be %d bytes; a workspace holds listings of up to %d bytes", len(snap), lim.Bytes)
+	if size > lim.Bytes {
+		return store.Errorf(store.Invalid, op, "the listing would be %d bytes; a workspace holds listings of up to %d bytes", size, lim.Bytes)
 	}
 	if len(l.Tools) > lim.Tools {
 		return store.Errorf(store.Invalid, op, "the listing would have %d tools; a workspace holds up to %d", len(l.Tools), lim.Tools)
@@ -424,31 +424,40 @@ func checkSnapshot(op string, l *listing.Listing, snap []byte) error {
 // lockedHead reads a workspace's head under the write lock, its listing from the cache when the
 // cache holds it as of the same last edit. (The head holds the workspace's latest edit, so its
 // last edit is the workspace's Seq.)
-func (s *DB) lockedHead(ctx context.Context, tx *sql.Tx, op, ws string) (store.Workspace, store.Revision, *listing.Listing, error) {
+func (s *DB) lockedHead(ctx context.Context, tx *sql.Tx, op, ws string) (store.Workspace, store.Revision, *listing.Listing, []toolRef, error) {
 	w, err := scanWorkspace(tx.QueryRowContext(ctx, s.q(`SELECT `+wsCols+` FROM workspaces WHERE id = ?`+s.forUpdate()), ws))
 	if errors.Is(err, sql.ErrNoRows) {
-		return w, store.Revision{}, nil, notFoundWorkspace(op, ws)
+		return w, store.Revision{}, nil, nil, notFoundWorkspace(op, ws)
 	}
 	if err != nil {
-		return w, store.Revision{}, nil, err
+		return w, store.Revision{}, nil, nil, err
 	}
-	l := s.cache.get(revKey{ws, w.Head, w.Seq})
+	l, refs := s.cache.get(revKey{ws, w.Head, w.Seq})
 	var head store.Revision
 	if l != nil {
 		head, err = scanRevision(tx.QueryRowContext(ctx, s.q(`SELECT `+revCols+` FROM revisions WHERE workspace_id = ? AND number = ?`), ws, w.Head))
 	} else {
-		var snap []byte
-		head, err = scanRevision(tx.QueryRowContext(ctx, s.q(`SELECT `+revCols+`, listing FROM revisions WHERE workspace_id = ? AND number = ?`), ws, w.Head), &snap)
+		var env, list []byte
+		head, err = scanRevision(tx.QueryRowContext(ctx, s.q(`SELECT `+revCols+`, envelope, tools FROM revisions WHERE workspace_id = ? AND number = ?`), ws, w.Head), &env, &list)
 		if err == nil {
-			if l, err = parseSnapshot(snap, ws, w.Head); err == nil {
-				s.cache.put(revKey{ws, w.Head, w.Seq}, l, len(snap))
+			if l, refs, err = s.loadSnapshot(ctx, tx, ws, w.Head, env, list); err == nil {
+				s.cache.put(revKey{ws, w.Head, w.Seq}, l, refs, sizeOf(env, refs))
 			}
 		}
 	}
 	if err != nil {
-		return w, head, nil, fmt.Errorf("read head revision %d: %w", w.Head, err)
+		return w, head, nil, nil, fmt.Errorf("read head revision %d: %w", w.Head, err)
 	}
-	return w, head, l, nil
+	return w, head, l, refs, nil
+}
+
+// sizeOf is the size of a stored listing's JSON.
+func sizeOf(envelope []byte, refs []toolRef) int {
+	n := len(envelope)
+	for _, r := range refs {
+		n += r.n
+	}
+	return n
 }
 
 // change is one accepted edit about to be recorded.
@@ -463,21 +472,22 @@ type change struct {
 	kind     store.RevisionKind
 	restored int // -1 unless kind is restore
 	coalesce func(head store.Revision) bool
-	next     func(tx *sql.Tx, cur *listing.Listing) (*listing.Listing, error)
+	// next returns the new listing and, when it was read from the store, its tools' references.
+	next func(tx *sql.Tx, cur *listing.Listing) (*listing.Listing, []toolRef, error)
 }
 
 // record applies c in one transaction: a new head revision or the head extended, the edit
 // row, the workspace's head and sequence number.
 func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 	var res store.EditResult
-	var size int
+	var sn snapshot
 	t := now(c.at)
 	err := s.inTx(ctx, c.op, func(tx *sql.Tx) ([]store.Event, error) {
-		w, head, cur, err := s.lockedHead(ctx, tx, c.op, c.ws)
+		w, head, cur, curRefs, err := s.lockedHead(ctx, tx, c.op, c.ws)
 		if err != nil {
 			return nil, err
 		}
-		next, err := c.next(tx, cur)
+		next, nextRefs, err := c.next(tx, cur)
 		if err != nil {
 			return nil, err
 		}
@@ -489,8 +499,12 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("encode ops: %w", err)
 		}
-		snap := next.Marshal("")
-		if err := checkSnapshot(c.op, next, snap); err != nil {
+		// Only the tools this change made are encoded and written; the rest are stored already.
+		known := knownTools(next, nextRefs)
+		if known == nil {
+			known = knownTools(cur, curRefs)
+		}
+		if sn, err = s.storeSnapshot(ctx, tx, c.op, next, known); err != nil {
 			return nil, err
 		}
 		seq := w.Seq + 1
@@ -502,8 +516,8 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		res.Coalesced = c.coalesce != nil && c.coalesce(head)
 		if res.Coalesced {
 			rev.Updated, rev.Edits, rev.LastSeq = t, head.Edits+1, seq
-			_, err = tx.ExecContext(ctx, s.q(`UPDATE revisions SET listing = ?, updated_at = ?, edit_count = ?, last_seq = ? WHERE workspace_id = ? AND number = ?`),
-				snap, store.Micros(t), rev.Edits, seq, c.ws, head.Number)
+			_, err = tx.ExecContext(ctx, s.q(`UPDATE revisions SET envelope = ?, tools = ?, updated_at = ?, edit_count = ?, last_seq = ? WHERE workspace_id = ? AND number = ?`),
+				sn.envelope, sn.list, store.Micros(t), rev.Edits, seq, c.ws, head.Number)
 		} else {
 			rev = store.Revision{Workspace: c.ws, Number: w.Head + 1, Parent: w.Head, Kind: c.kind, Author: c.author, AuthorID: c.authorID,
 				Message: c.message, Field: field, Created: t, Updated: t, Edits: 1, FirstSeq: seq, LastSeq: seq, RestoredFrom: c.restored}
@@ -511,9 +525,9 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 			if c.restored >= 0 {
 				restored = c.restored
 			}
-			_, err = tx.ExecContext(ctx, s.q(`INSERT INTO revisions (workspace_id, number, parent, kind, author, author_id, message, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, listing)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`),
-				c.ws, rev.Number, rev.Parent, string(rev.Kind), rev.Author, rev.AuthorID, rev.Message, rev.Field, store.Micros(t), store.Micros(t), seq, seq, restored, snap)
+			_, err = tx.ExecContext(ctx, s.q(`INSERT INTO revisions (workspace_id, number, parent, kind, author, author_id, message, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, envelope, tools)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`),
+				c.ws, rev.Number, rev.Parent, string(rev.Kind), rev.Author, rev.AuthorID, rev.Message, rev.Field, store.Micros(t), store.Micros(t), seq, seq, restored, sn.envelope, sn.list)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("write revision %d: %w", rev.Number, err)
@@ -532,14 +546,14 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if n, _ := up.RowsAffected(); n != 1 {
 			return nil, store.Errorf(store.Conflict, c.op, "another edit to workspace %s was accepted at the same time; send the edit again", c.ws)
 		}
-		res.Seq, res.Revision, res.Listing, size = seq, rev, next, len(snap)
+		res.Seq, res.Revision, res.Listing = seq, rev, next
 		return []store.Event{{Workspace: c.ws, Kind: store.EventEdit, Seq: seq, Revision: rev.Number, Author: c.author, AuthorID: c.authorID,
 			Coalesced: res.Coalesced, Field: eventField(field)}}, nil
 	})
 	if err != nil {
 		return store.EditResult{}, err
 	}
-	s.cache.put(revKey{c.ws, res.Revision.Number, res.Seq}, res.Listing, size)
+	s.cache.put(revKey{c.ws, res.Revision.Number, res.Seq}, res.Listing, sn.refs, sn.size)
 	return res, nil
 }
 
@@ -574,12 +588,12 @@ func (s *DB) AppendEdit(ctx context.Context, e store.Edit) (store.EditResult, er
 	return s.record(ctx, change{op: op, ws: e.Workspace, author: e.Author, authorID: e.AuthorID, message: e.Message, at: e.Now, ops: e.Ops,
 		kind: store.KindEdit, restored: -1,
 		coalesce: func(head store.Revision) bool { return store.Coalesces(head, e) },
-		next: func(_ *sql.Tx, cur *listing.Listing) (*listing.Listing, error) {
+		next: func(_ *sql.Tx, cur *listing.Listing) (*listing.Listing, []toolRef, error) {
 			l, err := cur.ApplyAll(e.Ops)
 			if err != nil {
-				return nil, &store.Error{Kind: store.Invalid, Op: op, Msg: "the edit does not apply to the current listing", Err: err}
+				return nil, nil, &store.Error{Kind: store.Invalid, Op: op, Msg: "the edit does not apply to the current listing", Err: err}
 			}
-			return l, nil
+			return l, nil, nil
 		}})
 }
 
@@ -594,7 +608,7 @@ func (s *DB) Commit(ctx context.Context, c store.Commit) (store.EditResult, erro
 	}
 	return s.record(ctx, change{op: op, ws: c.Workspace, author: c.Author, authorID: c.AuthorID, message: c.Message, at: c.Now,
 		kind: store.KindReplace, restored: -1,
-		next: func(*sql.Tx, *listing.Listing) (*listing.Listing, error) { return c.Listing, nil }})
+		next: func(*sql.Tx, *listing.Listing) (*listing.Listing, []toolRef, error) { return c.Listing, nil, nil }})
 }
 
 // Restore implements store.Store.
@@ -612,16 +626,16 @@ func (s *DB) Restore(ctx context.Context, r store.Restore) (store.EditResult, er
 	}
 	return s.record(ctx, change{op: op, ws: r.Workspace, author: r.Author, authorID: r.AuthorID, message: msg, at: r.Now,
 		kind: store.KindRestore, restored: r.Number,
-		next: func(tx *sql.Tx, _ *listing.Listing) (*listing.Listing, error) {
-			var snap []byte
-			err := tx.QueryRowContext(ctx, s.q(`SELECT listing FROM revisions WHERE workspace_id = ? AND number = ?`), r.Workspace, r.Number).Scan(&snap)
+		next: func(tx *sql.Tx, _ *listing.Listing) (*listing.Listing, []toolRef, error) {
+			var env, list []byte
+			err := tx.QueryRowContext(ctx, s.q(`SELECT envelope, tools FROM revisions WHERE workspace_id = ? AND number = ?`), r.Workspace, r.Number).Scan(&env, &list)
 			if errors.Is(err, sql.ErrNoRows) {
-				return nil, store.Errorf(store.NotFound, op, "workspace %s has no revision %d to restore", r.Workspace, r.Number)
+				return nil, nil, store.Errorf(store.NotFound, op, "workspace %s has no revision %d to restore", r.Workspace, r.Number)
 			}
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			return parseSnapshot(snap, r.Workspace, r.Number)
+			return s.loadSnapshot(ctx, tx, r.Workspace, r.Number, env, list)
 		}})
 }
 
@@ -693,15 +707,16 @@ func (s *DB) Revision(ctx context.Context, ws string, n int) (store.Revision, er
 		return store.Revision{}, s.wrap(op, err)
 	}
 	key := revKey{ws, n, r.LastSeq}
-	if r.Listing = s.cache.get(key); r.Listing == nil {
-		var snap []byte
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT listing FROM revisions WHERE workspace_id = ? AND number = ?`), ws, n).Scan(&snap); err != nil {
+	if r.Listing, _ = s.cache.get(key); r.Listing == nil {
+		var env, list []byte
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT envelope, tools FROM revisions WHERE workspace_id = ? AND number = ?`), ws, n).Scan(&env, &list); err != nil {
 			return store.Revision{}, s.wrap(op, err)
 		}
-		if r.Listing, err = parseSnapshot(snap, ws, n); err != nil {
+		var refs []toolRef
+		if r.Listing, refs, err = s.loadSnapshot(ctx, tx, ws, n, env, list); err != nil {
 			return store.Revision{}, s.wrap(op, err)
 		}
-		s.cache.put(key, r.Listing, len(snap))
+		s.cache.put(key, r.Listing, refs, sizeOf(env, refs))
 	}
 	edits, err := s.edits(ctx, tx, ws, `revision = ?`, n, 0)
 	if err != nil {
@@ -1159,19 +1174,21 @@ type revKey struct {
 
 type cachedListing struct {
 	l    *listing.Listing
+	refs []toolRef // where its tools are stored, aligned with l.Tools
 	size int
 }
 
 // listingCacheBytes bounds the JSON size of the cached listings.
 const listingCacheBytes = 32 << 20
 
-func (c *listingCache) get(k revKey) *listing.Listing {
+func (c *listingCache) get(k revKey) (*listing.Listing, []toolRef) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.m[k].l
+	e := c.m[k]
+	return e.l, e.refs
 }
 
-func (c *listingCache) put(k revKey, l *listing.Listing, size int) {
+func (c *listingCache) put(k revKey, l *listing.Listing, refs []toolRef, size int) {
 	if size > listingCacheBytes/4 {
 		return // one huge listing must not empty the cache
 	}
@@ -1190,7 +1207,7 @@ func (c *listingCache) put(k revKey, l *listing.Listing, size int) {
 		delete(c.m, k2)
 		c.bytes -= e.size
 	}
-	c.m[k] = cachedListing{l, size}
+	c.m[k] = cachedListing{l, refs, size}
 	c.bytes += size
 }
 

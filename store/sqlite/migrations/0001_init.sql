@@ -27,12 +27,20 @@ CREATE TABLE revisions (
   first_seq     INTEGER NOT NULL,
   last_seq      INTEGER NOT NULL,
   restored_from INTEGER,
-  listing       BLOB NOT NULL,   -- the whole listing as (*listing.Listing).Marshal writes it
+  envelope      BLOB NOT NULL,   -- the listing as (*listing.Listing).Marshal writes it, each tool cut out
+  tools         BLOB NOT NULL,   -- per tool in order: its SHA-256 (32 bytes), then its offset in envelope (uvarint)
   PRIMARY KEY (workspace_id, number),
   FOREIGN KEY (workspace_id, parent) REFERENCES revisions (workspace_id, number) ON DELETE CASCADE,
   CHECK ((number = 0) = (parent IS NULL))
 ) STRICT;
 CREATE UNIQUE INDEX revisions_name ON revisions (workspace_id, name) WHERE name IS NOT NULL;
+
+-- Each tool's JSON (as listing.Marshal writes it, compact) once, by its SHA-256: a revision lists
+-- the hashes of its tools, so that an edit to one tool writes that tool, not the whole listing.
+CREATE TABLE tools (
+  hash BLOB PRIMARY KEY,
+  json BLOB NOT NULL
+) STRICT;
 
 CREATE TABLE edits (
   workspace_id TEXT NOT NULL,

@@ -1,0 +1,234 @@
+package sqlstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/store"
+)
+
+// A revision's listing is stored in two parts, so that a keystroke writes the one tool it
+// changed instead of the whole listing: each tool's JSON once, by content hash, in the tools
+// table, and per revision the envelope (the listing as (*listing.Listing).Marshal writes it,
+// with every tool cut out) plus the tool list (per tool, in order: its SHA-256, then where in
+// the envelope it goes back, as a uvarint). Putting the tools back gives exactly the bytes
+// Marshal wrote.
+
+// toolSentinel stands in for each tool while the envelope is encoded: a raw NUL byte, which the
+// encoder writes for nothing else (it escapes control characters in strings and keys).
+var toolSentinel = &listing.Value{Kind: listing.Number, Str: "\x00"}
+
+// toolRef is what is known of a stored tool: its hash and the length of its JSON.
+type toolRef struct {
+	hash listing.Hash
+	n    int
+}
+
+// snapshot is a listing encoded for storage.
+type snapshot struct {
+	envelope []byte
+	list     []byte
+	refs     []toolRef // aligned with the listing's tools
+	fresh    map[listing.Hash][]byte
+	size     int // bytes of the whole listing as Marshal writes it
+}
+
+// encodeSnapshot splits l into envelope and tool list. Tools found in known (by identity: tool
+// values are immutable and shared between a listing and its edited copies) are stored already;
+// the others are encoded and hashed, and returned in fresh to be inserted.
+func encodeSnapshot(l *listing.Listing, known map[*listing.Value]toolRef) (snapshot, error) {
+	skel := l.Clone()
+	for i := range skel.Tools {
+		skel.Tools[i] = toolSentinel
+	}
+	raw := skel.Marshal("")
+	if n := bytes.Count(raw, []byte{0}); n != len(l.Tools) {
+		return snapshot{}, fmt.Errorf("encode listing: found %d tool positions for %d tools (a number value holds a NUL byte?)", n, len(l.Tools))
+	}
+	sn := snapshot{envelope: make([]byte, 0, len(raw)-len(l.Tools)), refs: make([]toolRef, len(l.Tools))}
+	sn.list = make([]byte, 0, len(l.Tools)*(sha256.Size+3))
+	for i, t := range l.Tools {
+		j := bytes.IndexByte(raw, 0)
+		sn.envelope = append(sn.envelope, raw[:j]...)
+		raw = raw[j+1:]
+		ref, ok := known[t]
+		if !ok {
+			b := listing.Marshal(t, "")
+			ref = toolRef{sha256.Sum256(b), len(b)}
+			if sn.fresh == nil {
+				sn.fresh = map[listing.Hash][]byte{}
+			}
+			sn.fresh[ref.hash] = b
+		}
+		sn.refs[i] = ref
+		sn.size += ref.n
+		sn.list = append(sn.list, ref.hash[:]...)
+		sn.list = binary.AppendUvarint(sn.list, uint64(len(sn.envelope)))
+	}
+	sn.envelope = append(sn.envelope, raw...)
+	sn.size += len(sn.envelope)
+	return sn, nil
+}
+
+// knownTools indexes the stored tools of a listing by identity.
+func knownTools(l *listing.Listing, refs []toolRef) map[*listing.Value]toolRef {
+	if l == nil || len(refs) != len(l.Tools) {
+		return nil
+	}
+	m := make(map[*listing.Value]toolRef, len(refs))
+	for i, t := range l.Tools {
+		m[t] = refs[i]
+	}
+	return m
+}
+
+// toolsPerInsert bounds the rows of one insert (two parameters each; SQLite allows 32766).
+const toolsPerInsert = 500
+
+// putTools inserts the tools the store may not hold yet; a tool stored already is left as is
+// (same hash, same bytes).
+func (s *DB) putTools(ctx context.Context, tx *sql.Tx, fresh map[listing.Hash][]byte) error {
+	args := make([]any, 0, 2*min(len(fresh), toolsPerInsert))
+	flush := func() error {
+		if len(args) == 0 {
+			return nil
+		}
+		q := `INSERT INTO tools (hash, json) VALUES ` + strings.TrimSuffix(strings.Repeat("(?, ?), ", len(args)/2), ", ") + ` ON CONFLICT (hash) DO NOTHING`
+		if _, err := tx.ExecContext(ctx, s.q(q), args...); err != nil {
+			return fmt.Errorf("write tools: %w", err)
+		}
+		args = args[:0]
+		return nil
+	}
+	for h, b := range fresh {
+		args = append(args, h[:], b)
+		if len(args) == 2*toolsPerInsert {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// errCorrupt marks a stored listing that cannot be put back together.
+var errCorrupt = errors.New("stored listing is unreadable")
+
+// decodeList reads a tool list: the hashes and their offsets in an envelope of n bytes.
+func decodeList(list []byte, n int) ([]listing.Hash, []int, error) {
+	var hs []listing.Hash
+	var offs []int
+	last := 0
+	for len(list) > 0 {
+		if len(list) < sha256.Size {
+			return nil, nil, fmt.Errorf("%w: the tool list ends inside a hash", errCorrupt)
+		}
+		var h listing.Hash
+		copy(h[:], list)
+		off, k := binary.Uvarint(list[sha256.Size:])
+		if k <= 0 {
+			return nil, nil, fmt.Errorf("%w: the tool list has a bad offset", errCorrupt)
+		}
+		if off < uint64(last) || off > uint64(n) {
+			return nil, nil, fmt.Errorf("%w: tool offset %d is outside %d..%d", errCorrupt, off, last, n)
+		}
+		last = int(off)
+		hs, offs = append(hs, h), append(offs, last)
+		list = list[sha256.Size+k:]
+	}
+	return hs, offs, nil
+}
+
+// toolsPerSelect bounds the hashes of one lookup.
+const toolsPerSelect = 500
+
+// loadSnapshot reads revision n's listing from its envelope and tool list, and returns it with
+// its tools' references.
+func (s *DB) loadSnapshot(ctx context.Context, q querier, ws string, n int, envelope, list []byte) (*listing.Listing, []toolRef, error) {
+	hs, offs, err := decodeList(list, len(envelope))
+	if err != nil {
+		return nil, nil, err
+	}
+	jsons := make(map[listing.Hash][]byte, len(hs))
+	var want []any
+	lookup := func() error {
+		if len(want) == 0 {
+			return nil
+		}
+		rows, err := q.QueryContext(ctx, s.q(`SELECT hash, json FROM tools WHERE hash IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(want)), ", ")+`)`), want...)
+		if err != nil {
+			return fmt.Errorf("read tools: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var h, b []byte
+			if err := rows.Scan(&h, &b); err != nil {
+				return fmt.Errorf("read tools: %w", err)
+			}
+			jsons[listing.Hash(h)] = b
+		}
+		want = want[:0]
+		return rows.Err()
+	}
+	for _, h := range hs {
+		if _, ok := jsons[h]; ok {
+			continue
+		}
+		jsons[h] = nil // asked for
+		want = append(want, h[:])
+		if len(want) == toolsPerSelect {
+			if err := lookup(); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if err := lookup(); err != nil {
+		return nil, nil, err
+	}
+	size := len(envelope)
+	refs := make([]toolRef, len(hs))
+	for i, h := range hs {
+		b := jsons[h]
+		if b == nil {
+			return nil, nil, fmt.Errorf("%w: tool %x is missing", errCorrupt, h[:8])
+		}
+		refs[i] = toolRef{h, len(b)}
+		size += len(b)
+	}
+	doc := make([]byte, 0, size)
+	prev := 0
+	for i, h := range hs {
+		doc = append(doc, envelope[prev:offs[i]]...)
+		doc = append(doc, jsons[h]...)
+		prev = offs[i]
+	}
+	doc = append(doc, envelope[prev:]...)
+	l, err := parseSnapshot(doc, ws, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(l.Tools) != len(refs) {
+		return nil, nil, fmt.Errorf("%w: %d tools stored, %d read back", errCorrupt, len(refs), len(l.Tools))
+	}
+	return l, refs, nil
+}
+
+// storeSnapshot encodes l for a write in tx, inserting its new tools, after checking that it can
+// be read back.
+func (s *DB) storeSnapshot(ctx context.Context, tx *sql.Tx, op string, l *listing.Listing, known map[*listing.Value]toolRef) (snapshot, error) {
+	sn, err := encodeSnapshot(l, known)
+	if err != nil {
+		return sn, store.Errorf(store.Invalid, op, "%v", err)
+	}
+	if err := checkSnapshot(op, l, sn.size); err != nil {
+		return sn, err
+	}
+	return sn, s.putTools(ctx, tx, sn.fresh)
+}
