@@ -269,8 +269,18 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 		}
 		w.stacks(id, who.ID, true).push(undoEntry{key: e.Key, tasks: true, tasksBefore: before.Tasks, tasksAfter: e.Tasks})
 	}
-	after, err := w.Get(ctx, id, who)
-	return after, res, err
+	if e.SetTasks {
+		after, err := w.Get(ctx, id, who)
+		return after, res, err
+	}
+	// A listing edit changes the head and the undo stack only: the rest is what it was a moment
+	// ago, so the workspace after it needs no second round of reads.
+	after := before
+	after.Listing, after.Version, after.Head = res.Listing, int(res.Seq), res.Revision.Number
+	if u := w.stacks(id, who.ID, false); u != nil {
+		after.CanUndo, after.CanRedo = u.can()
+	}
+	return after, res, nil
 }
 
 // errUndo is an undo or redo that cannot be done; its text is shown to the person.

@@ -36,7 +36,7 @@ func TestPragmas(t *testing.T) {
 	defer s.Close()
 	ctx := context.Background()
 	for _, tc := range []struct{ pragma, want string }{
-		{"journal_mode", "wal"}, {"foreign_keys", "1"}, {"busy_timeout", strconv.Itoa(BusyTimeoutMS)}, {"synchronous", "2"},
+		{"journal_mode", "wal"}, {"foreign_keys", "1"}, {"busy_timeout", strconv.Itoa(BusyTimeoutMS)}, {"synchronous", "1"},
 	} {
 		var got string
 		if err := s.write.QueryRowContext(ctx, "PRAGMA "+tc.pragma).Scan(&got); err != nil {
