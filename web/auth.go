@@ -108,8 +108,9 @@ func (c Capability) String() string {
 
 // access is the server's auth state.
 type access struct {
-	cfg AuthConfig
-	log *slog.Logger
+	cfg    AuthConfig
+	log    *slog.Logger
+	logins *loginLimiter // token-mode sign-in attempts per address
 }
 
 func newAccess(cfg AuthConfig, log *slog.Logger) (*access, error) {
@@ -139,16 +140,17 @@ func newAccess(cfg AuthConfig, log *slog.Logger) (*access, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &access{cfg: cfg, log: log}, nil
+	return &access{cfg: cfg, log: log, logins: newLoginLimiter()}, nil
 }
 
 // principal is who a request comes from.
 type principal struct {
 	name     string
 	authorID string
-	signed   bool   // a team member: session, trusted header or admin bearer token
-	session  string // the session token, for sign-out
-	named    bool   // the person chose the name (local mode and link visitors)
+	signed   bool      // a team member: session, trusted header or admin bearer token
+	session  string    // the session token, for sign-out
+	expires  time.Time // when the session ends (zero: not a session)
+	named    bool      // the person chose the name (local mode and link visitors)
 }
 
 // errUntrusted is a header-mode request from an address that is not a trusted proxy.
@@ -212,7 +214,7 @@ func (a *access) who(r *http.Request) (principal, error) {
 				s, err := a.cfg.Store.Session(r.Context(), tok, a.cfg.Now())
 				switch {
 				case err == nil:
-					return principal{name: s.Name, authorID: "session:" + s.ID, signed: true, session: tok, named: true}, nil
+					return principal{name: s.Name, authorID: "session:" + s.ID, signed: true, session: tok, named: true, expires: s.Expires}, nil
 				case store.KindOf(err) != store.NotFound:
 					return p, fmt.Errorf("look up session: %w", err)
 				}
@@ -261,6 +263,7 @@ func cleanName(s string) (string, bool) {
 type grant struct {
 	cap    Capability
 	link   bool   // the capability comes from a share link
+	linkID string // that link's id (not its token), which revoking names
 	reason string // why the capability is none, for the message
 }
 
@@ -294,11 +297,48 @@ func (a *access) capabilityFor(r *http.Request, p principal, ws string) (grant, 
 	if l.Workspace != ws {
 		return grant{reason: "signin"}, nil
 	}
-	g := grant{cap: CapView, link: true}
+	g := grant{cap: CapView, link: true, linkID: l.ID}
 	if l.Capability == store.CanEdit {
 		g.cap = CapEdit
 	}
 	return g, nil
+}
+
+// streamAccess names the access a live stream rests on, so that ending it ends the stream:
+// "session:<id>" with the session's expiry, "link:<id>" for a share link, "" for access nothing
+// revokes (local mode, header mode, the admin bearer token).
+func streamAccess(c echo.Context) (cred string, until time.Time) {
+	if p, ok := c.Get(ctxPrincipal).(principal); ok && p.session != "" {
+		return p.authorID, p.expires
+	}
+	if g, ok := c.Get(ctxGrant).(grant); ok && g.link && g.linkID != "" {
+		return "link:" + g.linkID, time.Time{}
+	}
+	return "", time.Time{}
+}
+
+// accessStands checks again, for an open stream, the access it was opened with: a link revoked
+// or a session ended on another replica reaches this process's hub by no event, so each stream
+// asks at its heartbeat. A store failure keeps the stream (the next heartbeat asks again).
+func (s *Server) accessStands(c echo.Context, cred string) bool {
+	if cred == "" {
+		return true
+	}
+	r := c.Request()
+	p, err := s.auth.who(r)
+	if err != nil {
+		s.log.Warn("stream: check access again", "err", err)
+		return true
+	}
+	if strings.HasPrefix(cred, "session:") {
+		return p.session != "" && p.authorID == cred
+	}
+	g, err := s.auth.capabilityFor(r, p, c.Param("id"))
+	if err != nil {
+		s.log.Warn("stream: check access again", "err", err)
+		return true
+	}
+	return g.link && "link:"+g.linkID == cred
 }
 
 // requirement is what a route needs.

@@ -242,7 +242,8 @@ func (s *Server) stream(c echo.Context) error {
 	// as a notice, and one accepted before it shows in ws.Version, which the check below compares
 	// with the page's. Reading first left a gap: an edit accepted between the read and the join
 	// reached the page neither way, and it showed the old listing until the next edit.
-	p, err := s.hub.join(id, sg.PID, sg.Tool, s.who(c))
+	cred, until := streamAccess(c)
+	p, err := s.hub.join(id, sg.PID, sg.Tool, s.who(c), cred)
 	if err != nil {
 		return err
 	}
@@ -264,9 +265,20 @@ func (s *Server) stream(c echo.Context) error {
 	}
 	tick := time.NewTicker(s.alive)
 	defer tick.Stop()
+	// A session ends at its expiry even if nobody signs out: the stream ends with it.
+	var expired <-chan time.Time
+	if !until.IsZero() {
+		t := time.NewTimer(until.Sub(s.auth.cfg.Now())) // the clock sessions are dated by
+		defer t.Stop()
+		expired = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
+			return nil
+		case <-p.cut:
+			return nil
+		case <-expired:
 			return nil
 		case n := <-p.ch:
 			// One flush for all of a notice's events: a few writes instead of one per event
@@ -286,6 +298,9 @@ func (s *Server) stream(c echo.Context) error {
 				return nil
 			}
 			s.hub.announce(p, "here") // the presence heartbeat: pages of a dead replica expire
+			if !s.accessStands(c, cred) {
+				return nil // revoked or signed out on another replica
+			}
 		}
 	}
 }

@@ -91,6 +91,25 @@ type page struct {
 	focusAt time.Time
 	history bool // the History panel has been opened
 	ch      chan Notice
+
+	// cred is the access the stream was opened with ("session:<id>", "link:<id>", or "" when
+	// nothing can take it away); cut is closed when that access ends (sign-out, revocation), and
+	// the stream then ends: the browser reconnects and is asked again.
+	cred    string
+	cut     chan struct{}
+	cutOnce sync.Once
+}
+
+// end closes the page's stream because the access behind it ended.
+func (p *page) end() { p.cutOnce.Do(func() { close(p.cut) }) }
+
+func (p *page) ended() bool {
+	select {
+	case <-p.cut:
+		return true
+	default:
+		return false
+	}
 }
 
 func (p *page) selected() int {
@@ -187,10 +206,10 @@ func newHub(s *Server) *Hub {
 
 // join registers a page (or returns the one already registered under id), subscribing to the
 // workspace when it is the first page on it in this process.
-func (h *Hub) join(ws, id string, tool int, who Author) (*page, error) {
+func (h *Hub) join(ws, id string, tool int, who Author, cred string) (*page, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if p, ok := h.pages[id]; ok && p.ws == ws {
+	if p, ok := h.pages[id]; ok && p.ws == ws && p.cred == cred && !p.ended() {
 		return p, nil
 	}
 	r := h.rooms[ws]
@@ -201,11 +220,14 @@ func (h *Hub) join(ws, id string, tool int, who Author) (*page, error) {
 			cancel()
 			return nil, storeErr(err)
 		}
+		// After subscribing: a put between the two then shows twice here, rather than a count
+		// left over from a put whose event never came hiding another replica's.
+		h.s.runs.local.forget(ws)
 		r = &room{ws: ws, pages: map[string]*page{}, cancel: cancel, pending: map[int64]Notice{}, roster: map[string]presence{}}
 		h.rooms[ws] = r
 		go h.run(r, events)
 	}
-	p := &page{id: id, ws: ws, tool: tool, who: who, ch: make(chan Notice, 16)}
+	p := &page{id: id, ws: ws, tool: tool, who: who, ch: make(chan Notice, 16), cred: cred, cut: make(chan struct{})}
 	h.pages[id] = p
 	r.pages[id] = p
 	return p, nil
@@ -226,6 +248,27 @@ func (h *Hub) leave(p *page) {
 			delete(h.rooms, p.ws)
 		}
 	}
+}
+
+// EndAccess ends every open stream in this process that was opened with cred (see page.cred):
+// a signed-out session or a revoked share link stops receiving updates at once, not at its next
+// request. It returns how many streams it ended.
+func (h *Hub) EndAccess(cred string) int {
+	if cred == "" {
+		return 0
+	}
+	h.mu.Lock()
+	var hit []*page
+	for _, p := range h.pages {
+		if p.cred == cred {
+			hit = append(hit, p)
+		}
+	}
+	h.mu.Unlock()
+	for _, p := range hit {
+		p.end()
+	}
+	return len(hit)
 }
 
 // lookup returns the page with id on workspace ws, or nil.
@@ -337,6 +380,9 @@ func (h *Hub) handle(r *room, ev store.Event) {
 	case store.EventTasks:
 		// A task file changed here or on another replica: every page re-renders the task panel.
 		h.onRemoteChange(r, ev, Notice{EditorTool: -1})
+	case store.EventRuns:
+		// A run was stored here or on another replica: see onRuns.
+		h.onRuns(r)
 	case store.EventRevision, store.EventTitle:
 		h.Publish(r.ws, Notice{EditorTool: -1, History: true})
 	case store.EventResync, store.EventDeleted:

@@ -80,6 +80,7 @@ const MaxRunSamples = 100
 type runs struct {
 	cfg      RunsConfig
 	store    RunStore
+	local    *localRuns // store, counting this process's puts (runs_live.go)
 	eps      []runner.Endpoint
 	clients  map[string]*runner.Client
 	problems map[string]string // endpoint → why it cannot be used
@@ -145,7 +146,8 @@ var errCancelled = errors.New("cancelled from the page")
 func newRuns(cfg RunsConfig, st RunStore, log interface {
 	Warn(string, ...any)
 }) *runs {
-	r := &runs{cfg: cfg, store: st, eps: cfg.Endpoints, clients: map[string]*runner.Client{},
+	local := &localRuns{RunStore: st, pending: map[string]int{}}
+	r := &runs{cfg: cfg, store: local, local: local, eps: cfg.Endpoints, clients: map[string]*runner.Client{},
 		problems: map[string]string{}, ctx: cfg.Context, active: map[string]*activeRun{},
 		byWS: map[string]*activeRun{}, last: map[string]string{}}
 	if r.ctx == nil {

@@ -64,17 +64,27 @@ func (s *Server) login(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, "the sign-in form could not be read; send it as the page does (name and token fields)")
 	}
 	l := views.Login{Next: safeNext(r.PostFormValue("next")), Name: strings.TrimSpace(r.PostFormValue("name"))}
+	now := a.cfg.Now()
+	res, wait := a.logins.reserve(loginKey(r), now)
+	if res == nil {
+		a.log.Warn("sign-in throttled: too many wrong admin tokens", "remote", r.RemoteAddr, "retry after", wait.Round(time.Second))
+		c.Response().Header().Set("Retry-After", retryAfter(wait))
+		l.Problem = "Too many wrong tokens from your address. Wait " + retryAfter(wait) + " seconds, then try again."
+		return htmlPage(c, http.StatusTooManyRequests, views.LoginPage(s.page, l))
+	}
 	name, ok := cleanName(l.Name)
 	if !ok {
+		res.CancelAt(now) // only wrong tokens count against the address
 		l.Problem = fmt.Sprintf("Type the name your edits should show: 1 to %d printable characters.", maxNameLen)
 		return htmlPage(c, http.StatusBadRequest, views.LoginPage(s.page, l))
 	}
 	if !a.isAdminToken(r.PostFormValue("token")) {
+		// The reservation stands: this attempt spends from the address's bucket.
 		a.log.Warn("sign-in refused: wrong admin token", "remote", r.RemoteAddr)
 		l.Problem = "That is not this server's admin token. Ask whoever started the server for it."
 		return htmlPage(c, http.StatusUnauthorized, views.LoginPage(s.page, l))
 	}
-	now := a.cfg.Now()
+	res.CancelAt(now)
 	sess, err := a.cfg.Store.CreateSession(r.Context(), store.NewSession{Name: name, Now: now, Expires: now.Add(a.cfg.SessionTTL)})
 	if err != nil {
 		return fmt.Errorf("start session: %w", err)
@@ -96,6 +106,7 @@ func (s *Server) logout(c echo.Context) error {
 		if err := a.cfg.Store.DeleteSession(c.Request().Context(), p.session); err != nil {
 			return fmt.Errorf("end session: %w", err)
 		}
+		s.hub.EndAccess(p.authorID)
 	}
 	c.SetCookie(a.cookie(c.Request(), cookieSession, "", -1))
 	if a.cfg.Mode == AuthToken {
@@ -239,7 +250,7 @@ func (s *Server) shareRevoke(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("revoke share link: %w", err)
 	}
-	s.log.Info("share link revoked", "workspace", c.Param("id"), "link", id)
+	s.log.Info("share link revoked", "workspace", c.Param("id"), "link", id, "streams ended", s.hub.EndAccess("link:"+id))
 	m, err := s.shareModel(c, c.Param("id"), nil)
 	if err != nil {
 		return err

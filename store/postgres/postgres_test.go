@@ -45,6 +45,18 @@ func TestConformance(t *testing.T) {
 
 func BenchmarkEdits(b *testing.B) { storetest.BenchmarkEdits(b, open) }
 
+func TestToolPruning(t *testing.T) {
+	s := open(t).(*Store)
+	defer s.Close()
+	storetest.ToolPruning(t, s, s.DBHandle(), true)
+}
+
+func TestToolPruningConcurrent(t *testing.T) {
+	s := open(t).(*Store)
+	defer s.Close()
+	storetest.ToolPruningConcurrent(t, s, s.DBHandle())
+}
+
 // TestReplicasDeliverEachOthersEdits opens two stores on one database, as two workbench
 // processes would, and checks that an edit through either reaches subscribers of both.
 func TestReplicasDeliverEachOthersEdits(t *testing.T) {

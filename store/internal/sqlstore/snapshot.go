@@ -220,15 +220,181 @@ func (s *DB) loadSnapshot(ctx context.Context, q querier, ws string, n int, enve
 	return l, refs, nil
 }
 
-// storeSnapshot encodes l for a write in tx, inserting its new tools, after checking that it can
-// be read back.
-func (s *DB) storeSnapshot(ctx context.Context, tx *sql.Tx, op string, l *listing.Listing, known map[*listing.Value]toolRef) (snapshot, error) {
+// prepareSnapshot encodes l for a write, after checking that it can be read back.
+func prepareSnapshot(op string, l *listing.Listing, known map[*listing.Value]toolRef) (snapshot, error) {
 	sn, err := encodeSnapshot(l, known)
 	if err != nil {
 		return sn, store.Errorf(store.Invalid, op, "%v", err)
 	}
-	if err := checkSnapshot(op, l, sn.size); err != nil {
-		return sn, err
+	return sn, checkSnapshot(op, l, sn.size)
+}
+
+// storeTools inserts sn's new tools in tx, under the tools lock (exclusive when the transaction
+// will delete tools too).
+func (s *DB) storeTools(ctx context.Context, tx *sql.Tx, sn snapshot, exclusive bool) error {
+	if len(sn.fresh) == 0 && !exclusive {
+		return nil
 	}
-	return sn, s.putTools(ctx, tx, sn.fresh)
+	if err := s.lockTools(ctx, tx, exclusive); err != nil {
+		return err
+	}
+	return s.putTools(ctx, tx, sn.fresh)
+}
+
+// Tools are shared between revisions, workspaces and forks, so a tool is deleted only when no
+// revision lists it any more (table workspace_tools). On PostgreSQL, where writers run at the
+// same time, a writer that inserts tools (and may so find one stored already, about to be
+// deleted) holds toolsLockKey shared, and a writer that deletes tools holds it exclusively:
+// each statement that follows the lock sees what the other committed. SQLite's writers
+// exclude each other already.
+const toolsLockKey = 0x746f6f6c73 // "tools"
+
+// lockTools takes the tools lock for the rest of tx; a transaction takes it at most once, so
+// that no two wait on each other to upgrade it.
+func (s *DB) lockTools(ctx context.Context, tx *sql.Tx, exclusive bool) error {
+	if !s.d.Postgres {
+		return nil
+	}
+	fn := "pg_advisory_xact_lock_shared"
+	if exclusive {
+		fn = "pg_advisory_xact_lock"
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT `+fn+`($1)`, int64(toolsLockKey)); err != nil {
+		return fmt.Errorf("lock tools: %w", err)
+	}
+	return nil
+}
+
+// hashSet is the distinct hashes of refs, in order of first appearance.
+func hashSet(refs []toolRef) []listing.Hash {
+	seen := make(map[listing.Hash]bool, len(refs))
+	hs := make([]listing.Hash, 0, len(refs))
+	for _, r := range refs {
+		if !seen[r.hash] {
+			seen[r.hash] = true
+			hs = append(hs, r.hash)
+		}
+	}
+	return hs
+}
+
+// diffRefs returns the hashes listed by old and not by cur (gone), and by cur and not by old
+// (added).
+func diffRefs(old, cur []toolRef) (gone, added []listing.Hash) {
+	in := func(refs []toolRef) map[listing.Hash]bool {
+		m := make(map[listing.Hash]bool, len(refs))
+		for _, r := range refs {
+			m[r.hash] = true
+		}
+		return m
+	}
+	inOld, inCur := in(old), in(cur)
+	for _, h := range hashSet(old) {
+		if !inCur[h] {
+			gone = append(gone, h)
+		}
+	}
+	for _, h := range hashSet(cur) {
+		if !inOld[h] {
+			added = append(added, h)
+		}
+	}
+	return gone, added
+}
+
+// inBatches runs fn over hs, at most toolsPerInsert at a time.
+func inBatches(hs []listing.Hash, fn func(batch []listing.Hash) error) error {
+	for len(hs) > 0 {
+		n := min(len(hs), toolsPerInsert)
+		if err := fn(hs[:n]); err != nil {
+			return err
+		}
+		hs = hs[n:]
+	}
+	return nil
+}
+
+// placeholders is "?, ?, ..." n times.
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+// addRefs records that revision n of ws lists the tools hs (when no earlier revision does).
+func (s *DB) addRefs(ctx context.Context, tx *sql.Tx, ws string, n int, hs []listing.Hash) error {
+	return inBatches(hs, func(b []listing.Hash) error {
+		args := make([]any, 0, 3*len(b))
+		for _, h := range b {
+			args = append(args, ws, h[:], n)
+		}
+		q := `INSERT INTO workspace_tools (workspace_id, hash, first_number) VALUES ` + strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", len(b)), ", ") +
+			` ON CONFLICT (workspace_id, hash) DO NOTHING`
+		if _, err := tx.ExecContext(ctx, s.q(q), args...); err != nil {
+			return fmt.Errorf("write tool references of revision %d: %w", n, err)
+		}
+		return nil
+	})
+}
+
+// dropRefs records that head revision n of ws no longer lists the tools hs, and returns those
+// no revision of ws lists now: the ones n was the first to list.
+func (s *DB) dropRefs(ctx context.Context, tx *sql.Tx, ws string, n int, hs []listing.Hash) ([]listing.Hash, error) {
+	var dropped []listing.Hash
+	err := inBatches(hs, func(b []listing.Hash) error {
+		args := make([]any, 0, 2+len(b))
+		args = append(args, ws, n)
+		for _, h := range b {
+			args = append(args, h[:])
+		}
+		q := `DELETE FROM workspace_tools WHERE workspace_id = ? AND first_number = ? AND hash IN (` + placeholders(len(b)) + `) RETURNING hash`
+		var err error
+		dropped, err = scanHashes(ctx, tx, s.q(q), args, dropped)
+		if err != nil {
+			return fmt.Errorf("drop tool references of revision %d: %w", n, err)
+		}
+		return nil
+	})
+	return dropped, err
+}
+
+// scanHashes appends to hs the hashes query returns.
+func scanHashes(ctx context.Context, tx *sql.Tx, query string, args []any, hs []listing.Hash) ([]listing.Hash, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return hs, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return hs, err
+		}
+		if len(b) != sha256.Size {
+			return hs, fmt.Errorf("%w: a tool reference of %d bytes", errCorrupt, len(b))
+		}
+		hs = append(hs, listing.Hash(b))
+	}
+	return hs, rows.Err()
+}
+
+// pruneTools deletes those of the tools hs that no revision lists. The caller holds the tools
+// lock exclusively.
+func (s *DB) pruneTools(ctx context.Context, tx *sql.Tx, hs []listing.Hash) error {
+	return inBatches(hs, func(b []listing.Hash) error {
+		args := make([]any, 0, len(b))
+		for _, h := range b {
+			args = append(args, h[:])
+		}
+		q := `DELETE FROM tools WHERE hash IN (` + placeholders(len(b)) + `) AND NOT EXISTS (SELECT 1 FROM workspace_tools r WHERE r.hash = tools.hash)`
+		if _, err := tx.ExecContext(ctx, s.q(q), args...); err != nil {
+			return fmt.Errorf("delete unlisted tools: %w", err)
+		}
+		return nil
+	})
+}
+
+// listedTools returns the tools the revisions of ws list.
+func (s *DB) listedTools(ctx context.Context, tx *sql.Tx, ws string) ([]listing.Hash, error) {
+	hs, err := scanHashes(ctx, tx, s.q(`SELECT hash FROM workspace_tools WHERE workspace_id = ?`), []any{ws}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("read tool references: %w", err)
+	}
+	return hs, nil
 }

@@ -215,8 +215,11 @@ func (s *DB) CreateWorkspace(ctx context.Context, nw store.NewWorkspace) (store.
 	t := now(nw.Now)
 	w := store.Workspace{ID: store.NewID(), Title: nw.Title, Created: t, Updated: t}
 	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
-		sn, err := s.storeSnapshot(ctx, tx, op, nw.Listing, nil)
+		sn, err := prepareSnapshot(op, nw.Listing, nil)
 		if err != nil {
+			return nil, err
+		}
+		if err := s.storeTools(ctx, tx, sn, false); err != nil {
 			return nil, err
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq) VALUES (?, ?, ?, ?, 0, 0)`),
@@ -226,6 +229,9 @@ func (s *DB) CreateWorkspace(ctx context.Context, nw store.NewWorkspace) (store.
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO revisions (workspace_id, number, parent, kind, author, message, field, created_at, updated_at, edit_count, first_seq, last_seq, envelope, tools)
 			VALUES (?, 0, NULL, 'import', ?, ?, '', ?, ?, 0, 0, 0, ?, ?)`),
 			w.ID, nw.Author, nw.Message, store.Micros(t), store.Micros(t), sn.envelope, sn.list); err != nil {
+			return nil, err
+		}
+		if err := s.addRefs(ctx, tx, w.ID, 0, hashSet(sn.refs)); err != nil {
 			return nil, err
 		}
 		if len(nw.Tasks) > 0 {
@@ -310,12 +316,35 @@ func (s *DB) DeleteWorkspace(ctx context.Context, id string) error {
 		return err
 	}
 	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		// Lock the workspace first, so that the tools its revisions list are all of them.
+		var one int
+		err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM workspaces WHERE id = ?`+s.forUpdate()), id).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, notFoundWorkspace(op, id)
+		}
+		if err != nil {
+			return nil, err
+		}
+		listed, err := s.listedTools(ctx, tx, id)
+		if err != nil {
+			return nil, err
+		}
 		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM workspaces WHERE id = ?`), id)
 		if err != nil {
 			return nil, err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return nil, notFoundWorkspace(op, id)
+		}
+		// The workspace's tool references are gone with it (ON DELETE CASCADE); the tools no
+		// other workspace lists go too.
+		if len(listed) > 0 {
+			if err := s.lockTools(ctx, tx, true); err != nil {
+				return nil, err
+			}
+			if err := s.pruneTools(ctx, tx, listed); err != nil {
+				return nil, err
+			}
 		}
 		return []store.Event{{Workspace: id, Kind: store.EventDeleted}}, nil
 	})
@@ -359,6 +388,10 @@ func (s *DB) ForkWorkspace(ctx context.Context, f store.Fork) (store.Workspace, 
 			{`INSERT INTO revisions (workspace_id, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, envelope, tools)
 				SELECT ?, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, envelope, tools
 				FROM revisions WHERE workspace_id = ?`, []any{id, src.ID}},
+			// The fork lists the source's tools: they are stored, and stay so while the source's
+			// revisions (locked with it) list them.
+			{`INSERT INTO workspace_tools (workspace_id, hash, first_number)
+				SELECT ?, hash, first_number FROM workspace_tools WHERE workspace_id = ?`, []any{id, src.ID}},
 			{`INSERT INTO edits (workspace_id, seq, revision, author, author_id, at, ops)
 				SELECT ?, seq, revision, author, author_id, at, ops FROM edits WHERE workspace_id = ?`, []any{id, src.ID}},
 			{`INSERT INTO task_files (workspace_id, body, author, updated_at)
@@ -504,7 +537,20 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if known == nil {
 			known = knownTools(cur, curRefs)
 		}
-		if sn, err = s.storeSnapshot(ctx, tx, c.op, next, known); err != nil {
+		if sn, err = prepareSnapshot(c.op, next, known); err != nil {
+			return nil, err
+		}
+		res.Coalesced = c.coalesce != nil && c.coalesce(head)
+		// The tools the head does not list may be new to the workspace; and a coalesced edit
+		// replaces the head's tools, so those it no longer lists may be listed nowhere now.
+		gone, added := diffRefs(curRefs, sn.refs)
+		var dropped []listing.Hash
+		if res.Coalesced {
+			if dropped, err = s.dropRefs(ctx, tx, c.ws, head.Number, gone); err != nil {
+				return nil, err
+			}
+		}
+		if err := s.storeTools(ctx, tx, sn, len(dropped) > 0); err != nil {
 			return nil, err
 		}
 		seq := w.Seq + 1
@@ -513,7 +559,6 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 			field = ""
 		}
 		rev := head
-		res.Coalesced = c.coalesce != nil && c.coalesce(head)
 		if res.Coalesced {
 			rev.Updated, rev.Edits, rev.LastSeq = t, head.Edits+1, seq
 			_, err = tx.ExecContext(ctx, s.q(`UPDATE revisions SET envelope = ?, tools = ?, updated_at = ?, edit_count = ?, last_seq = ? WHERE workspace_id = ? AND number = ?`),
@@ -531,6 +576,12 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		}
 		if err != nil {
 			return nil, fmt.Errorf("write revision %d: %w", rev.Number, err)
+		}
+		if err := s.addRefs(ctx, tx, c.ws, rev.Number, added); err != nil {
+			return nil, err
+		}
+		if err := s.pruneTools(ctx, tx, dropped); err != nil {
+			return nil, err
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO edits (workspace_id, seq, revision, author, author_id, at, ops) VALUES (?, ?, ?, ?, ?, ?, ?)`),
 			c.ws, seq, rev.Number, c.author, c.authorID, store.Micros(t), opsJSON); err != nil {

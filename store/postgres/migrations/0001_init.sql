@@ -42,6 +42,18 @@ CREATE TABLE tools (
   json BYTEA NOT NULL
 );
 
+-- Which tools each workspace's revisions list, and the first revision that lists each, so that a
+-- tool no revision lists any more can be deleted. Only the head revision changes (a coalesced
+-- keystroke replaces its tools), so a tool it drops is listed nowhere in its workspace any more
+-- exactly when its first revision is the head. A tool another workspace (say, a fork) lists stays.
+CREATE TABLE workspace_tools (
+  workspace_id TEXT NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+  hash         BYTEA NOT NULL REFERENCES tools (hash),
+  first_number INTEGER NOT NULL,
+  PRIMARY KEY (workspace_id, hash)
+);
+CREATE INDEX workspace_tools_hash ON workspace_tools (hash);
+
 CREATE TABLE edits (
   workspace_id TEXT NOT NULL,
   seq          BIGINT  NOT NULL CHECK (seq > 0),

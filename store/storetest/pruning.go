@@ -1,0 +1,180 @@
+package storetest
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/store"
+	"github.com/tool-workbench/workbench/store/internal/sqlstore"
+)
+
+// ToolPruning checks, on a store kept by store/internal/sqlstore whose database db is, that a
+// tool version no revision lists any more is deleted: the versions a run of coalesced
+// keystrokes passed through, and on deleting a workspace the tools no other workspace lists,
+// while tools a fork shares stay. Texts carry the workspace's ID, so that other tests' tools
+// on the same database never match.
+func ToolPruning(t *testing.T, s store.Store, db *sql.DB, postgres bool) {
+	ctx := context.Background()
+	q := sqlstore.RebindFor(postgres)
+	stored := func(tool *listing.Value) bool {
+		t.Helper()
+		h := sha256.Sum256(listing.Marshal(tool, ""))
+		var n int
+		if err := db.QueryRowContext(ctx, q(`SELECT count(*) FROM tools WHERE hash = ?`), h[:]).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+	// withDesc is tool 0 of l with its description set to text, as the store would hold it.
+	withDesc := func(l *listing.Listing, text string) *listing.Value {
+		t.Helper()
+		e, err := l.Apply(listing.Op{Kind: listing.OpSet, Path: "/tools/0/description", Value: listing.NewString(text)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.Tools[0]
+	}
+	edit := func(ws, author, text string, at time.Time) store.EditResult {
+		t.Helper()
+		r, err := s.AppendEdit(ctx, store.Edit{Workspace: ws, Author: author, Ops: set("/tools/0/description", text), Now: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	orphans := func() int {
+		t.Helper()
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM tools t WHERE NOT EXISTS (SELECT 1 FROM workspace_tools r WHERE r.hash = t.hash)`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	w := newWorkspace(t, s, t0)
+	base, err := s.Revision(ctx, w.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const keystrokes = 30
+	typed := func(ws string, i int) string { return fmt.Sprintf("%s typed %d", ws, i) }
+	var last store.EditResult
+	for i := range keystrokes {
+		last = edit(w.ID, "ada", typed(w.ID, i), t0.Add(time.Duration(i)*time.Millisecond))
+		if i > 0 && !last.Coalesced {
+			t.Fatalf("keystroke %d started revision %d; the test needs coalesced edits", i, last.Revision.Number)
+		}
+	}
+	for i := range keystrokes - 1 {
+		if stored(withDesc(base.Listing, typed(w.ID, i))) {
+			t.Errorf("after %d coalesced keystrokes, the version of keystroke %d is still stored; no revision lists it", keystrokes, i)
+		}
+	}
+	final := last.Listing.Tools[0]
+	if !stored(final) || !stored(base.Listing.Tools[0]) {
+		t.Errorf("a listed tool was deleted: head's %v, baseline's %v", stored(final), stored(base.Listing.Tools[0]))
+	}
+	if n := orphans(); n != 0 {
+		t.Errorf("%d stored tools are listed by no revision", n)
+	}
+
+	// Back to the baseline, then typing over it again, starting with a keystroke that changes
+	// nothing (so the revision the others coalesce into lists the baseline's tool): the
+	// baseline's tool stays, as revision 0 lists it.
+	if _, err := s.Restore(ctx, store.Restore{Workspace: w.ID, Number: 0, Author: "ada", Now: t0.Add(time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	edit(w.ID, "ada", base.Listing.Tools[0].Get("description").Str, t0.Add(time.Second))
+	for i := range 3 {
+		if r := edit(w.ID, "ada", typed(w.ID, 100+i), t0.Add(time.Second+time.Duration(i+1)*time.Millisecond)); !r.Coalesced {
+			t.Fatalf("keystroke %d after the restore started revision %d; the test needs coalesced edits", i, r.Revision.Number)
+		}
+	}
+	if !stored(base.Listing.Tools[0]) || !stored(final) {
+		t.Errorf("typing over a restored baseline deleted tools older revisions list: baseline's %v, revision 1's %v", stored(base.Listing.Tools[0]), stored(final))
+	}
+	if stored(withDesc(base.Listing, typed(w.ID, 100))) {
+		t.Errorf("a coalesced-over version after the restore is still stored")
+	}
+
+	// A fork shares the source's tools; each then writes one of its own.
+	f, err := s.ForkWorkspace(ctx, store.Fork{From: w.ID, Author: "bob", Now: t0.Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forkOwn := edit(f.ID, "bob", f.ID+" fork's own", t0.Add(time.Minute)).Listing.Tools[0]
+	srcOwn := edit(w.ID, "bob", w.ID+" source's own", t0.Add(time.Minute)).Listing.Tools[0]
+	if err := s.DeleteWorkspace(ctx, w.ID); err != nil {
+		t.Fatal(err)
+	}
+	if stored(srcOwn) {
+		t.Errorf("deleting the workspace left its own tool stored")
+	}
+	if !stored(final) || !stored(forkOwn) {
+		t.Errorf("deleting the source deleted tools its fork lists: shared %v, fork's own %v", stored(final), stored(forkOwn))
+	}
+	if _, err := s.Revision(ctx, f.ID, 1); err != nil {
+		t.Errorf("the fork's revision 1 (the source's keystrokes) is unreadable after deleting the source: %v", err)
+	}
+	if n := orphans(); n != 0 {
+		t.Errorf("%d stored tools are listed by no revision after deleting a workspace", n)
+	}
+	if err := s.DeleteWorkspace(ctx, f.ID); err != nil {
+		t.Fatal(err)
+	}
+	if stored(final) || stored(forkOwn) {
+		t.Errorf("deleting the fork too left tools no workspace lists: shared %v, fork's own %v", stored(final), stored(forkOwn))
+	}
+}
+
+// ToolPruningConcurrent has several workspaces type the same few texts at once, so that each
+// keeps deleting tool versions another is writing again: every edit must succeed (a tool
+// deleted under another's reference would fail it, by the tools foreign key) and no stored
+// tool may end up listed by no revision.
+func ToolPruningConcurrent(t *testing.T, s store.Store, db *sql.DB) {
+	ctx := context.Background()
+	const writers, keystrokes, texts = 4, 60, 3
+	ws := make([]store.Workspace, writers)
+	for i := range ws {
+		ws[i] = newWorkspace(t, s, t0)
+	}
+	tag := ws[0].ID // texts no other test writes
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for _, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range keystrokes {
+				if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ada", Ops: set("/tools/0/description", fmt.Sprintf("%s %d", tag, i%texts)),
+					Now: t0.Add(time.Duration(i) * time.Millisecond)}); err != nil {
+					errs <- fmt.Errorf("workspace %s, keystroke %d: %w", w.ID, i, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM tools t WHERE NOT EXISTS (SELECT 1 FROM workspace_tools r WHERE r.hash = t.hash)`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("%d stored tools are listed by no revision", n)
+	}
+	for _, w := range ws {
+		if err := s.DeleteWorkspace(ctx, w.ID); err != nil {
+			t.Error(err)
+		}
+	}
+}
