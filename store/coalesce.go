@@ -37,13 +37,22 @@ func FieldOf(ops []listing.Op) string {
 // its last edit at most CoalesceWindow before e (and not after it: a clock that went back
 // starts a new revision), and not yet full.
 func Coalesces(head Revision, e Edit) bool {
-	f := FieldOf(e.Ops)
-	gap := e.Now.Sub(head.Updated)
+	return coalesces(head, KindEdit, FieldOf(e.Ops), e.Author, e.AuthorID, e.Now)
+}
+
+// CoalescesTasks is Coalesces for a task-file edit: it extends a KindTasks head whose edits
+// set the same field of the task file.
+func CoalescesTasks(head Revision, t TaskEdit) bool {
+	return coalesces(head, KindTasks, t.Field, t.Author, t.AuthorID, t.Now)
+}
+
+func coalesces(head Revision, kind RevisionKind, field, author, authorID string, at time.Time) bool {
+	gap := at.Sub(head.Updated)
 	return head.Number > 0 &&
-		head.Kind == KindEdit &&
+		head.Kind == kind &&
 		head.Name == "" &&
-		f != "" && head.Field == f &&
-		head.Author == e.Author && head.AuthorID == e.AuthorID &&
+		field != "" && head.Field == field &&
+		head.Author == author && head.AuthorID == authorID &&
 		gap >= 0 && gap <= CoalesceWindow &&
 		head.Edits < MaxCoalescedEdits
 }

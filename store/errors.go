@@ -76,3 +76,17 @@ func KindOf(err error) Kind {
 func Errorf(k Kind, op, format string, args ...any) *Error {
 	return &Error{Kind: k, Op: op, Msg: fmt.Sprintf(format, args...)}
 }
+
+// StepConflict is the cause of an undo or redo refused because someone else changed what the
+// step would write back since: the task file (Tasks), or the value at Path in the listing.
+type StepConflict struct {
+	Path  string
+	Tasks bool
+}
+
+func (e *StepConflict) Error() string {
+	if e.Tasks {
+		return "the task file was changed by someone else since"
+	}
+	return fmt.Sprintf("%s was changed by someone else since", e.Path)
+}

@@ -6,12 +6,19 @@
 // running several replicas); store/storetest is the conformance suite both pass. Only cmd/workbench
 // picks one.
 //
-// History model: revision 0 of a workspace is its baseline, the listing as first imported or
-// fetched. Every accepted edit gets the next number in the workspace's edit sequence (Seq) and
-// lands in a revision: either a new one whose parent is the previous head, or, when the rule in
-// Coalesces holds, the head itself, extended. Every revision keeps the full listing it ends with,
-// so any revision can be viewed without replaying edits, and the ops of its edits, so that
-// applying them to the parent's listing gives its own.
+// History model: a workspace's state is its listing and its task file. Revision 0 is its
+// baseline, the listing as first imported or fetched (with the task file it was given, if any).
+// Every accepted edit — to the listing (AppendEdit, Commit, Restore) or to the task file
+// (PutTasks), and every undo or redo (Step) — gets the next number in the workspace's edit
+// sequence (Seq) and lands in a revision: either a new one whose parent is the previous head,
+// or, when the coalescing rule holds, the head itself, extended. Every revision keeps the full
+// listing and task file it ends with, so any revision can be viewed, compared and restored
+// without replaying edits, and the ops of its listing edits, so that applying them to the
+// parent's listing gives its own.
+//
+// Undo is per person (Edit.AuthorID) and kept in the store, so that it outlives a restart and
+// works the same on every replica: an edit marked Undoable pushes a step (the value its path had
+// before and has after), and Step takes the last one back as a new edit.
 package store
 
 import (
@@ -58,10 +65,25 @@ type Store interface {
 	// live subscriber that saw Seq `after` has missed.
 	Edits(ctx context.Context, workspace string, after int64, limit int) ([]EditRecord, error)
 
-	// Tasks returns a workspace's task file; NotFound if none was ever stored.
+	// Tasks returns the head's task file; NotFound if the workspace has none.
 	Tasks(ctx context.Context, workspace string) (TaskFile, error)
-	// PutTasks replaces a workspace's task file.
-	PutTasks(ctx context.Context, t TaskFile) (TaskFile, error)
+	// PutTasks replaces a workspace's task file. It is an edit like AppendEdit: it gets a
+	// sequence number and lands in a KindTasks revision, extending the head when
+	// CoalescesTasks(head, t) holds.
+	PutTasks(ctx context.Context, t TaskEdit) (EditResult, error)
+
+	// UndoState tells whether a person (an Edit.AuthorID) has a step to undo and to redo.
+	UndoState(ctx context.Context, workspace, authorID string) (UndoState, error)
+	// Step undoes (or, with Redo, redoes) the person's last step as a new edit that writes back
+	// the value the step's path had. A step whose path someone else changed since is dropped
+	// and refused with a Conflict: the later writer wins. Nothing to undo is a NotFound.
+	Step(ctx context.Context, st Step) (EditResult, error)
+
+	// Meta returns a small JSON document kept beside a workspace under key (the last fetch's
+	// source and report, say); NotFound if none.
+	Meta(ctx context.Context, workspace, key string) (json.RawMessage, error)
+	// PutMeta stores one; a nil value deletes it. Forks copy them.
+	PutMeta(ctx context.Context, workspace, key string, value json.RawMessage) error
 
 	// PutRun stores a run, creating it when r.ID is empty (the new ID is returned) and replacing
 	// it otherwise.
@@ -149,6 +171,7 @@ const (
 	KindEdit    RevisionKind = "edit"    // one or more coalesced edits
 	KindRestore RevisionKind = "restore" // an earlier revision's listing, restored
 	KindReplace RevisionKind = "replace" // a whole new listing uploaded over the current one
+	KindTasks   RevisionKind = "tasks"   // one or more coalesced edits of the task file
 )
 
 // Revision is one state of a workspace's listing.
@@ -173,11 +196,18 @@ type Revision struct {
 	LastSeq  int64 `json:"lastSeq"`
 	// RestoredFrom is the revision a KindRestore revision restored (else -1).
 	RestoredFrom int `json:"restoredFrom"`
+	// HasTasks tells whether the workspace had a task file at this revision; TasksSeq names
+	// that task file: the edit that stored it (0 for one given at creation). Two revisions with
+	// the same TasksSeq have the same task file.
+	HasTasks bool  `json:"hasTasks"`
+	TasksSeq int64 `json:"tasksSeq"`
 
-	// Ops are the ops of its edits in order; applied to the parent's listing they give Listing.
-	// Only Store.Revision fills Ops and Listing.
+	// Ops are the ops of its listing edits in order; applied to the parent's listing they give
+	// Listing. Only Store.Revision fills Ops, Listing and Tasks (the task file's JSON, nil when
+	// HasTasks is false).
 	Ops     []listing.Op     `json:"ops,omitempty"`
 	Listing *listing.Listing `json:"-"`
+	Tasks   json.RawMessage  `json:"-"`
 }
 
 // Edit is one accepted change: ops applied together, by one person.
@@ -192,6 +222,49 @@ type Edit struct {
 	// head's message.
 	Message string
 	Now     time.Time
+	// Undo, when set (and AuthorID is), records the edit as a step of its author's undo.
+	Undo *Undoable
+}
+
+// Undoable marks an edit as a step of its author's undo.
+type Undoable struct {
+	// Path is the JSON pointer whose value undo writes back (a description, a schema, or
+	// "/tools" for a structural edit); a task edit takes back the whole task file and ignores it.
+	Path string
+	// Key groups a burst: an edit with the same non-empty Key and Path as its author's last
+	// step extends that step, so one undo takes back a burst of typing.
+	Key string
+}
+
+// UndoState is whether a person has a step to undo and to redo.
+type UndoState struct {
+	CanUndo bool `json:"canUndo"`
+	CanRedo bool `json:"canRedo"`
+}
+
+// Step is an undo or a redo of a person's last step.
+type Step struct {
+	Workspace string
+	Author    string
+	AuthorID  string // required: undo is per person
+	Redo      bool
+	Now       time.Time
+}
+
+// TaskEdit replaces a workspace's task file.
+type TaskEdit struct {
+	Workspace string
+	Author    string
+	AuthorID  string
+	// Body is the new task file (JSON).
+	Body json.RawMessage
+	// Field is the JSON pointer in the task file that the edit sets when it sets one field
+	// ("/tasks/3/task": typing), and "" otherwise; like a listing edit's field it decides
+	// coalescing and tells another person typing there that it changed.
+	Field   string
+	Message string
+	Now     time.Time
+	Undo    *Undoable
 }
 
 // Commit is a whole listing recorded as a new revision (KindReplace).
@@ -220,6 +293,8 @@ type EditResult struct {
 	Revision  Revision         // the head revision (without ops or listing)
 	Coalesced bool             // the edit extended the head rather than starting a revision
 	Listing   *listing.Listing // the head listing
+	// Undo is the author's undo state after the edit, when the edit was Undoable or a Step.
+	Undo UndoState
 }
 
 // EditRecord is one accepted edit, as kept in history.
@@ -231,14 +306,17 @@ type EditRecord struct {
 	AuthorID  string       `json:"authorId,omitempty"`
 	At        time.Time    `json:"at"`
 	Ops       []listing.Op `json:"ops"`
+	// Tasks tells that the edit replaced the task file (a task edit, a restore, an undo).
+	Tasks bool `json:"tasks,omitempty"`
 }
 
 // TaskFile is a workspace's task file, kept as the JSON it was given.
 type TaskFile struct {
 	Workspace string          `json:"workspace"`
 	Body      json.RawMessage `json:"body"`
-	Author    string          `json:"author"`
-	Updated   time.Time       `json:"updated"`
+	// Seq names this version of the task file: the edit that stored it (0: given at
+	// creation). It changes exactly when the task file does.
+	Seq int64 `json:"seq"`
 }
 
 // Run is one model run (or a recording of one): metadata the store can list, and an opaque body.
@@ -307,9 +385,9 @@ type EventKind string
 
 // The kinds of Event.
 const (
-	EventEdit     EventKind = "edit"     // an edit was accepted (AppendEdit, Commit, Restore)
+	EventEdit     EventKind = "edit"     // a listing edit was accepted (AppendEdit, Commit, Restore, Step)
 	EventRevision EventKind = "revision" // a revision was named or renamed
-	EventTasks    EventKind = "tasks"    // the task file changed
+	EventTasks    EventKind = "tasks"    // a task-file edit was accepted (PutTasks, Step); Seq is set
 	EventRuns     EventKind = "runs"     // a run was stored or deleted
 	EventTitle    EventKind = "title"    // the workspace was renamed
 	EventDeleted  EventKind = "deleted"  // the workspace was deleted

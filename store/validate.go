@@ -21,6 +21,9 @@ const (
 	MaxTasks      = 4 << 20  // bytes of a task file
 	MaxRunMeta    = 64 << 10 // bytes of a run's metadata
 	MaxRunBody    = 32 << 20 // bytes of a run's body
+	MaxMeta       = 1 << 20  // bytes of one workspace metadata document
+	MaxMetaKey    = 64       // characters of a metadata key
+	MaxUndoSteps  = 200      // steps one person can undo on one workspace
 )
 
 // CheckText checks a short text field: valid UTF-8, no control characters except (in messages)

@@ -103,6 +103,41 @@ func TestBrowserTwoPagesLiveAndHistory(t *testing.T) {
 		html, _ := chromedp.Run(ctxA, chromedp.Evaluate[string](`document.getElementById('revisions')?.outerHTML.slice(0, 2000)`))
 		t.Fatalf("history: %v\n%s", err, html)
 	}
+
+	// B edits while A reads the diff: A's list shows it (B's typing extends B's revision), and
+	// the diff stays.
+	if err := chromedp.Do(ctxA, chromedp.Evaluate[chromedp.Void](`window.__list = document.getElementById('rev-list-region').innerHTML`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctxB,
+		chromedp.Evaluate[chromedp.Void](`(() => { const d = document.getElementById('f-desc'); d.focus(); d.setSelectionRange(d.value.length, d.value.length); })()`),
+		chromedp.KeyEvent(" Later."),
+	); err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(ctxA, chromedp.Poll[chromedp.Void](`document.getElementById('rev-list-region').innerHTML != window.__list`,
+		chromedp.WithPollingTimeout(10*time.Second)))
+	if err != nil {
+		t.Fatalf("A's history list did not show B's edit: %v", err)
+	}
+	if ok, _ := chromedp.Run(ctxA, chromedp.Evaluate[bool](`!!document.querySelector('[data-testid=rev-diff] ins')`)); !ok {
+		t.Error("a live update of the history list wiped the diff A was reading")
+	}
+
+	// Leaving and reopening the tab shows no control of the earlier opening before the reload
+	// answers (checked in the same turn as the click), then the fresh list.
+	stale, err := chromedp.Run(ctxA, chromedp.Evaluate[int](`(() => {
+		document.querySelector('[data-testid=tab-tasks]').click();
+		document.querySelector('[data-testid=tab-history]').click();
+		return document.querySelectorAll('#revisions [data-testid=rev], #revisions [data-testid=rev-diff]').length;
+	})()`))
+	if err != nil || stale != 0 {
+		t.Errorf("right after reopening History, %d stale rows or diffs are shown (%v)", stale, err)
+	}
+	if err := chromedp.Do(ctxA, chromedp.Poll[chromedp.Void](`document.querySelectorAll('[data-testid=rev]').length > 0`,
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Errorf("the reopened History panel did not load: %v", err)
+	}
 }
 
 // jsString quotes s as a JavaScript string literal.

@@ -312,7 +312,7 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 			if err != nil {
 				return "", storeErr(err)
 			}
-			return render(sse.Context(), views.RevisionsPanel(revisionsFrom(p.ws, revs))), nil
+			return render(sse.Context(), views.RevisionsList(revisionsFrom(p.ws, revs))), nil
 		})
 		if err != nil {
 			return err
@@ -466,7 +466,7 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 		}
 		return err
 	}
-	if old != nil && old.version == ws.Version && old.ws.TasksAt.Equal(ws.TasksAt) {
+	if old != nil && old.version == ws.Version {
 		old = nil
 	}
 	st := s.current(ws)
@@ -486,9 +486,6 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 		s.hub.expect(id, res.Seq, n)
 	}
 	unlock()
-	if res.Seq == 0 {
-		s.hub.Publish(id, n) // a task-file change: no edit event carries it
-	}
 
 	sel := sg.Tool
 	if ch.select_ >= 0 {

@@ -30,6 +30,7 @@ func (s *Server) historyRoutes(w *echo.Group) {
 	w.GET("/history/diff", s.historyDiff)
 	w.GET("/history/:n", s.historyView)
 	w.GET("/history/:n/listing.json", s.historyDownload)
+	w.GET("/history/:n/tasks.json", s.historyTasksDownload)
 	w.POST("/history/:n/restore", s.historyRestore)
 	w.POST("/history/:n/name", s.historyName)
 	w.POST("/fork", s.fork)
@@ -163,9 +164,12 @@ func (s *Server) historyView(c echo.Context) error {
 	if err != nil {
 		return storeErr(err)
 	}
-	d := views.RevisionDetail{WS: id, Row: revisionRow(rev, ws.Head)}
+	d := views.RevisionDetail{WS: id, Row: revisionRow(rev, ws.Head), HasTasks: rev.HasTasks}
 	for _, t := range rev.Listing.Tools {
 		d.Tools = append(d.Tools, views.RevisionTool{Name: t.Get("name").String(), Description: t.Get("description").String()})
+	}
+	for _, t := range revisionTasks(rev.Tasks) {
+		d.Tasks = append(d.Tasks, views.RevisionTask{Task: t.Task, Expect: expectOf(t)})
 	}
 	sse := datastar.NewSSE(c.Response().Writer, c.Request())
 	_ = sse.PatchElementTempl(views.RevisionDetailView(d))
@@ -183,6 +187,23 @@ func (s *Server) historyDownload(c echo.Context) error {
 	}
 	c.Response().Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="listing-r%d.json"`, n))
 	return c.Blob(http.StatusOK, "application/json", append(rev.Listing.Marshal("  "), '\n'))
+}
+
+// historyTasksDownload sends a revision's task file as it was stored.
+func (s *Server) historyTasksDownload(c echo.Context) error {
+	n, err := pathRevision(c)
+	if err != nil {
+		return err
+	}
+	rev, err := s.db.Revision(c.Request().Context(), c.Param("id"), n)
+	if err != nil {
+		return revisionErr(storeErr(err))
+	}
+	if !rev.HasTasks {
+		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("revision %d has no task file", n))
+	}
+	c.Response().Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="tasks-r%d.json"`, n))
+	return c.Blob(http.StatusOK, "application/json", rev.Tasks)
 }
 
 // historyDiff compares two revisions (ra, rb signals; default the baseline and the head).
@@ -227,7 +248,7 @@ func revisionLabel(r store.Revision) string {
 }
 
 // revisionDiff groups listing.Compare's changes by tool, with a word diff of each changed
-// description.
+// description, and lists the task changes.
 func revisionDiff(id string, a, b store.Revision) views.RevisionDiff {
 	d := listing.Compare(a.Listing, b.Listing)
 	out := views.RevisionDiff{WS: id, A: a.Number, B: b.Number, ALabel: revisionLabel(a), BLabel: revisionLabel(b), Changed: d.Changed()}
@@ -263,6 +284,10 @@ func revisionDiff(id string, a, b store.Revision) views.RevisionDiff {
 			row.New, row.HasNew = shortValue(ch.New)
 			td.Changes = append(td.Changes, row)
 		}
+	}
+	if a.TasksSeq != b.TasksSeq || a.HasTasks != b.HasTasks {
+		out.Tasks, out.TasksMore = taskDiff(revisionTasks(a.Tasks), revisionTasks(b.Tasks))
+		out.Changed = out.Changed || len(out.Tasks) > 0
 	}
 	return out
 }
@@ -315,7 +340,7 @@ func (s *Server) historyName(c echo.Context) error {
 		return err
 	}
 	// The EventRevision the store sends refreshes the other pages' panels.
-	_ = sse.PatchElementTempl(views.RevisionsPanel(m))
+	_ = sse.PatchElementTempl(views.RevisionsList(m))
 	return nil
 }
 
@@ -392,5 +417,5 @@ func (s *Server) sendRevisions(sse *datastar.ServerSentEventGenerator, id string
 	if err != nil {
 		return storeErr(err)
 	}
-	return sse.PatchElementTempl(views.RevisionsPanel(revisionsFrom(id, revs)))
+	return sse.PatchElementTempl(views.RevisionsList(revisionsFrom(id, revs)))
 }

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/net/html"
+
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
@@ -71,6 +73,25 @@ var (
 	ana = person{"ana", strings.Repeat("a1", 16)}
 	bo  = person{"bo", strings.Repeat("b2", 16)}
 )
+
+// getPageAs gets a page as a person.
+func getPageAs(t testing.TB, s *Server, who person, path string) string {
+	t.Helper()
+	rec := do(t, s, who.cookies(httptest.NewRequest(http.MethodGet, path, nil)))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET %s: %d: %s", path, rec.Code, rec.Body.String())
+	}
+	return rec.Body.String()
+}
+
+func hasAttr(n *html.Node, key string) bool {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
+}
 
 // postAs posts signals as a person with a page id.
 func postAs(t testing.TB, s *Server, who person, pid, path string, sg map[string]any) []event {
@@ -142,6 +163,36 @@ func TestEditSurvivesRestart(t *testing.T) {
 	if !strings.Contains(rec.Body.String(), "Renew my loan please") {
 		t.Errorf("after a restart the task edit is lost: %s", rec.Body.String())
 	}
+
+	// Undo is kept by the store: after the restart Ana's buttons are live and her two steps
+	// come back in order, the task edit first.
+	if b := find(t, getPageAs(t, s2, ana, "/w/"+id), "undo"); len(b) != 1 || hasAttr(b[0], "disabled") {
+		t.Errorf("after a restart Ana's undo button is not enabled")
+	}
+	if b := find(t, getPageAs(t, s2, bo, "/w/"+id), "undo"); len(b) != 1 || !hasAttr(b[0], "disabled") {
+		t.Errorf("Bo, who made no edit, can undo")
+	}
+	postAs(t, s2, ana, strings.Repeat("c", 32), "/w/"+id+"/undo", map[string]any{"tool": 0})
+	rec = do(t, s2, httptest.NewRequest(http.MethodGet, "/w/"+id+"/tasks.json", nil))
+	if strings.Contains(rec.Body.String(), "Renew my loan please") {
+		t.Errorf("undo after a restart did not take back the task edit: %s", rec.Body.String())
+	}
+	postAs(t, s2, ana, strings.Repeat("c", 32), "/w/"+id+"/undo", map[string]any{"tool": 0})
+	if got := headDescription(t, s2.db, id, 0); got == desc {
+		t.Errorf("the second undo after a restart did not take back the description")
+	}
+	// The task edit and its undo are revisions of history, like the listing's.
+	revs, err := s2.db.Revisions(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, r := range revs {
+		kinds = append(kinds, string(r.Kind))
+	}
+	if got := strings.Join(kinds, " "); got != "edit tasks tasks edit import" {
+		t.Errorf("revision kinds, newest first: %s", got)
+	}
 }
 
 func TestHistoryListViewDiffRestoreName(t *testing.T) {
@@ -200,7 +251,7 @@ func TestHistoryListViewDiffRestoreName(t *testing.T) {
 
 	// Name revision 1, then restore the baseline: a new revision with the baseline's listing.
 	evs = postAs(t, s, ana, pid, "/w/"+id+"/history/1/name", map[string]any{"rname": "release candidate 2"})
-	if n := find(t, patched(evs)["revisions"], "rev-name"); len(n) != 1 || text(n[0]) != "release candidate 2" {
+	if n := find(t, patched(evs)["rev-list-region"], "rev-name"); len(n) != 1 || text(n[0]) != "release candidate 2" {
 		t.Errorf("named revision not listed: %v", patched(evs))
 	}
 	evs = postAs(t, s, bo, pid, "/w/"+id+"/history/2/name", map[string]any{"rname": "release candidate 2"})
@@ -572,4 +623,43 @@ func FuzzRevNumber(f *testing.F) {
 			t.Errorf("absent value gave %d, want the default", n)
 		}
 	})
+}
+
+// TestHistoryCoversTasks: a task edit is a revision; a diff shows it task by task, a revision
+// shows its tasks, and restoring a revision brings its tasks back.
+func TestHistoryCoversTasks(t *testing.T) {
+	st := newTestStore(t)
+	s := serverOn(t, st)
+	id := openExample(t, s, "library-2-draft")
+	pid := strings.Repeat("e", 32)
+	before := do(t, s, httptest.NewRequest(http.MethodGet, "/w/"+id+"/tasks.json", nil)).Body.String()
+	postAs(t, s, ana, pid, "/w/"+id+"/task?op=set&i=0&k=task", map[string]any{"tool": 0, "val": "Renew my loan, please"})
+	head, err := st.Revision(context.Background(), id, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head.Kind != store.KindTasks || head.Number != 1 {
+		t.Fatalf("the task edit made revision %d of kind %s", head.Number, head.Kind)
+	}
+	_, evs := getSSE(t, s, "/w/"+id+"/history/diff", map[string]any{"pid": pid, "ra": 0, "rb": 1})
+	diff := patched(evs)["rev-detail"]
+	rows := find(t, diff, "task-change")
+	if len(rows) != 1 || attr(rows[0], "data-kind") != "changed" || !strings.Contains(text(rows[0]), "Renew my loan, please") {
+		t.Errorf("task diff: %s", diff)
+	}
+	if d := find(t, diff, "rev-diff"); len(d) != 1 || attr(d[0], "data-changed") != "true" {
+		t.Errorf("a diff of a task edit says nothing changed: %s", diff)
+	}
+	_, evs = getSSE(t, s, "/w/"+id+"/history/1", map[string]any{"pid": pid})
+	if tasks := find(t, patched(evs)["rev-detail"], "rev-task"); len(tasks) == 0 || !strings.Contains(text(tasks[0]), "Renew my loan, please") {
+		t.Errorf("revision 1 does not show its tasks")
+	}
+	rec := do(t, s, httptest.NewRequest(http.MethodGet, "/w/"+id+"/history/0/tasks.json", nil))
+	if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), "Renew my loan") {
+		t.Errorf("baseline tasks download: %d %.200s", rec.Code, rec.Body.String())
+	}
+	postAs(t, s, bo, pid, "/w/"+id+"/history/0/restore", map[string]any{"tool": 0})
+	if got := do(t, s, httptest.NewRequest(http.MethodGet, "/w/"+id+"/tasks.json", nil)).Body.String(); got != before {
+		t.Errorf("restoring the baseline did not bring its tasks back:\n%s\nwant\n%s", got, before)
+	}
 }

@@ -373,13 +373,10 @@ func (h *Hub) run(r *room, events <-chan store.Event) {
 
 func (h *Hub) handle(r *room, ev store.Event) {
 	switch ev.Kind {
-	case store.EventEdit:
+	case store.EventEdit, store.EventTasks:
 		h.onEdit(r, ev)
 	case store.EventPresence:
 		h.onPresence(r, ev)
-	case store.EventTasks:
-		// A task file changed here or on another replica: every page re-renders the task panel.
-		h.onRemoteChange(r, ev, Notice{EditorTool: -1})
 	case store.EventRuns:
 		// A run was stored here or on another replica: see onRuns.
 		h.onRuns(r)
@@ -390,8 +387,8 @@ func (h *Hub) handle(r *room, ev store.Event) {
 	}
 }
 
-// onEdit delivers an accepted edit: the notice the originating handler stashed, or, for an edit
-// made by another replica, one rendered here from the new head.
+// onEdit delivers an accepted edit of the listing or the task file: the notice the originating
+// handler stashed, or, for an edit made by another replica, one rendered here from the new head.
 func (h *Hub) onEdit(r *room, ev store.Event) {
 	unlock := h.s.lock(r.ws)
 	h.mu.Lock()
@@ -418,6 +415,11 @@ func (h *Hub) onEdit(r *room, ev store.Event) {
 		return
 	}
 	unlock()
+	if ev.Kind == store.EventTasks {
+		// The task panel is re-rendered on every page (sharedPatches with tasks set).
+		h.onRemoteChange(r, ev, Notice{EditorTool: -1, Author: ev.Author, AuthorID: ev.AuthorID, History: true})
+		return
+	}
 	structure := ev.Field == ""
 	h.onRemoteChange(r, ev, Notice{EditorTool: toolOfPtr(ev.Field), Structure: structure, Field: ev.Field,
 		Author: ev.Author, AuthorID: ev.AuthorID, History: true})
@@ -437,13 +439,10 @@ func (h *Hub) onRemoteChange(r *room, ev store.Event, n Notice) {
 		return
 	}
 	old := s.lastState(r.ws)
-	if old != nil && old.version == ws.Version && old.ws.TasksAt.Equal(ws.TasksAt) {
-		old = nil
-		if ev.Kind == store.EventEdit {
-			// Already shown (this process rendered a later state first).
-			unlock()
-			return
-		}
+	if old != nil && old.version == ws.Version {
+		// Already shown (this process rendered a later state first).
+		unlock()
+		return
 	}
 	st := s.current(ws)
 	n.Version = ws.Version

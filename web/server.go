@@ -296,7 +296,7 @@ func (s *Server) current(ws Workspace) *state {
 	s.mu.Lock()
 	st := s.states[ws.ID]
 	s.mu.Unlock()
-	if st != nil && st.version == ws.Version && st.ws.TasksAt.Equal(ws.TasksAt) {
+	if st != nil && st.version == ws.Version {
 		return st
 	}
 	st = s.buildState(ws, s.engine.Analyze(ws.Listing, ws.Tasks))

@@ -26,11 +26,9 @@ type Workspace struct {
 	Listing  *listing.Listing
 	Baseline *listing.Listing
 	Tasks    []selection.Task
-	// Version is the store's edit sequence number (store.Workspace.Seq); patches and the page's
-	// ver signal carry it. TasksAt is when the task file last changed: task edits are not
-	// listing edits, so the shown state is current only when both match.
+	// Version is the store's edit sequence number (store.Workspace.Seq), which every edit of
+	// the listing or the task file moves; patches and the page's ver signal carry it.
 	Version int
-	TasksAt time.Time
 	Head    int
 	// CanUndo and CanRedo are for the person who asked (undo is per person).
 	CanUndo bool
@@ -69,16 +67,14 @@ type workspaces struct {
 	mu    sync.Mutex
 	heads map[string]headEntry
 	bases map[string]*listing.Listing
-	tasks map[string]tasksEntry  // parsed task files, by workspace id
-	undo  map[string]*undoStacks // workspace id + "\x00" + author id
+	tasks map[string]tasksEntry // parsed task files, by workspace id
 }
 
-// tasksEntry is a parsed task file and what identifies the stored version it came from: every
-// page render and edit reads the task file, and parsing a large one costs more than the rest.
+// tasksEntry is a parsed task file and the stored version it came from: every page render and
+// edit reads the task file, and parsing a large one costs more than the rest.
 type tasksEntry struct {
-	updated time.Time
-	body    string
-	tasks   []selection.Task
+	seq   int64
+	tasks []selection.Task
 }
 
 type headEntry struct {
@@ -88,7 +84,7 @@ type headEntry struct {
 
 func newWorkspaces(st store.Store) *workspaces {
 	return &workspaces{st: st, heads: map[string]headEntry{}, bases: map[string]*listing.Listing{},
-		tasks: map[string]tasksEntry{}, undo: map[string]*undoStacks{}}
+		tasks: map[string]tasksEntry{}}
 }
 
 // maxCached bounds the listings cached per kind (heads, baselines): a cache miss costs one
@@ -225,7 +221,6 @@ func (w *workspaces) Get(ctx context.Context, id string, who Author) (Workspace,
 	tf, err := w.st.Tasks(ctx, id)
 	switch {
 	case err == nil:
-		ws.TasksAt = tf.Updated
 		if len(tf.Body) > 0 {
 			// Task files were checked when they were stored; one that no longer parses (an
 			// older format) shows as no tasks rather than breaking the page.
@@ -234,15 +229,18 @@ func (w *workspaces) Get(ctx context.Context, id string, who Author) (Workspace,
 	case store.KindOf(err) != store.NotFound:
 		return Workspace{}, storeErr(err)
 	}
-	u := w.stacks(id, who.ID, false)
-	if u != nil {
-		ws.CanUndo, ws.CanRedo = u.can()
+	if who.ID != "" {
+		u, err := w.st.UndoState(ctx, id, who.ID)
+		if err != nil {
+			return Workspace{}, storeErr(err)
+		}
+		ws.CanUndo, ws.CanRedo = u.CanUndo, u.CanRedo
 	}
 	return ws, nil
 }
 
 // Apply records e by who and returns the workspace after it, with the store's result for its
-// listing ops (zero when e only sets tasks).
+// last edit (zero when e changes nothing). Each edit is a step of who's undo, kept by the store.
 func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (Workspace, store.EditResult, error) {
 	who = authorName(who)
 	before, err := w.Get(ctx, id, who)
@@ -251,36 +249,45 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 	}
 	var res store.EditResult
 	if len(e.Ops) > 0 {
-		res, err = w.st.AppendEdit(ctx, store.Edit{Workspace: id, Author: who.Name, AuthorID: who.ID, Ops: e.Ops, Message: e.Message})
+		res, err = w.st.AppendEdit(ctx, store.Edit{Workspace: id, Author: who.Name, AuthorID: who.ID, Ops: e.Ops, Message: e.Message,
+			Undo: &store.Undoable{Path: scopeOf(e.Ops), Key: e.Key}})
 		if err != nil {
 			return Workspace{}, res, storeErr(err)
 		}
 		w.cacheHead(id, res.Seq, res.Listing)
-		path := scopeOf(e.Ops)
-		w.stacks(id, who.ID, true).push(undoEntry{key: e.Key, path: path, before: before.Listing.Get(path), after: res.Listing.Get(path)})
 	}
 	if e.SetTasks {
 		tj, err := tasksJSON(e.Tasks)
 		if err != nil {
 			return Workspace{}, res, err
 		}
-		if _, err := w.st.PutTasks(ctx, store.TaskFile{Workspace: id, Body: tj, Author: who.Name}); err != nil {
+		res, err = w.st.PutTasks(ctx, store.TaskEdit{Workspace: id, Author: who.Name, AuthorID: who.ID, Body: tj, Message: e.Message,
+			Field: taskField(e.Key), Undo: &store.Undoable{Key: e.Key}})
+		if err != nil {
 			return Workspace{}, res, storeErr(err)
 		}
-		w.stacks(id, who.ID, true).push(undoEntry{key: e.Key, tasks: true, tasksBefore: before.Tasks, tasksAfter: e.Tasks})
-	}
-	if e.SetTasks {
 		after, err := w.Get(ctx, id, who)
 		return after, res, err
 	}
-	// A listing edit changes the head and the undo stack only: the rest is what it was a moment
-	// ago, so the workspace after it needs no second round of reads.
+	if res.Seq == 0 {
+		return before, res, nil
+	}
+	// A listing edit changes the head and the undo state only: the rest is what it was a
+	// moment ago, so the workspace after it needs no second round of reads.
 	after := before
 	after.Listing, after.Version, after.Head = res.Listing, int(res.Seq), res.Revision.Number
-	if u := w.stacks(id, who.ID, false); u != nil {
-		after.CanUndo, after.CanRedo = u.can()
-	}
+	after.CanUndo, after.CanRedo = res.Undo.CanUndo, res.Undo.CanRedo
 	return after, res, nil
+}
+
+// taskField is the pointer into the stored task file (an array of tasks) that a task edit's
+// key names ("tasks/3/task" → "/3/task"), or "" for a structural task edit.
+func taskField(key string) string {
+	rest, ok := strings.CutPrefix(key, "tasks/")
+	if !ok || rest == "" {
+		return ""
+	}
+	return "/" + rest
 }
 
 // errUndo is an undo or redo that cannot be done; its text is shown to the person.
@@ -288,55 +295,43 @@ type errUndo struct{ msg string }
 
 func (e *errUndo) Error() string { return e.msg }
 
-// Step undoes (undo true) or redoes who's last step by writing back the value the field had, as
-// a new edit: history keeps both. A step whose field someone else changed since is refused: the
-// later writer wins, and History can still restore any revision.
+// Step undoes (undo true) or redoes who's last step: the store writes back the value the field
+// had, as a new edit, so history keeps both. A step whose field someone else changed since is
+// refused: the later writer wins, and History can still restore any revision.
 func (w *workspaces) Step(ctx context.Context, id string, undo bool, who Author) (Workspace, store.EditResult, error) {
 	who = authorName(who)
-	cur, err := w.Get(ctx, id, who)
-	if err != nil {
-		return Workspace{}, store.EditResult{}, err
-	}
-	u := w.stacks(id, who.ID, true)
-	ent, ok := u.peek(undo)
-	if !ok {
-		return cur, store.EditResult{}, nil
-	}
-	want, put := ent.after, ent.before
-	wantT, putT := ent.tasksAfter, ent.tasksBefore
 	verb := "Undo"
 	if !undo {
-		want, put, wantT, putT, verb = ent.before, ent.after, ent.tasksBefore, ent.tasksAfter, "Redo"
+		verb = "Redo"
 	}
-	var res store.EditResult
-	if ent.tasks {
-		if !sameTasks(cur.Tasks, wantT) {
-			u.drop(undo)
-			return cur, res, &errUndo{fmt.Sprintf("%s refused: someone else changed the tasks since; their change stands.", verb)}
-		}
-		tj, err := tasksJSON(putT)
-		if err != nil {
-			return Workspace{}, res, err
-		}
-		if _, err := w.st.PutTasks(ctx, store.TaskFile{Workspace: id, Body: tj, Author: who.Name}); err != nil {
-			return Workspace{}, res, storeErr(err)
-		}
-	} else {
-		if !sameValue(cur.Listing.Get(ent.path), want) {
-			u.drop(undo)
-			return cur, res, &errUndo{fmt.Sprintf("%s refused: someone else changed %s since; their change stands. History can restore any revision.", verb, describePath(ent.path))}
-		}
-		op := listing.Op{Kind: listing.OpSet, Path: ent.path, Value: put}
-		if put == nil {
-			op = listing.Op{Kind: listing.OpRemove, Path: ent.path}
-		}
-		res, err = w.st.AppendEdit(ctx, store.Edit{Workspace: id, Author: who.Name, AuthorID: who.ID, Ops: []listing.Op{op}, Message: verb})
-		if err != nil {
-			return Workspace{}, res, storeErr(err)
-		}
-		w.cacheHead(id, res.Seq, res.Listing)
+	if who.ID == "" {
+		cur, err := w.Get(ctx, id, who)
+		return cur, store.EditResult{}, err
 	}
-	u.move(undo)
+	res, err := w.st.Step(ctx, store.Step{Workspace: id, Author: who.Name, AuthorID: who.ID, Redo: !undo})
+	var sc *store.StepConflict
+	switch {
+	case errors.As(err, &sc):
+		what := "the tasks"
+		if !sc.Tasks {
+			what = describePath(sc.Path)
+		}
+		cur, gerr := w.Get(ctx, id, who)
+		if gerr != nil {
+			return Workspace{}, res, gerr
+		}
+		return cur, res, &errUndo{fmt.Sprintf("%s refused: someone else changed %s since; their change stands. History can restore any revision.", verb, what)}
+	case store.KindOf(err) == store.NotFound && err != nil:
+		// Nothing to take back (another tab of the same person took it already).
+		if _, werr := w.st.Workspace(ctx, id); werr != nil {
+			return Workspace{}, res, storeErr(werr)
+		}
+		cur, gerr := w.Get(ctx, id, who)
+		return cur, store.EditResult{}, gerr
+	case err != nil:
+		return Workspace{}, res, storeErr(err)
+	}
+	w.cacheHead(id, res.Seq, res.Listing)
 	after, err := w.Get(ctx, id, who)
 	return after, res, err
 }
@@ -369,115 +364,6 @@ func describePath(p string) string {
 	return fmt.Sprintf("%s of tool %s", strings.Join(toks[2:], "."), toks[1])
 }
 
-func sameValue(a, b *listing.Value) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return listing.HashOf(a) == listing.HashOf(b)
-}
-
-func sameTasks(a, b []selection.Task) bool {
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return string(x) == string(y) || len(a) == 0 && len(b) == 0
-}
-
-// undoEntry is one step of a person's undo: the value at path before and after it (nil:
-// absent), or the task file before and after.
-type undoEntry struct {
-	key           string
-	path          string
-	before, after *listing.Value
-	tasks         bool
-	tasksBefore   []selection.Task
-	tasksAfter    []selection.Task
-}
-
-// maxUndo bounds one person's undo steps per workspace.
-const maxUndo = 200
-
-// undoStacks are one person's undo and redo steps on one workspace. They live in this process:
-// a restart (or another replica) starts them afresh, while history keeps every edit.
-type undoStacks struct {
-	mu         sync.Mutex
-	undo, redo []undoEntry
-}
-
-func (w *workspaces) stacks(id, author string, create bool) *undoStacks {
-	k := id + "\x00" + author
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	u := w.undo[k]
-	if u == nil && create {
-		u = &undoStacks{}
-		w.undo[k] = u
-	}
-	return u
-}
-
-func (u *undoStacks) can() (bool, bool) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return len(u.undo) > 0, len(u.redo) > 0
-}
-
-// push records a new step; a step with the key of the last one extends it (a burst of typing).
-func (u *undoStacks) push(e undoEntry) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.redo = nil
-	if n := len(u.undo); n > 0 && e.key != "" && u.undo[n-1].key == e.key && u.undo[n-1].path == e.path && u.undo[n-1].tasks == e.tasks {
-		u.undo[n-1].after, u.undo[n-1].tasksAfter = e.after, e.tasksAfter
-		return
-	}
-	u.undo = append(u.undo, e)
-	if len(u.undo) > maxUndo {
-		u.undo = u.undo[len(u.undo)-maxUndo:]
-	}
-}
-
-func (u *undoStacks) peek(undo bool) (undoEntry, bool) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	s := u.redo
-	if undo {
-		s = u.undo
-	}
-	if len(s) == 0 {
-		return undoEntry{}, false
-	}
-	return s[len(s)-1], true
-}
-
-// move takes the last step off one stack and puts it on the other.
-func (u *undoStacks) move(undo bool) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	from, to := &u.redo, &u.undo
-	if undo {
-		from, to = &u.undo, &u.redo
-	}
-	if n := len(*from); n > 0 {
-		e := (*from)[n-1]
-		e.key = "" // the next edit starts a new step
-		*from = (*from)[:n-1]
-		*to = append(*to, e)
-	}
-}
-
-// drop forgets the last step of one stack (it can no longer be taken back).
-func (u *undoStacks) drop(undo bool) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	s := &u.redo
-	if undo {
-		s = &u.undo
-	}
-	if n := len(*s); n > 0 {
-		*s = (*s)[:n-1]
-	}
-}
-
 // Restore records revision n's listing as a new revision by who.
 func (w *workspaces) Restore(ctx context.Context, id string, n int, who Author) (Workspace, store.EditResult, error) {
 	who = authorName(who)
@@ -497,7 +383,7 @@ func (w *workspaces) parsedTasks(id string, tf store.TaskFile) []selection.Task 
 	w.mu.Lock()
 	e, ok := w.tasks[id]
 	w.mu.Unlock()
-	if ok && e.updated.Equal(tf.Updated) && e.body == string(tf.Body) {
+	if ok && e.seq == tf.Seq {
 		return e.tasks
 	}
 	ts, err := selection.ParseTasks(tf.Body, false)
@@ -508,7 +394,7 @@ func (w *workspaces) parsedTasks(id string, tf store.TaskFile) []selection.Task 
 	if len(w.tasks) >= maxCached {
 		clear(w.tasks)
 	}
-	w.tasks[id] = tasksEntry{updated: tf.Updated, body: string(tf.Body), tasks: ts}
+	w.tasks[id] = tasksEntry{seq: tf.Seq, tasks: ts}
 	w.mu.Unlock()
 	return ts
 }

@@ -2,13 +2,19 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/tool-workbench/workbench/listing"
+
 	"github.com/tool-workbench/workbench/store"
+	"github.com/tool-workbench/workbench/store/internal/sqlstore"
 	"github.com/tool-workbench/workbench/store/storetest"
 )
 
@@ -272,4 +278,51 @@ func TestRoundTrip(t *testing.T) {
 	defer w.Close()
 	defer r.Close()
 	storetest.RoundTrip(t, w, r)
+}
+
+// TestUpgradeFromVersion1 writes a database as the first schema had it, in a database of its
+// own, opens it, and checks that the upgrade loses nothing.
+func TestUpgradeFromVersion1(t *testing.T) {
+	dsn := testDSN(t)
+	ctx := context.Background()
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	name := "workbench_upgrade_" + store.NewID()[:12]
+	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+name); err != nil {
+		t.Skipf("cannot create a database to upgrade (%v); the test needs the CREATEDB privilege", err)
+	}
+	t.Cleanup(func() { _, _ = admin.ExecContext(context.Background(), `DROP DATABASE `+name+` WITH (FORCE)`) })
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Database = name
+	udsn := stdlib.RegisterConnConfig(cfg)
+	db, err := sql.Open("pgx", udsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ms, err := sqlstore.ReadMigrations(migrations, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sqlstore.Migrate(ctx, db, ms[:1], migrationLock, sqlstore.RebindFor(true)); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	storetest.UpgradeFromVersion1(t, db, true, func() store.Store {
+		s, err := Open(ctx, u.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
 }

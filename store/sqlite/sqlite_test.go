@@ -3,6 +3,7 @@ package sqlite
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/store"
+	"github.com/tool-workbench/workbench/store/internal/sqlstore"
 	"github.com/tool-workbench/workbench/store/storetest"
 )
 
@@ -359,4 +361,52 @@ func TestCheckpointerCopiesTheWAL(t *testing.T) {
 		}
 	}
 	t.Errorf("the database file stayed at %d bytes: nothing checkpointed the WAL", start)
+}
+
+// TestUpgradeFromVersion1 writes a database as the first schema had it, opens it, and checks
+// that the upgrade (which rebuilds the revisions table with foreign keys off) loses nothing and
+// leaves foreign keys on and satisfied.
+func TestUpgradeFromVersion1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v1.db")
+	ctx := context.Background()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ms, err := sqlstore.ReadMigrations(migrations, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sqlstore.Migrate(ctx, db, ms[:1], "", sqlstore.RebindFor(false)); err != nil {
+		t.Fatal(err)
+	}
+	var s *Store
+	storetest.UpgradeFromVersion1(t, db, false, func() store.Store {
+		db.Close()
+		if s, err = Open(ctx, path); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+	s2, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if msg, err := s2.IntegrityCheck(ctx); err != nil || msg != "ok" {
+		t.Errorf("integrity check after the upgrade: %q, %v", msg, err)
+	}
+	var on int
+	if err := s2.DBHandle().QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on); err != nil || on != 1 {
+		t.Errorf("foreign keys after the upgrade: %d, %v", on, err)
+	}
+	rows, err := s2.DBHandle().QueryContext(ctx, `PRAGMA foreign_key_check`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	if rows.Next() {
+		t.Error("foreign_key_check reports rows after the upgrade")
+	}
 }

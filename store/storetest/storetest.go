@@ -41,6 +41,11 @@ func Run(t *testing.T, open Opener) {
 		{"NameRevision", testNameRevision},
 		{"RealListingsRoundTrip", testRealListings},
 		{"Tasks", testTasks},
+		{"TaskCoalescing", testTaskCoalescing},
+		{"Undo", testUndo},
+		{"UndoTasks", testUndoTasks},
+		{"UndoLargeValues", testUndoLargeValues},
+		{"Meta", testMeta},
 		{"Runs", testRuns},
 		{"ShareLinks", testShareLinks},
 		{"Sessions", testSessions},
@@ -609,25 +614,66 @@ func testTasks(t *testing.T, s store.Store) {
 	_, err := s.Tasks(ctx, w.ID)
 	wantKind(t, "no task file yet", err, store.NotFound)
 	body := json.RawMessage(`{"tasks": [{"prompt": "find TODOs", "expect": "search"}]}`)
-	if _, err := s.PutTasks(ctx, store.TaskFile{Workspace: w.ID, Body: body, Author: "ada", Updated: t0}); err != nil {
+	r1, err := s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Body: body, Author: "ada", Now: t0})
+	if err != nil {
 		t.Fatal(err)
 	}
+	if r1.Seq != 1 || r1.Revision.Number != 1 || r1.Revision.Kind != store.KindTasks || !r1.Revision.HasTasks || r1.Revision.TasksSeq != 1 {
+		t.Errorf("first task edit: %+v", r1.Revision)
+	}
 	body2 := json.RawMessage(`{"tasks": []}`)
-	if _, err := s.PutTasks(ctx, store.TaskFile{Workspace: w.ID, Body: body2, Author: "bob", Updated: t0.Add(time.Second)}); err != nil {
+	r2, err := s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Body: body2, Author: "bob", Now: t0.Add(time.Second)})
+	if err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Tasks(ctx, w.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got.Body) != string(body2) || got.Author != "bob" || !got.Updated.Equal(t0.Add(time.Second)) {
-		t.Errorf("Tasks = %+v", got)
+	if string(got.Body) != string(body2) || got.Seq != r2.Seq {
+		t.Errorf("Tasks = %+v, want the second file, seq %d", got, r2.Seq)
 	}
-	_, err = s.PutTasks(ctx, store.TaskFile{Workspace: w.ID, Body: json.RawMessage(`{"tasks": }`)})
+	// Every task edit is in history, beside the listing edits, and each revision keeps the
+	// task file it ends with.
+	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ada", Ops: set("/tools/0/description", "Find files"), Now: t0.Add(2 * time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	full := checkHistory(t, s, w.ID)
+	if len(full) != 4 || full[0].HasTasks || string(full[1].Tasks) != string(body) || string(full[2].Tasks) != string(body2) || string(full[3].Tasks) != string(body2) {
+		t.Errorf("task files by revision: %q %q %q %q", full[0].Tasks, full[1].Tasks, full[2].Tasks, full[3].Tasks)
+	}
+	if full[3].TasksSeq != full[2].TasksSeq {
+		t.Errorf("a listing edit changed the task file's seq: %d → %d", full[2].TasksSeq, full[3].TasksSeq)
+	}
+	edits, err := s.Edits(ctx, w.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(edits) != 3 || !edits[0].Tasks || !edits[1].Tasks || edits[2].Tasks || len(edits[0].Ops) != 0 {
+		t.Errorf("edits = %+v", edits)
+	}
+	// Restoring a revision restores its task file too.
+	res, err := s.Restore(ctx, store.Restore{Workspace: w.ID, Number: 1, Author: "bob", Now: t0.Add(3 * time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Tasks(ctx, w.ID); string(got.Body) != string(body) || res.Revision.TasksSeq != r1.Revision.TasksSeq {
+		t.Errorf("after restoring revision 1: tasks %s (seq %d)", got.Body, res.Revision.TasksSeq)
+	}
+	if res, err = s.Restore(ctx, store.Restore{Workspace: w.ID, Number: 0, Author: "bob", Now: t0.Add(4 * time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Tasks(ctx, w.ID)
+	wantKind(t, "tasks after restoring the baseline, which had none", err, store.NotFound)
+	if res.Revision.HasTasks {
+		t.Errorf("restored baseline has tasks: %+v", res.Revision)
+	}
+
+	_, err = s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Body: json.RawMessage(`{"tasks": }`)})
 	wantKind(t, "malformed task file", err, store.Invalid)
-	_, err = s.PutTasks(ctx, store.TaskFile{Workspace: w.ID, Body: bytes.Repeat([]byte(" "), store.MaxTasks+1)})
+	_, err = s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Body: bytes.Repeat([]byte(" "), store.MaxTasks+1)})
 	wantKind(t, "huge task file", err, store.Invalid)
-	_, err = s.PutTasks(ctx, store.TaskFile{Workspace: store.NewID(), Body: body})
+	_, err = s.PutTasks(ctx, store.TaskEdit{Workspace: store.NewID(), Body: body})
 	wantKind(t, "task file of unknown workspace", err, store.NotFound)
 	_, err = s.Tasks(ctx, store.NewID())
 	wantKind(t, "tasks of unknown workspace", err, store.NotFound)
@@ -636,8 +682,49 @@ func testTasks(t *testing.T, s store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Tasks(ctx, w2.ID); err != nil || string(got.Body) != string(body) {
+	if got, err := s.Tasks(ctx, w2.ID); err != nil || string(got.Body) != string(body) || got.Seq != 0 {
 		t.Errorf("tasks given at creation: %+v, %v", got, err)
+	}
+}
+
+// testTaskCoalescing: typing in one task field is one revision; the task file versions it
+// replaced are not kept.
+func testTaskCoalescing(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	w := newWorkspace(t, s, t0)
+	var last store.EditResult
+	for i := range 5 {
+		body := json.RawMessage(fmt.Sprintf(`[{"task": "find %s"}]`, strings.Repeat("x", i)))
+		var err error
+		last, err = s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Author: "ada", AuthorID: "a1", Field: "/0/task", Body: body, Now: t0.Add(time.Duration(i) * time.Second)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 && !last.Coalesced {
+			t.Errorf("keystroke %d started a revision", i)
+		}
+	}
+	if last.Revision.Number != 1 || last.Revision.Edits != 5 || last.Revision.Field != "/0/task" {
+		t.Errorf("head after typing: %+v", last.Revision)
+	}
+	// Another field, another person, or a structural edit starts a new revision.
+	for i, te := range []store.TaskEdit{
+		{Author: "ada", AuthorID: "a1", Field: "/0/expect"},
+		{Author: "bob", AuthorID: "b1", Field: "/0/expect"},
+		{Author: "bob", AuthorID: "b1", Field: ""},
+	} {
+		te.Workspace, te.Body, te.Now = w.ID, json.RawMessage(fmt.Sprintf(`[{"task": "t", "expect": "e%d"}]`, i)), t0.Add(6*time.Second)
+		res, err := s.PutTasks(ctx, te)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Coalesced || res.Revision.Number != 2+i {
+			t.Errorf("edit %d (%+v): coalesced %v into revision %d", i, te, res.Coalesced, res.Revision.Number)
+		}
+	}
+	full := checkHistory(t, s, w.ID)
+	if string(full[1].Tasks) != `[{"task": "find xxxx"}]` {
+		t.Errorf("revision 1's task file = %s", full[1].Tasks)
 	}
 }
 
@@ -805,14 +892,20 @@ func testFork(t *testing.T, s store.Store) {
 	if _, err := s.NameRevision(ctx, w.ID, 1, "exercise 1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PutTasks(ctx, store.TaskFile{Workspace: w.ID, Body: json.RawMessage(`{"tasks": [1]}`), Updated: t0}); err != nil {
+	if _, err := s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Body: json.RawMessage(`{"tasks": [1]}`), Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutMeta(ctx, w.ID, "fetch", json.RawMessage(`{"url": "https://example.com/mcp"}`)); err != nil {
 		t.Fatal(err)
 	}
 	f, err := s.ForkWorkspace(ctx, store.Fork{From: w.ID, Author: "student", Now: t0.Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.ID == w.ID || f.ForkedFrom != w.ID || f.Title != w.Title || f.Head != 1 || f.Seq != 1 {
+	if m, err := s.Meta(ctx, f.ID, "fetch"); err != nil || string(m) != `{"url": "https://example.com/mcp"}` {
+		t.Errorf("forked metadata: %s, %v", m, err)
+	}
+	if f.ID == w.ID || f.ForkedFrom != w.ID || f.Title != w.Title || f.Head != 2 || f.Seq != 2 {
 		t.Errorf("fork = %+v", f)
 	}
 	full := checkHistory(t, s, f.ID)
@@ -827,13 +920,13 @@ func testFork(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	src, _ := s.Revision(ctx, w.ID, -1)
-	if src.Number != 1 || src.Listing.Tools[0].Get("description").Str != "Start here" {
+	if src.Number != 2 || src.Listing.Tools[0].Get("description").Str != "Start here" {
 		t.Errorf("editing the fork changed the source: %+v", src)
 	}
 	if err := s.DeleteWorkspace(ctx, w.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Revision(ctx, f.ID, 2); err != nil {
+	if r, err := s.Revision(ctx, f.ID, 2); err != nil || string(r.Tasks) != `{"tasks": [1]}` {
 		t.Errorf("the fork lost its history with its source: %v", err)
 	}
 	_, err = s.ForkWorkspace(ctx, store.Fork{From: w.ID})
@@ -1148,4 +1241,223 @@ func BenchmarkIdleSubscribers(b *testing.B, open Opener) {
 			c()
 		}
 	}
+}
+
+// undoStep undoes (or redoes) one step of person a1 and fails the test on error.
+func undoStep(t *testing.T, s store.Store, ws string, redo bool) store.EditResult {
+	t.Helper()
+	res, err := s.Step(context.Background(), store.Step{Workspace: ws, Author: "ada", AuthorID: "a1", Redo: redo, Now: t0.Add(time.Hour)})
+	if err != nil {
+		t.Fatalf("step (redo %v): %v", redo, err)
+	}
+	return res
+}
+
+func descOf(t *testing.T, s store.Store, ws string, tool int) string {
+	t.Helper()
+	r, err := s.Revision(context.Background(), ws, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := r.Listing.Tools[tool].Get("description"); v != nil {
+		return v.Str
+	}
+	return "<absent>"
+}
+
+// testUndo: undo is per person and kept by the store: a burst of typing is one step, undo and
+// redo are edits in history, a step someone else overtook is refused and dropped.
+func testUndo(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	w := newWorkspace(t, s, t0)
+	u := &store.Undoable{Path: "/tools/0/description", Key: "k1"}
+	for i, text := range []string{"S", "Se", "Sea"} {
+		res, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ada", AuthorID: "a1", Ops: set(u.Path, text), Now: t0.Add(time.Duration(i) * time.Second), Undo: u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Undo.CanUndo || res.Undo.CanRedo {
+			t.Errorf("undo state after an undoable edit: %+v", res.Undo)
+		}
+	}
+	// A second step: removing the description of tool 1 (its undo puts it back).
+	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ada", AuthorID: "a1", Now: t0.Add(10 * time.Second),
+		Ops: []listing.Op{{Kind: listing.OpRemove, Path: "/tools/1/description"}}, Undo: &store.Undoable{Path: "/tools/1/description"}}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.UndoState(ctx, w.ID, "a1"); err != nil || !st.CanUndo || st.CanRedo {
+		t.Errorf("UndoState = %+v, %v", st, err)
+	}
+	if st, err := s.UndoState(ctx, w.ID, "b1"); err != nil || st.CanUndo || st.CanRedo {
+		t.Errorf("someone else's UndoState = %+v, %v", st, err)
+	}
+	undoStep(t, s, w.ID, false)
+	if got := descOf(t, s, w.ID, 1); got != "Read one file — fully" {
+		t.Errorf("after undoing the removal: %q", got)
+	}
+	res := undoStep(t, s, w.ID, false)
+	if got := descOf(t, s, w.ID, 0); got != "Search the files" {
+		t.Errorf("after undoing the burst: %q", got)
+	}
+	if res.Undo.CanUndo || !res.Undo.CanRedo || res.Revision.Message != "Undo" {
+		t.Errorf("after undoing everything: %+v, %+v", res.Undo, res.Revision)
+	}
+	_, err := s.Step(ctx, store.Step{Workspace: w.ID, Author: "ada", AuthorID: "a1", Now: t0.Add(time.Hour)})
+	wantKind(t, "undo with nothing left", err, store.NotFound)
+	undoStep(t, s, w.ID, true)
+	if got := descOf(t, s, w.ID, 0); got != "Sea" {
+		t.Errorf("after redo: %q", got)
+	}
+	// Someone else changes the field: the redo of the removal still applies, the undo of the
+	// burst does not.
+	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "bob", AuthorID: "b1", Ops: set(u.Path, "Bob's"), Now: t0.Add(2 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	undoStep(t, s, w.ID, true)
+	if got := descOf(t, s, w.ID, 1); got != "<absent>" {
+		t.Errorf("after redoing the removal: %q", got)
+	}
+	undoStep(t, s, w.ID, false) // the removal again
+	_, err = s.Step(ctx, store.Step{Workspace: w.ID, Author: "ada", AuthorID: "a1", Now: t0.Add(3 * time.Hour)})
+	wantKind(t, "undo of an overtaken step", err, store.Conflict)
+	var sc *store.StepConflict
+	if !errors.As(err, &sc) || sc.Path != u.Path {
+		t.Errorf("conflict cause = %#v, want the path %s", sc, u.Path)
+	}
+	if got := descOf(t, s, w.ID, 0); got != "Bob's" {
+		t.Errorf("the refused undo changed the field: %q", got)
+	}
+	if st, _ := s.UndoState(ctx, w.ID, "a1"); st.CanUndo {
+		t.Errorf("the overtaken step is still there: %+v", st)
+	}
+	// Every edit, undo and redo is in history.
+	edits, err := s.Edits(ctx, w.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(edits) != 10 {
+		t.Errorf("%d edits in history, want 10 (4 edits, 4 steps, 1 by bob, 1 more undo)", len(edits))
+	}
+	checkHistory(t, s, w.ID)
+	// A new edit forgets the redo; the stack keeps at most MaxUndoSteps steps.
+	for i := range store.MaxUndoSteps + 5 {
+		if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ada", AuthorID: "a1", Ops: set("/tools/2/description", fmt.Sprint(i)),
+			Now: t0.Add(4 * time.Hour), Undo: &store.Undoable{Path: "/tools/2/description"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	for {
+		if _, err := s.Step(ctx, store.Step{Workspace: w.ID, Author: "ada", AuthorID: "a1", Now: t0.Add(5 * time.Hour)}); err != nil {
+			wantKind(t, "undo past the limit", err, store.NotFound)
+			break
+		}
+		n++
+	}
+	if n != store.MaxUndoSteps {
+		t.Errorf("%d steps undone, want %d", n, store.MaxUndoSteps)
+	}
+	if got := descOf(t, s, w.ID, 2); got != "4" {
+		t.Errorf("after undoing every kept step: %q, want the value before the oldest kept step", got)
+	}
+	_, err = s.Step(ctx, store.Step{Workspace: w.ID, Author: "ada"})
+	wantKind(t, "a step without an author ID", err, store.Invalid)
+	_, err = s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ada", AuthorID: "a1", Ops: set("/tools/0/description", "x"), Undo: &store.Undoable{Path: "no pointer"}})
+	wantKind(t, "an undo path that is not a pointer", err, store.Invalid)
+}
+
+// testUndoTasks: task edits are undone like listing edits.
+func testUndoTasks(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	w := newWorkspace(t, s, t0)
+	put := func(body string, at time.Duration, key string) {
+		t.Helper()
+		if _, err := s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Author: "ada", AuthorID: "a1", Field: "/0/task", Body: json.RawMessage(body),
+			Now: t0.Add(at), Undo: &store.Undoable{Key: key}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(`[{"task": "a"}]`, 0, "t")
+	put(`[{"task": "ab"}]`, time.Second, "t")
+	put(`[{"task": "abc"}]`, 10*time.Second, "u")
+	undoStep(t, s, w.ID, false)
+	if tf, _ := s.Tasks(ctx, w.ID); string(tf.Body) != `[{"task": "ab"}]` {
+		t.Errorf("after one undo: %s", tf.Body)
+	}
+	res := undoStep(t, s, w.ID, false)
+	if _, err := s.Tasks(ctx, w.ID); store.KindOf(err) != store.NotFound {
+		t.Errorf("after undoing the first task edit the workspace has a task file again (%v)", err)
+	}
+	if res.Revision.Kind != store.KindTasks {
+		t.Errorf("an undo of a task edit is a %s revision", res.Revision.Kind)
+	}
+	undoStep(t, s, w.ID, true)
+	if tf, _ := s.Tasks(ctx, w.ID); string(tf.Body) != `[{"task": "ab"}]` {
+		t.Errorf("after redo: %s", tf.Body)
+	}
+	if _, err := s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Author: "bob", AuthorID: "b1", Body: json.RawMessage(`[]`), Now: t0.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Step(ctx, store.Step{Workspace: w.ID, Author: "ada", AuthorID: "a1", Now: t0.Add(time.Hour)})
+	wantKind(t, "undo of an overtaken task edit", err, store.Conflict)
+	var sc *store.StepConflict
+	if !errors.As(err, &sc) || !sc.Tasks {
+		t.Errorf("conflict cause = %#v, want the task file", sc)
+	}
+}
+
+// testUndoLargeValues: a structural step on a listing too large to keep inline is kept as the
+// revisions that hold it, and undoes exactly.
+func testUndoLargeValues(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	l := Sample(t)
+	long := strings.Repeat("a long description ", 2000)
+	l, err := l.Apply(listing.Op{Kind: listing.OpSet, Path: "/tools/0/description", Value: listing.NewString(long)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.CreateWorkspace(ctx, store.NewWorkspace{Title: "big", Author: "ada", Listing: l, Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	move := []listing.Op{{Kind: listing.OpMove, Path: "/tools", From: 0, To: 2}}
+	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ada", AuthorID: "a1", Ops: move, Now: t0, Undo: &store.Undoable{Path: "/tools"}}); err != nil {
+		t.Fatal(err)
+	}
+	undoStep(t, s, w.ID, false)
+	head, _ := s.Revision(ctx, w.ID, -1)
+	if !sameListing(head.Listing, l) {
+		t.Error("undoing the move did not bring back the listing")
+	}
+	undoStep(t, s, w.ID, true)
+	head, _ = s.Revision(ctx, w.ID, -1)
+	if head.Listing.Tools[2].Get("description").Str != long {
+		t.Error("redoing the move did not move the tool back")
+	}
+}
+
+func testMeta(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	w := newWorkspace(t, s, t0)
+	_, err := s.Meta(ctx, w.ID, "fetch")
+	wantKind(t, "missing metadata", err, store.NotFound)
+	for _, v := range []string{`{"a": 1}`, `{"a": 2}`} {
+		if err := s.PutMeta(ctx, w.ID, "fetch", json.RawMessage(v)); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Meta(ctx, w.ID, "fetch"); err != nil || string(got) != v {
+			t.Errorf("Meta = %s, %v; want %s", got, err, v)
+		}
+	}
+	if err := s.PutMeta(ctx, w.ID, "fetch", nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Meta(ctx, w.ID, "fetch")
+	wantKind(t, "deleted metadata", err, store.NotFound)
+	wantKind(t, "metadata of an unknown workspace", s.PutMeta(ctx, store.NewID(), "fetch", json.RawMessage(`1`)), store.NotFound)
+	wantKind(t, "malformed metadata", s.PutMeta(ctx, w.ID, "fetch", json.RawMessage(`{`)), store.Invalid)
+	wantKind(t, "an empty key", s.PutMeta(ctx, w.ID, "", json.RawMessage(`1`)), store.Invalid)
+	wantKind(t, "huge metadata", s.PutMeta(ctx, w.ID, "k", json.RawMessage(`"`+strings.Repeat("x", store.MaxMeta)+`"`)), store.Invalid)
+	_, err = s.Meta(ctx, store.NewID(), "fetch")
+	wantKind(t, "metadata of an unknown workspace", err, store.NotFound)
 }

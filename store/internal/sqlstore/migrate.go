@@ -16,7 +16,14 @@ type Migration struct {
 	Version int
 	Name    string
 	SQL     string
+	// NoForeignKeys is set by a first line "-- workbench: foreign keys off": SQLite rebuilds a
+	// table that others reference with foreign keys off (they would cascade its rows away),
+	// and checks them all before the step commits.
+	NoForeignKeys bool
 }
+
+// noForeignKeys is the first line that sets Migration.NoForeignKeys.
+const noForeignKeys = "-- workbench: foreign keys off"
 
 // ReadMigrations reads the NNNN_what.sql files of dir in fsys, in order of NNNN.
 func ReadMigrations(fsys fs.FS, dir string) ([]Migration, error) {
@@ -39,7 +46,7 @@ func ReadMigrations(fsys fs.FS, dir string) ([]Migration, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read migration %s: %w", name, err)
 		}
-		out = append(out, Migration{Version: v, Name: name, SQL: string(b)})
+		out = append(out, Migration{Version: v, Name: name, SQL: string(b), NoForeignKeys: strings.HasPrefix(string(b), noForeignKeys+"\n")})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
 	for i := range out {
@@ -74,7 +81,20 @@ func Migrate(ctx context.Context, db *sql.DB, ms []Migration, lock string, rebin
 }
 
 func migrateOne(ctx context.Context, db *sql.DB, m Migration, lock string, rebind func(string) string) error {
-	tx, err := db.BeginTx(ctx, nil)
+	// One connection: a pragma holds for its connection only.
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("migration %s: connect: %w", m.Name, err)
+	}
+	defer conn.Close()
+	if m.NoForeignKeys {
+		// SQLite ignores this pragma inside a transaction, so it comes first.
+		if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+			return fmt.Errorf("migration %s: foreign keys off: %w", m.Name, err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`) //nolint:errcheck // a failure shows at the next write
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("migration %s: begin: %w", m.Name, err)
 	}
@@ -93,6 +113,11 @@ func migrateOne(ctx context.Context, db *sql.DB, m Migration, lock string, rebin
 	}
 	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 		return fmt.Errorf("migration %s: %w", m.Name, err)
+	}
+	if m.NoForeignKeys {
+		if err := foreignKeyCheck(ctx, tx); err != nil {
+			return fmt.Errorf("migration %s: %w", m.Name, err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, rebind(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`),
 		m.Version, m.Name, time.Now().UnixMicro()); err != nil {
@@ -121,4 +146,24 @@ func createVersionTable(ctx context.Context, db *sql.DB, lock string) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// foreignKeyCheck fails when a row references one that is not there (SQLite's
+// PRAGMA foreign_key_check), naming the first such row.
+func foreignKeyCheck(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `PRAGMA foreign_key_check`)
+	if err != nil {
+		return fmt.Errorf("check foreign keys: %w", err)
+	}
+	defer rows.Close()
+	if rows.Next() {
+		var table, parent string
+		var rowid sql.NullInt64
+		var fk int
+		if err := rows.Scan(&table, &rowid, &parent, &fk); err != nil {
+			return fmt.Errorf("check foreign keys: %w", err)
+		}
+		return fmt.Errorf("a row of %s (rowid %d) references a missing row of %s; the database needs repair before this upgrade", table, rowid.Int64, parent)
+	}
+	return rows.Err()
 }

@@ -226,19 +226,21 @@ func (s *DB) CreateWorkspace(ctx context.Context, nw store.NewWorkspace) (store.
 			w.ID, w.Title, store.Micros(t), store.Micros(t)); err != nil {
 			return nil, err
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO revisions (workspace_id, number, parent, kind, author, message, field, created_at, updated_at, edit_count, first_seq, last_seq, envelope, tools)
-			VALUES (?, 0, NULL, 'import', ?, ?, '', ?, ?, 0, 0, 0, ?, ?)`),
-			w.ID, nw.Author, nw.Message, store.Micros(t), store.Micros(t), sn.envelope, sn.list); err != nil {
+		var tasks any
+		if len(nw.Tasks) > 0 {
+			tasks = 0
+			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO task_bodies (workspace_id, id, body, first_number) VALUES (?, 0, ?, 0)`),
+				w.ID, []byte(nw.Tasks)); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO revisions (workspace_id, number, parent, kind, author, message, field, created_at, updated_at, edit_count, first_seq, last_seq, envelope, tools, tasks)
+			VALUES (?, 0, NULL, 'import', ?, ?, '', ?, ?, 0, 0, 0, ?, ?, ?)`),
+			w.ID, nw.Author, nw.Message, store.Micros(t), store.Micros(t), sn.envelope, sn.list, tasks); err != nil {
 			return nil, err
 		}
 		if err := s.addRefs(ctx, tx, w.ID, 0, hashSet(sn.refs)); err != nil {
 			return nil, err
-		}
-		if len(nw.Tasks) > 0 {
-			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO task_files (workspace_id, body, author, updated_at) VALUES (?, ?, ?, ?)`),
-				w.ID, []byte(nw.Tasks), nw.Author, store.Micros(t)); err != nil {
-				return nil, err
-			}
 		}
 		return nil, nil
 	})
@@ -385,17 +387,20 @@ func (s *DB) ForkWorkspace(ctx context.Context, f store.Fork) (store.Workspace, 
 		}{
 			{`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq, forked_from) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 				[]any{id, title, store.Micros(t), store.Micros(t), src.Head, src.Seq, src.ID}},
-			{`INSERT INTO revisions (workspace_id, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, envelope, tools)
-				SELECT ?, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, envelope, tools
+			{`INSERT INTO task_bodies (workspace_id, id, body, first_number)
+				SELECT ?, id, body, first_number FROM task_bodies WHERE workspace_id = ?`, []any{id, src.ID}},
+			{`INSERT INTO revisions (workspace_id, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, envelope, tools, tasks)
+				SELECT ?, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, envelope, tools, tasks
 				FROM revisions WHERE workspace_id = ?`, []any{id, src.ID}},
 			// The fork lists the source's tools: they are stored, and stay so while the source's
 			// revisions (locked with it) list them.
 			{`INSERT INTO workspace_tools (workspace_id, hash, first_number)
 				SELECT ?, hash, first_number FROM workspace_tools WHERE workspace_id = ?`, []any{id, src.ID}},
-			{`INSERT INTO edits (workspace_id, seq, revision, author, author_id, at, ops)
-				SELECT ?, seq, revision, author, author_id, at, ops FROM edits WHERE workspace_id = ?`, []any{id, src.ID}},
-			{`INSERT INTO task_files (workspace_id, body, author, updated_at)
-				SELECT ?, body, author, updated_at FROM task_files WHERE workspace_id = ?`, []any{id, src.ID}},
+			{`INSERT INTO edits (workspace_id, seq, revision, author, author_id, at, ops, tasks)
+				SELECT ?, seq, revision, author, author_id, at, ops, tasks FROM edits WHERE workspace_id = ?`, []any{id, src.ID}},
+			// Undo stays with the people who made the steps, in the source.
+			{`INSERT INTO workspace_meta (workspace_id, key, value, updated_at)
+				SELECT ?, key, value, updated_at FROM workspace_meta WHERE workspace_id = ?`, []any{id, src.ID}},
 		}
 		for _, st := range stmts {
 			if _, err := tx.ExecContext(ctx, s.q(st.q), st.args...); err != nil {
@@ -409,17 +414,18 @@ func (s *DB) ForkWorkspace(ctx context.Context, f store.Fork) (store.Workspace, 
 
 // ---- revisions and edits
 
-const revCols = `workspace_id, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from`
+const revCols = `workspace_id, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, tasks`
 
 func scanRevision(row interface{ Scan(...any) error }, extra ...any) (store.Revision, error) {
 	var r store.Revision
-	var parent, restored sql.NullInt64
+	var parent, restored, tasks sql.NullInt64
 	var name sql.NullString
 	var created, updated int64
 	var kind string
 	dest := append([]any{&r.Workspace, &r.Number, &parent, &kind, &r.Author, &r.AuthorID, &r.Message, &name, &r.Field,
-		&created, &updated, &r.Edits, &r.FirstSeq, &r.LastSeq, &restored}, extra...)
+		&created, &updated, &r.Edits, &r.FirstSeq, &r.LastSeq, &restored, &tasks}, extra...)
 	err := row.Scan(dest...)
+	r.HasTasks, r.TasksSeq = tasks.Valid, tasks.Int64
 	r.Kind, r.Name = store.RevisionKind(kind), name.String
 	r.Created, r.Updated = store.FromMicros(created), store.FromMicros(updated)
 	r.Parent, r.RestoredFrom = -1, -1
@@ -501,16 +507,55 @@ type change struct {
 	authorID string
 	message  string
 	at       time.Time
-	ops      []listing.Op
 	kind     store.RevisionKind
+	// field is what a KindTasks edit sets (TaskEdit.Field); a KindEdit's is FieldOf its ops.
+	field    string
 	restored int // -1 unless kind is restore
 	coalesce func(head store.Revision) bool
-	// next returns the new listing and, when it was read from the store, its tools' references.
-	next func(tx *sql.Tx, cur *listing.Listing) (*listing.Listing, []toolRef, error)
+	// next returns the new state from the head's.
+	next func(tx *sql.Tx, cur state) (outcome, error)
+	// undo, when set with an author ID, pushes the edit on its author's undo stack.
+	undo *store.Undoable
+	// moved, for a Step, moves the step taken from one stack to the other.
+	moved *stepRow
+}
+
+// state is a workspace's head: its listing (with where its tools are stored) and task file.
+type state struct {
+	head  store.Revision
+	l     *listing.Listing
+	refs  []toolRef
+	tasks taskRef
+}
+
+// taskRef names a stored task file of a workspace (ok false: none).
+type taskRef struct {
+	ok bool
+	id int64
+}
+
+func tasksOf(r store.Revision) taskRef { return taskRef{ok: r.HasTasks, id: r.TasksSeq} }
+
+// outcome is what a change makes of the head.
+type outcome struct {
+	l    *listing.Listing
+	refs []toolRef // when l was read from the store: where its tools are
+	ops  []listing.Op
+	// tasks, when set, replaces the task file: with a new body, an existing one (reuse), or
+	// none (neither).
+	tasks *taskChange
+	// kind, when set, is the revision kind instead of the change's (an undo of a task edit is
+	// a task edit).
+	kind store.RevisionKind
+}
+
+type taskChange struct {
+	body  []byte
+	reuse *taskRef
 }
 
 // record applies c in one transaction: a new head revision or the head extended, the edit
-// row, the workspace's head and sequence number.
+// row, the workspace's head and sequence number, and the author's undo.
 func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 	var res store.EditResult
 	var sn snapshot
@@ -520,20 +565,21 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		next, nextRefs, err := c.next(tx, cur)
+		before := state{head: head, l: cur, refs: curRefs, tasks: tasksOf(head)}
+		out, err := c.next(tx, before)
 		if err != nil {
 			return nil, err
 		}
-		ops := c.ops
-		if ops == nil { // a whole listing: one op that sets every tool
-			ops = []listing.Op{{Kind: listing.OpSet, Path: "/tools", Value: listing.NewArray(next.Tools...)}}
-		}
-		opsJSON, err := json.Marshal(ops)
+		next := out.l
+		opsJSON, err := json.Marshal(out.ops)
 		if err != nil {
 			return nil, fmt.Errorf("encode ops: %w", err)
 		}
+		if out.ops == nil {
+			opsJSON = []byte("[]")
+		}
 		// Only the tools this change made are encoded and written; the rest are stored already.
-		known := knownTools(next, nextRefs)
+		known := knownTools(next, out.refs)
 		if known == nil {
 			known = knownTools(cur, curRefs)
 		}
@@ -554,28 +600,66 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 			return nil, err
 		}
 		seq := w.Seq + 1
-		field := store.FieldOf(ops)
-		if c.kind != store.KindEdit {
+		if out.kind != "" {
+			c.kind = out.kind
+		}
+		field := c.field
+		switch c.kind {
+		case store.KindEdit:
+			field = store.FieldOf(out.ops)
+		case store.KindTasks:
+		default:
 			field = ""
+		}
+		number := w.Head + 1
+		if res.Coalesced {
+			number = head.Number
+		}
+		tasks := before.tasks
+		if out.tasks != nil {
+			switch {
+			case out.tasks.reuse != nil:
+				tasks = *out.tasks.reuse
+			case out.tasks.body == nil:
+				tasks = taskRef{}
+			default:
+				tasks = taskRef{ok: true, id: seq}
+				if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO task_bodies (workspace_id, id, body, first_number) VALUES (?, ?, ?, ?)`),
+					c.ws, seq, out.tasks.body, number); err != nil {
+					return nil, fmt.Errorf("write task file: %w", err)
+				}
+			}
+		}
+		var tasksArg any
+		if tasks.ok {
+			tasksArg = tasks.id
 		}
 		rev := head
 		if res.Coalesced {
 			rev.Updated, rev.Edits, rev.LastSeq = t, head.Edits+1, seq
-			_, err = tx.ExecContext(ctx, s.q(`UPDATE revisions SET envelope = ?, tools = ?, updated_at = ?, edit_count = ?, last_seq = ? WHERE workspace_id = ? AND number = ?`),
-				sn.envelope, sn.list, store.Micros(t), rev.Edits, seq, c.ws, head.Number)
+			_, err = tx.ExecContext(ctx, s.q(`UPDATE revisions SET envelope = ?, tools = ?, tasks = ?, updated_at = ?, edit_count = ?, last_seq = ? WHERE workspace_id = ? AND number = ?`),
+				sn.envelope, sn.list, tasksArg, store.Micros(t), rev.Edits, seq, c.ws, head.Number)
 		} else {
-			rev = store.Revision{Workspace: c.ws, Number: w.Head + 1, Parent: w.Head, Kind: c.kind, Author: c.author, AuthorID: c.authorID,
+			rev = store.Revision{Workspace: c.ws, Number: number, Parent: w.Head, Kind: c.kind, Author: c.author, AuthorID: c.authorID,
 				Message: c.message, Field: field, Created: t, Updated: t, Edits: 1, FirstSeq: seq, LastSeq: seq, RestoredFrom: c.restored}
 			var restored any
 			if c.restored >= 0 {
 				restored = c.restored
 			}
-			_, err = tx.ExecContext(ctx, s.q(`INSERT INTO revisions (workspace_id, number, parent, kind, author, author_id, message, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, envelope, tools)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`),
-				c.ws, rev.Number, rev.Parent, string(rev.Kind), rev.Author, rev.AuthorID, rev.Message, rev.Field, store.Micros(t), store.Micros(t), seq, seq, restored, sn.envelope, sn.list)
+			_, err = tx.ExecContext(ctx, s.q(`INSERT INTO revisions (workspace_id, number, parent, kind, author, author_id, message, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, envelope, tools, tasks)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`),
+				c.ws, rev.Number, rev.Parent, string(rev.Kind), rev.Author, rev.AuthorID, rev.Message, rev.Field, store.Micros(t), store.Micros(t), seq, seq, restored, sn.envelope, sn.list, tasksArg)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("write revision %d: %w", rev.Number, err)
+		}
+		rev.HasTasks, rev.TasksSeq = tasks.ok, tasks.id
+		if res.Coalesced && before.tasks.ok && before.tasks != tasks {
+			// The task file the head had is listed nowhere else when the head stored it.
+			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM task_bodies WHERE workspace_id = ? AND id = ? AND first_number = ?`),
+				c.ws, before.tasks.id, head.Number); err != nil {
+				return nil, fmt.Errorf("delete replaced task file: %w", err)
+			}
 		}
 		if err := s.addRefs(ctx, tx, c.ws, rev.Number, added); err != nil {
 			return nil, err
@@ -583,8 +667,9 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if err := s.pruneTools(ctx, tx, dropped); err != nil {
 			return nil, err
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO edits (workspace_id, seq, revision, author, author_id, at, ops) VALUES (?, ?, ?, ?, ?, ?, ?)`),
-			c.ws, seq, rev.Number, c.author, c.authorID, store.Micros(t), opsJSON); err != nil {
+		tasksChanged := out.tasks != nil && tasks != before.tasks
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO edits (workspace_id, seq, revision, author, author_id, at, ops, tasks) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+			c.ws, seq, rev.Number, c.author, c.authorID, store.Micros(t), opsJSON, boolInt(tasksChanged)); err != nil {
 			return nil, fmt.Errorf("write edit %d: %w", seq, err)
 		}
 		// The guard on seq turns a lost race (possible only if a dialect failed to lock) into a
@@ -597,8 +682,24 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if n, _ := up.RowsAffected(); n != 1 {
 			return nil, store.Errorf(store.Conflict, c.op, "another edit to workspace %s was accepted at the same time; send the edit again", c.ws)
 		}
+		after := state{head: rev, l: next, refs: sn.refs, tasks: tasks}
+		switch {
+		case c.moved != nil && c.moved.stack != "":
+			if res.Undo, err = s.moveStep(ctx, tx, c.ws, c.authorID, *c.moved); err != nil {
+				return nil, err
+			}
+		case c.undo != nil && c.authorID != "":
+			if err := s.pushStep(ctx, tx, c, before, after, res.Coalesced); err != nil {
+				return nil, err
+			}
+			res.Undo = store.UndoState{CanUndo: true}
+		}
 		res.Seq, res.Revision, res.Listing = seq, rev, next
-		return []store.Event{{Workspace: c.ws, Kind: store.EventEdit, Seq: seq, Revision: rev.Number, Author: c.author, AuthorID: c.authorID,
+		kind := store.EventEdit
+		if len(out.ops) == 0 && tasksChanged {
+			kind = store.EventTasks
+		}
+		return []store.Event{{Workspace: c.ws, Kind: kind, Seq: seq, Revision: rev.Number, Author: c.author, AuthorID: c.authorID,
 			Coalesced: res.Coalesced, Field: eventField(field)}}, nil
 	})
 	if err != nil {
@@ -606,6 +707,13 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 	}
 	s.cache.put(revKey{c.ws, res.Revision.Number, res.Seq}, res.Listing, sn.refs, sn.size)
 	return res, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // eventField keeps a notification small (PostgreSQL's payload limit is 8000 bytes).
@@ -635,16 +743,19 @@ func (s *DB) AppendEdit(ctx context.Context, e store.Edit) (store.EditResult, er
 	if len(e.Ops) > store.MaxOpsPerEdit {
 		return store.EditResult{}, store.Errorf(store.Invalid, op, "the edit has %d ops; the limit is %d, so split it", len(e.Ops), store.MaxOpsPerEdit)
 	}
+	if err := checkUndoable(op, e.Undo); err != nil {
+		return store.EditResult{}, err
+	}
 	e.Now = now(e.Now)
-	return s.record(ctx, change{op: op, ws: e.Workspace, author: e.Author, authorID: e.AuthorID, message: e.Message, at: e.Now, ops: e.Ops,
-		kind: store.KindEdit, restored: -1,
+	return s.record(ctx, change{op: op, ws: e.Workspace, author: e.Author, authorID: e.AuthorID, message: e.Message, at: e.Now,
+		kind: store.KindEdit, restored: -1, undo: e.Undo,
 		coalesce: func(head store.Revision) bool { return store.Coalesces(head, e) },
-		next: func(_ *sql.Tx, cur *listing.Listing) (*listing.Listing, []toolRef, error) {
-			l, err := cur.ApplyAll(e.Ops)
+		next: func(_ *sql.Tx, cur state) (outcome, error) {
+			l, err := cur.l.ApplyAll(e.Ops)
 			if err != nil {
-				return nil, nil, &store.Error{Kind: store.Invalid, Op: op, Msg: "the edit does not apply to the current listing", Err: err}
+				return outcome{}, &store.Error{Kind: store.Invalid, Op: op, Msg: "the edit does not apply to the current listing", Err: err}
 			}
-			return l, nil, nil
+			return outcome{l: l, ops: e.Ops}, nil
 		}})
 }
 
@@ -659,7 +770,9 @@ func (s *DB) Commit(ctx context.Context, c store.Commit) (store.EditResult, erro
 	}
 	return s.record(ctx, change{op: op, ws: c.Workspace, author: c.Author, authorID: c.AuthorID, message: c.Message, at: c.Now,
 		kind: store.KindReplace, restored: -1,
-		next: func(*sql.Tx, *listing.Listing) (*listing.Listing, []toolRef, error) { return c.Listing, nil, nil }})
+		next: func(*sql.Tx, state) (outcome, error) {
+			return outcome{l: c.Listing, ops: wholeListing(c.Listing)}, nil
+		}})
 }
 
 // Restore implements store.Store.
@@ -677,17 +790,30 @@ func (s *DB) Restore(ctx context.Context, r store.Restore) (store.EditResult, er
 	}
 	return s.record(ctx, change{op: op, ws: r.Workspace, author: r.Author, authorID: r.AuthorID, message: msg, at: r.Now,
 		kind: store.KindRestore, restored: r.Number,
-		next: func(tx *sql.Tx, _ *listing.Listing) (*listing.Listing, []toolRef, error) {
+		next: func(tx *sql.Tx, cur state) (outcome, error) {
 			var env, list []byte
-			err := tx.QueryRowContext(ctx, s.q(`SELECT envelope, tools FROM revisions WHERE workspace_id = ? AND number = ?`), r.Workspace, r.Number).Scan(&env, &list)
+			var tasks sql.NullInt64
+			err := tx.QueryRowContext(ctx, s.q(`SELECT envelope, tools, tasks FROM revisions WHERE workspace_id = ? AND number = ?`), r.Workspace, r.Number).Scan(&env, &list, &tasks)
 			if errors.Is(err, sql.ErrNoRows) {
-				return nil, nil, store.Errorf(store.NotFound, op, "workspace %s has no revision %d to restore", r.Workspace, r.Number)
+				return outcome{}, store.Errorf(store.NotFound, op, "workspace %s has no revision %d to restore", r.Workspace, r.Number)
 			}
 			if err != nil {
-				return nil, nil, err
+				return outcome{}, err
 			}
-			return s.loadSnapshot(ctx, tx, r.Workspace, r.Number, env, list)
+			l, refs, err := s.loadSnapshot(ctx, tx, r.Workspace, r.Number, env, list)
+			if err != nil {
+				return outcome{}, err
+			}
+			// A revision is its listing and its task file: restoring brings back both.
+			ref := taskRef{ok: tasks.Valid, id: tasks.Int64}
+			return outcome{l: l, refs: refs, ops: wholeListing(l), tasks: &taskChange{reuse: &ref}}, nil
 		}})
+}
+
+// wholeListing is the op recorded for a change that replaces the whole listing: one op that
+// sets every tool.
+func wholeListing(l *listing.Listing) []listing.Op {
+	return []listing.Op{{Kind: listing.OpSet, Path: "/tools", Value: listing.NewArray(l.Tools...)}}
 }
 
 // Revisions implements store.Store.
@@ -769,6 +895,9 @@ func (s *DB) Revision(ctx context.Context, ws string, n int) (store.Revision, er
 		}
 		s.cache.put(key, r.Listing, refs, sizeOf(env, refs))
 	}
+	if r.Tasks, err = s.taskBody(ctx, tx, ws, tasksOf(r)); err != nil {
+		return store.Revision{}, s.wrap(op, err)
+	}
 	edits, err := s.edits(ctx, tx, ws, `revision = ?`, n, 0)
 	if err != nil {
 		return store.Revision{}, s.wrap(op, err)
@@ -833,7 +962,7 @@ type querier interface {
 }
 
 func (s *DB) edits(ctx context.Context, q querier, ws, cond string, arg any, limit int) ([]store.EditRecord, error) {
-	query := `SELECT seq, revision, author, author_id, at, ops FROM edits WHERE workspace_id = ? AND ` + cond + ` ORDER BY seq`
+	query := `SELECT seq, revision, author, author_id, at, ops, tasks FROM edits WHERE workspace_id = ? AND ` + cond + ` ORDER BY seq`
 	args := []any{ws, arg}
 	if limit > 0 {
 		query += ` LIMIT ?`
@@ -849,9 +978,11 @@ func (s *DB) edits(ctx context.Context, q querier, ws, cond string, arg any, lim
 		e := store.EditRecord{Workspace: ws}
 		var at int64
 		var ops []byte
-		if err := rows.Scan(&e.Seq, &e.Revision, &e.Author, &e.AuthorID, &at, &ops); err != nil {
+		var tasks int
+		if err := rows.Scan(&e.Seq, &e.Revision, &e.Author, &e.AuthorID, &at, &ops, &tasks); err != nil {
 			return nil, err
 		}
+		e.Tasks = tasks != 0
 		e.At = store.FromMicros(at)
 		if err := json.Unmarshal(ops, &e.Ops); err != nil {
 			return nil, fmt.Errorf("stored ops of edit %d are unreadable: %w", e.Seq, err)
@@ -859,49 +990,6 @@ func (s *DB) edits(ctx context.Context, q querier, ws, cond string, arg any, lim
 		out = append(out, e)
 	}
 	return out, rows.Err()
-}
-
-// ---- task files
-
-// Tasks implements store.Store.
-func (s *DB) Tasks(ctx context.Context, ws string) (store.TaskFile, error) {
-	const op = "get task file"
-	if err := checkID(op, "workspace ID", ws); err != nil {
-		return store.TaskFile{}, err
-	}
-	t := store.TaskFile{Workspace: ws}
-	var body []byte
-	var at int64
-	err := s.read.QueryRowContext(ctx, s.q(`SELECT body, author, updated_at FROM task_files WHERE workspace_id = ?`), ws).Scan(&body, &t.Author, &at)
-	if errors.Is(err, sql.ErrNoRows) {
-		if _, werr := s.Workspace(ctx, ws); werr != nil {
-			return t, werr
-		}
-		return t, store.Errorf(store.NotFound, op, "workspace %s has no task file yet", ws)
-	}
-	t.Body, t.Updated = body, store.FromMicros(at)
-	return t, s.wrap(op, err)
-}
-
-// PutTasks implements store.Store.
-func (s *DB) PutTasks(ctx context.Context, t store.TaskFile) (store.TaskFile, error) {
-	const op = "put task file"
-	if err := firstErr(checkID(op, "workspace ID", t.Workspace),
-		store.CheckText(op, "author", t.Author, store.MaxAuthor, false, false),
-		store.CheckJSON(op, "task file", t.Body, store.MaxTasks, true)); err != nil {
-		return store.TaskFile{}, err
-	}
-	t.Updated = now(t.Updated)
-	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO task_files (workspace_id, body, author, updated_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (workspace_id) DO UPDATE SET body = excluded.body, author = excluded.author, updated_at = excluded.updated_at`),
-			t.Workspace, []byte(t.Body), t.Author, store.Micros(t.Updated))
-		if err != nil && store.KindOf(s.wrap(op, err)) == store.NotFound {
-			return nil, notFoundWorkspace(op, t.Workspace)
-		}
-		return []store.Event{{Workspace: t.Workspace, Kind: store.EventTasks, Author: t.Author}}, err
-	})
-	return t, err
 }
 
 // ---- runs

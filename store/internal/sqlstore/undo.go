@@ -1,0 +1,376 @@
+package sqlstore
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/store"
+)
+
+// Undo is kept in table undo_steps, per workspace and person, as two stacks of steps. A step
+// holds the path it takes back and the value there before and after it; it is pushed (or, for a
+// burst of typing, extended) in the transaction that records its edit, and Step takes it back in
+// the transaction that records the undo, so that undo outlives restarts, works the same on
+// every replica, and never takes back a value someone else has changed since.
+
+// stepInline is the largest value a step keeps in its row; a larger one (a whole tools array)
+// is kept as the revision that holds it, when no later edit can change that revision.
+const stepInline = 4 << 10
+
+// stepValue is a step's value before or after it, as stored: inline (V), the value in a frozen
+// revision (Rev), or absent (neither).
+type stepValue struct {
+	V   json.RawMessage `json:"v,omitempty"`
+	Rev *int            `json:"rev,omitempty"`
+}
+
+// stepRow is one stored step.
+type stepRow struct {
+	stack  string // "undo" or "redo"
+	pos    int64
+	key    string
+	tasks  bool
+	path   string
+	before []byte
+	after  []byte
+}
+
+// errStepConflict is a step whose path changed since; Step drops it.
+type errStepConflict struct{ row stepRow }
+
+func (e *errStepConflict) Error() string { return "the step's value changed since" }
+
+func checkUndoable(op string, u *store.Undoable) error {
+	if u == nil {
+		return nil
+	}
+	if err := firstErr(store.CheckText(op, "undo key", u.Key, store.MaxField, false, false),
+		store.CheckText(op, "undo path", u.Path, store.MaxField, false, false)); err != nil {
+		return err
+	}
+	if u.Path != "" {
+		if _, err := listing.SplitPointer(u.Path); err != nil {
+			return store.Errorf(store.Invalid, op, "the undo path %q is not a JSON pointer: %v", u.Path, err)
+		}
+	}
+	return nil
+}
+
+// encodeStepValue encodes the value of st at path (the task file when tasks), as a reference
+// to revision st.head when it is large and frozen says no later edit can change that revision.
+func encodeStepValue(st state, path string, tasksBody []byte, tasks, frozen bool) ([]byte, error) {
+	var raw []byte
+	if tasks {
+		raw = tasksBody
+	} else if v := st.l.Get(path); v != nil {
+		raw = listing.Marshal(v, "")
+	}
+	switch {
+	case raw == nil:
+		return []byte(`{}`), nil
+	case len(raw) > stepInline && frozen:
+		return fmt.Appendf(nil, `{"rev":%d}`, st.head.Number), nil
+	default:
+		// Written by hand: json.Marshal would compact the value, and a task file is kept as
+		// it was given.
+		return append(append([]byte(`{"v":`), raw...), '}'), nil
+	}
+}
+
+// pushStep records c as a step of its author's undo: a new step on top, or the top step
+// extended when c continues it (same key and path). Any redo is gone: a new edit forks history.
+func (s *DB) pushStep(ctx context.Context, tx *sql.Tx, c change, before, after state, coalesced bool) error {
+	isTasks := c.kind == store.KindTasks
+	path := c.undo.Path
+	if isTasks {
+		path = ""
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM undo_steps WHERE workspace_id = ? AND author_id = ? AND stack = 'redo'`), c.ws, c.authorID); err != nil {
+		return fmt.Errorf("clear redo: %w", err)
+	}
+	top, ok, err := s.topStep(ctx, tx, c.ws, c.authorID, "undo")
+	if err != nil {
+		return err
+	}
+	var afterBody []byte
+	if isTasks {
+		if afterBody, err = s.taskBody(ctx, tx, c.ws, after.tasks); err != nil {
+			return err
+		}
+	}
+	// The new head can still be extended by coalescing unless its field is empty.
+	av, err := encodeStepValue(after, path, afterBody, isTasks, after.head.Field == "")
+	if err != nil {
+		return err
+	}
+	if ok && c.undo.Key != "" && top.key == c.undo.Key && top.path == path && top.tasks == isTasks {
+		_, err := tx.ExecContext(ctx, s.q(`UPDATE undo_steps SET after = ? WHERE workspace_id = ? AND author_id = ? AND stack = 'undo' AND pos = ?`),
+			av, c.ws, c.authorID, top.pos)
+		if err != nil {
+			return fmt.Errorf("extend undo step: %w", err)
+		}
+		return nil
+	}
+	var beforeBody []byte
+	if isTasks {
+		if beforeBody, err = s.taskBody(ctx, tx, c.ws, before.tasks); err != nil {
+			return err
+		}
+	}
+	// The old head is frozen once the edit started a new revision.
+	bv, err := encodeStepValue(before, path, beforeBody, isTasks, !coalesced)
+	if err != nil {
+		return err
+	}
+	pos := int64(1)
+	if ok {
+		pos = top.pos + 1
+	}
+	return s.insertStep(ctx, tx, c.ws, c.authorID, stepRow{stack: "undo", pos: pos, key: c.undo.Key, tasks: isTasks, path: path, before: bv, after: av})
+}
+
+// insertStep stores r and forgets the steps of its stack beyond store.MaxUndoSteps.
+func (s *DB) insertStep(ctx context.Context, tx *sql.Tx, ws, author string, r stepRow) error {
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO undo_steps (workspace_id, author_id, stack, pos, step_key, tasks, path, before, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		ws, author, r.stack, r.pos, r.key, boolInt(r.tasks), r.path, r.before, r.after); err != nil {
+		return fmt.Errorf("write %s step: %w", r.stack, err)
+	}
+	if r.pos > store.MaxUndoSteps {
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM undo_steps WHERE workspace_id = ? AND author_id = ? AND stack = ? AND pos <= ?`),
+			ws, author, r.stack, r.pos-store.MaxUndoSteps); err != nil {
+			return fmt.Errorf("forget old %s steps: %w", r.stack, err)
+		}
+	}
+	return nil
+}
+
+// topStep reads the top step of a stack.
+func (s *DB) topStep(ctx context.Context, q querier, ws, author, stack string) (stepRow, bool, error) {
+	rows, err := q.QueryContext(ctx, s.q(`SELECT pos, step_key, tasks, path, before, after FROM undo_steps
+		WHERE workspace_id = ? AND author_id = ? AND stack = ? ORDER BY pos DESC LIMIT 1`), ws, author, stack)
+	if err != nil {
+		return stepRow{}, false, fmt.Errorf("read %s step: %w", stack, err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return stepRow{}, false, rows.Err()
+	}
+	r := stepRow{stack: stack}
+	var tasks int
+	if err := rows.Scan(&r.pos, &r.key, &tasks, &r.path, &r.before, &r.after); err != nil {
+		return stepRow{}, false, fmt.Errorf("read %s step: %w", stack, err)
+	}
+	r.tasks = tasks != 0
+	return r, true, rows.Err()
+}
+
+// moveStep puts the step r (just taken back) on the other stack, as a step no later edit
+// extends, and returns the person's undo state.
+func (s *DB) moveStep(ctx context.Context, tx *sql.Tx, ws, author string, r stepRow) (store.UndoState, error) {
+	to := "redo"
+	if r.stack == "redo" {
+		to = "undo"
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM undo_steps WHERE workspace_id = ? AND author_id = ? AND stack = ? AND pos = ?`),
+		ws, author, r.stack, r.pos); err != nil {
+		return store.UndoState{}, fmt.Errorf("take %s step: %w", r.stack, err)
+	}
+	top, ok, err := s.topStep(ctx, tx, ws, author, to)
+	if err != nil {
+		return store.UndoState{}, err
+	}
+	pos := int64(1)
+	if ok {
+		pos = top.pos + 1
+	}
+	if err := s.insertStep(ctx, tx, ws, author, stepRow{stack: to, pos: pos, tasks: r.tasks, path: r.path, before: r.before, after: r.after}); err != nil {
+		return store.UndoState{}, err
+	}
+	return s.undoState(ctx, tx, ws, author)
+}
+
+func (s *DB) undoState(ctx context.Context, q querier, ws, author string) (store.UndoState, error) {
+	rows, err := q.QueryContext(ctx, s.q(`SELECT DISTINCT stack FROM undo_steps WHERE workspace_id = ? AND author_id = ?`), ws, author)
+	if err != nil {
+		return store.UndoState{}, fmt.Errorf("read undo state: %w", err)
+	}
+	defer rows.Close()
+	var u store.UndoState
+	for rows.Next() {
+		var stack string
+		if err := rows.Scan(&stack); err != nil {
+			return u, fmt.Errorf("read undo state: %w", err)
+		}
+		u.CanUndo = u.CanUndo || stack == "undo"
+		u.CanRedo = u.CanRedo || stack == "redo"
+	}
+	return u, rows.Err()
+}
+
+// UndoState implements store.Store.
+func (s *DB) UndoState(ctx context.Context, ws, author string) (store.UndoState, error) {
+	const op = "read undo state"
+	if err := firstErr(checkID(op, "workspace ID", ws), store.CheckText(op, "author ID", author, store.MaxAuthor, false, false)); err != nil {
+		return store.UndoState{}, err
+	}
+	u, err := s.undoState(ctx, s.read, ws, author)
+	return u, s.wrap(op, err)
+}
+
+// resolveStep reads a stored step value: the value (nil: absent) or, for a task step, the task
+// file (nil: none).
+func (s *DB) resolveStep(ctx context.Context, tx *sql.Tx, ws string, r stepRow, raw []byte) (*listing.Value, []byte, error) {
+	var sv stepValue
+	if err := json.Unmarshal(raw, &sv); err != nil {
+		return nil, nil, fmt.Errorf("%w: undo step %d: %v", errCorrupt, r.pos, err)
+	}
+	if sv.Rev != nil {
+		if r.tasks {
+			var id sql.NullInt64
+			if err := tx.QueryRowContext(ctx, s.q(`SELECT tasks FROM revisions WHERE workspace_id = ? AND number = ?`), ws, *sv.Rev).Scan(&id); err != nil {
+				return nil, nil, fmt.Errorf("read revision %d of an undo step: %w", *sv.Rev, err)
+			}
+			b, err := s.taskBody(ctx, tx, ws, taskRef{ok: id.Valid, id: id.Int64})
+			return nil, b, err
+		}
+		l, err := s.revisionListing(ctx, tx, ws, *sv.Rev)
+		if err != nil {
+			return nil, nil, err
+		}
+		return l.Get(r.path), nil, nil
+	}
+	if sv.V == nil {
+		return nil, nil, nil
+	}
+	if r.tasks {
+		return nil, sv.V, nil
+	}
+	v, err := listing.ParseJSON(sv.V)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: undo step %d: %v", errCorrupt, r.pos, err)
+	}
+	return v, nil, nil
+}
+
+// revisionListing reads revision n's listing in tx, from the cache when it holds it.
+func (s *DB) revisionListing(ctx context.Context, tx *sql.Tx, ws string, n int) (*listing.Listing, error) {
+	var last int64
+	var env, list []byte
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT last_seq FROM revisions WHERE workspace_id = ? AND number = ?`), ws, n).Scan(&last); err != nil {
+		return nil, fmt.Errorf("read revision %d: %w", n, err)
+	}
+	key := revKey{ws, n, last}
+	if l, _ := s.cache.get(key); l != nil {
+		return l, nil
+	}
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT envelope, tools FROM revisions WHERE workspace_id = ? AND number = ?`), ws, n).Scan(&env, &list); err != nil {
+		return nil, fmt.Errorf("read revision %d: %w", n, err)
+	}
+	l, refs, err := s.loadSnapshot(ctx, tx, ws, n, env, list)
+	if err != nil {
+		return nil, err
+	}
+	s.cache.put(key, l, refs, sizeOf(env, refs))
+	return l, nil
+}
+
+// sameJSON compares two JSON documents up to insignificant space (nil: none).
+func sameJSON(a, b []byte) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	var x, y bytes.Buffer
+	if json.Compact(&x, a) != nil || json.Compact(&y, b) != nil {
+		return bytes.Equal(a, b)
+	}
+	return bytes.Equal(x.Bytes(), y.Bytes())
+}
+
+func sameValue(a, b *listing.Value) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return listing.HashOf(a) == listing.HashOf(b)
+}
+
+// Step implements store.Store.
+func (s *DB) Step(ctx context.Context, st store.Step) (store.EditResult, error) {
+	op, from, verb := "undo", "undo", "Undo"
+	if st.Redo {
+		op, from, verb = "redo", "redo", "Redo"
+	}
+	if err := checkEditor(op, st.Workspace, st.Author, st.AuthorID, ""); err != nil {
+		return store.EditResult{}, err
+	}
+	if st.AuthorID == "" {
+		return store.EditResult{}, store.Errorf(store.Invalid, op, "no author ID given; undo is per person")
+	}
+	moved := &stepRow{}
+	res, err := s.record(ctx, change{op: op, ws: st.Workspace, author: st.Author, authorID: st.AuthorID, message: verb, at: st.Now,
+		kind: store.KindEdit, restored: -1, moved: moved,
+		next: func(tx *sql.Tx, cur state) (outcome, error) {
+			r, ok, err := s.topStep(ctx, tx, st.Workspace, st.AuthorID, from)
+			if err != nil {
+				return outcome{}, err
+			}
+			if !ok {
+				return outcome{}, store.Errorf(store.NotFound, op, "nothing to %s", op)
+			}
+			want, put := r.after, r.before
+			if st.Redo {
+				want, put = r.before, r.after
+			}
+			wantV, wantT, err := s.resolveStep(ctx, tx, st.Workspace, r, want)
+			if err != nil {
+				return outcome{}, err
+			}
+			putV, putT, err := s.resolveStep(ctx, tx, st.Workspace, r, put)
+			if err != nil {
+				return outcome{}, err
+			}
+			*moved = r
+			if r.tasks {
+				curT, err := s.taskBody(ctx, tx, st.Workspace, cur.tasks)
+				if err != nil {
+					return outcome{}, err
+				}
+				if !sameJSON(curT, wantT) {
+					return outcome{}, &errStepConflict{r}
+				}
+				return outcome{l: cur.l, refs: cur.refs, tasks: &taskChange{body: putT}, kind: store.KindTasks}, nil
+			}
+			if !sameValue(cur.l.Get(r.path), wantV) {
+				return outcome{}, &errStepConflict{r}
+			}
+			o := listing.Op{Kind: listing.OpSet, Path: r.path, Value: putV}
+			if putV == nil {
+				o = listing.Op{Kind: listing.OpRemove, Path: r.path}
+			}
+			l, err := cur.l.ApplyAll([]listing.Op{o})
+			if err != nil {
+				// The path's parent is gone (a tool removed since): someone else's change.
+				return outcome{}, &errStepConflict{r}
+			}
+			return outcome{l: l, ops: []listing.Op{o}}, nil
+		}})
+	var sc *errStepConflict
+	if errors.As(err, &sc) {
+		// Later writers win: the step can never be taken back, so it goes.
+		derr := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+			_, err := tx.ExecContext(ctx, s.q(`DELETE FROM undo_steps WHERE workspace_id = ? AND author_id = ? AND stack = ? AND pos = ?`),
+				st.Workspace, st.AuthorID, sc.row.stack, sc.row.pos)
+			return nil, err
+		})
+		if derr != nil {
+			return store.EditResult{}, derr
+		}
+		return store.EditResult{}, &store.Error{Kind: store.Conflict, Op: op,
+			Msg: "someone else changed it since; their change stands", Err: &store.StepConflict{Path: sc.row.path, Tasks: sc.row.tasks}}
+	}
+	return res, err
+}

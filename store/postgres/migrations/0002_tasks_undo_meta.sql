@@ -1,0 +1,50 @@
+-- Task files join the history, undo is kept per person, and workspaces keep small metadata.
+
+-- Each version of a workspace's task file, once. Its id is the sequence number of the edit that
+-- stored it (0: given at creation); first_number is the first revision that lists it, so that
+-- a coalesced task edit can delete the version it replaces (as workspace_tools does for tools).
+CREATE TABLE task_bodies (
+  workspace_id TEXT NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+  id           BIGINT NOT NULL,
+  body         BYTEA NOT NULL,
+  first_number INTEGER NOT NULL,
+  PRIMARY KEY (workspace_id, id)
+);
+
+-- Before this version only the current task file was kept: it becomes every revision's.
+INSERT INTO task_bodies (workspace_id, id, body, first_number)
+  SELECT t.workspace_id, w.seq, t.body, 0 FROM task_files t JOIN workspaces w ON w.id = t.workspace_id;
+
+ALTER TABLE revisions ADD COLUMN tasks BIGINT; -- the task file (task_bodies.id); NULL: none
+UPDATE revisions r SET tasks = b.id FROM task_bodies b WHERE b.workspace_id = r.workspace_id;
+ALTER TABLE revisions ADD CONSTRAINT revisions_tasks_fkey FOREIGN KEY (workspace_id, tasks) REFERENCES task_bodies (workspace_id, id);
+ALTER TABLE revisions DROP CONSTRAINT revisions_kind_check;
+ALTER TABLE revisions ADD CONSTRAINT revisions_kind_check CHECK (kind IN ('import', 'edit', 'restore', 'replace', 'tasks'));
+DROP TABLE task_files;
+
+-- 1: the edit replaced the task file.
+ALTER TABLE edits ADD COLUMN tasks INTEGER NOT NULL DEFAULT 0;
+
+-- Each person's undo and redo steps on each workspace, by position (the top is the highest).
+-- before and after are JSON: {"v": value}, {} (absent), or {"rev": n} (the value the path has
+-- in revision n, which no later edit changes: used for large values such as whole tool arrays).
+CREATE TABLE undo_steps (
+  workspace_id TEXT NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+  author_id    TEXT NOT NULL,
+  stack        TEXT NOT NULL CHECK (stack IN ('undo', 'redo')),
+  pos          INTEGER NOT NULL,
+  step_key     TEXT NOT NULL,
+  tasks        INTEGER NOT NULL,  -- 1: the step takes back the task file, 0: the value at path
+  path         TEXT NOT NULL,
+  before       BYTEA NOT NULL,
+  after        BYTEA NOT NULL,
+  PRIMARY KEY (workspace_id, author_id, stack, pos)
+);
+
+CREATE TABLE workspace_meta (
+  workspace_id TEXT NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+  key          TEXT NOT NULL,
+  value        BYTEA NOT NULL,
+  updated_at   BIGINT NOT NULL,
+  PRIMARY KEY (workspace_id, key)
+);
