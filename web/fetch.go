@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"github.com/starfederation/datastar-go/datastar"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/listing/remote"
+	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/views"
 )
 
@@ -35,11 +37,15 @@ type FetchConfig struct {
 }
 
 // fetchInfo is what a workspace keeps of its last fetch: where from and who answered, never
-// the token or the headers. It lives in the server's memory beside the workspace.
+// the token or the headers. The store keeps it beside the workspace (fetchMetaKey), so that it
+// outlives restarts, reaches every replica and goes with a fork.
 type fetchInfo struct {
-	form   views.FetchForm
-	report views.FetchReport
+	Form   views.FetchForm   `json:"form"`
+	Report views.FetchReport `json:"report"`
 }
+
+// fetchMetaKey is the workspace metadata key of the last fetch.
+const fetchMetaKey = "fetch"
 
 // maxChangeRows bounds the changes listed in the page; the review report has all of them.
 const maxChangeRows = 200
@@ -204,29 +210,48 @@ func (s *Server) fetchHome(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("create workspace: %w", err)
 	}
-	s.setFetch(ws.ID, &fetchInfo{form: s.formOf(fr.form), report: reportOf(res)})
+	s.setFetch(c.Request().Context(), ws.ID, &fetchInfo{Form: s.formOf(fr.form), Report: reportOf(res)})
 	s.log.Info("workspace created", "id", ws.ID, "tools", len(res.Listing.Tools), "from", res.Endpoint)
 	return c.Redirect(http.StatusSeeOther, "/w/"+ws.ID)
 }
 
-func (s *Server) setFetch(id string, fi *fetchInfo) {
-	s.mu.Lock()
-	s.fetches[id] = fi
-	s.mu.Unlock()
+// setFetch stores a workspace's last fetch. The fetch itself has succeeded by then, so a
+// failure to store its report is logged, not shown: the listing is safe in history.
+func (s *Server) setFetch(ctx context.Context, id string, fi *fetchInfo) {
+	b, err := json.Marshal(fi)
+	if err == nil {
+		err = s.db.PutMeta(ctx, id, fetchMetaKey, b)
+	}
+	if err != nil {
+		s.log.Warn("store the last fetch", "ws", id, "err", err)
+	}
 }
 
-func (s *Server) getFetch(id string) *fetchInfo {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.fetches[id]
+// getFetch reads a workspace's last fetch; nil if it was never fetched (or its record is
+// unreadable, which is logged).
+func (s *Server) getFetch(ctx context.Context, id string) *fetchInfo {
+	b, err := s.db.Meta(ctx, id, fetchMetaKey)
+	if err != nil {
+		if store.KindOf(err) != store.NotFound {
+			s.log.Warn("read the last fetch", "ws", id, "err", err)
+		}
+		return nil
+	}
+	var fi fetchInfo
+	if err := json.Unmarshal(b, &fi); err != nil {
+		s.log.Warn("read the last fetch", "ws", id, "err", err)
+		return nil
+	}
+	return &fi
 }
 
 // serverPanel is the workspace's Server panel model.
-func (s *Server) serverPanel(id string, prob *views.FetchProblem) views.ServerPanel {
+func (s *Server) serverPanel(ctx context.Context, id string, prob *views.FetchProblem) views.ServerPanel {
 	p := views.ServerPanel{WS: id, Form: views.FetchForm{AllowStdio: s.fetch.AllowStdio}, Problem: prob}
-	if fi := s.getFetch(id); fi != nil {
-		p.Form = fi.form
-		r := fi.report
+	if fi := s.getFetch(ctx, id); fi != nil {
+		p.Form = fi.Form
+		p.Form.AllowStdio = s.fetch.AllowStdio // this server's setting, not the fetching one's
+		r := fi.Report
 		p.Report = &r
 	}
 	return p
@@ -265,11 +290,11 @@ func (s *Server) fetchWorkspace(c echo.Context) error {
 	rep.Previous = changeSet(prev, "the previous revision")
 	rep.Baseline = changeSet(listing.Compare(ws.Baseline, res.Listing), "the baseline (the listing this workspace started from)")
 	rep.Unchanged = !prev.Changed()
-	fi := &fetchInfo{form: s.formOf(fr.form), report: rep}
-	s.setFetch(ws.ID, fi)
+	fi := &fetchInfo{Form: s.formOf(fr.form), Report: rep}
+	s.setFetch(c.Request().Context(), ws.ID, fi)
 	if rep.Unchanged {
 		// Nothing to apply: only the panel changes, on every page.
-		html := render(c.Request().Context(), views.ServerPanelRegion(s.serverPanel(ws.ID, nil), ws.Version))
+		html := render(c.Request().Context(), views.ServerPanelRegion(s.serverPanel(c.Request().Context(), ws.ID, nil), ws.Version))
 		patch := Patch{HTML: html, Mode: string(datastar.ElementPatchModeReplace)}
 		sse := datastar.NewSSE(c.Response().Writer, c.Request())
 		_ = sendPatches(sse, []Patch{patch})
@@ -281,7 +306,7 @@ func (s *Server) fetchWorkspace(c echo.Context) error {
 	return s.commit(c, sg, change{edit: &Edit{Ops: ops}, tool: sel, structure: true, tasks: true, select_: sel,
 		extra: func(ws Workspace) []Patch {
 			// Replace, not morph: a morph keeps the token field's typed value.
-			return []Patch{{HTML: render(c.Request().Context(), views.ServerPanelRegion(s.serverPanel(ws.ID, nil), ws.Version)),
+			return []Patch{{HTML: render(c.Request().Context(), views.ServerPanelRegion(s.serverPanel(c.Request().Context(), ws.ID, nil), ws.Version)),
 				Mode: string(datastar.ElementPatchModeReplace)}}
 		}})
 }

@@ -138,6 +138,20 @@ func TestFetchHomeCreatesWorkspace(t *testing.T) {
 	if strings.Contains(page, testToken) || strings.Contains(log.String(), testToken) {
 		t.Errorf("the token appears in the page or the log")
 	}
+	// The last fetch is kept by the store: another server on the database (a restart, a
+	// replica) shows it too, and the store holds no token or header.
+	s2 := serverOn(t, s.db)
+	page2 := getPage(t, s2, "/w/"+id)
+	if n := find(t, page2, "server-name"); len(n) != 1 || text(n[0]) != "test-server" {
+		t.Errorf("another server does not show the last fetch")
+	}
+	if n := find(t, page2, "wf-url"); len(n) != 1 || attr(n[0], "value") != u {
+		t.Errorf("another server's fetch form does not hold the URL")
+	}
+	meta, err := s.db.Meta(context.Background(), id, fetchMetaKey)
+	if err != nil || strings.Contains(string(meta), testToken) || strings.Contains(string(meta), "X-Trace") {
+		t.Errorf("the stored fetch record holds a credential or header (%v): %s", err, meta)
+	}
 }
 
 func TestFetchRefetchPatchesChangeReport(t *testing.T) {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -204,7 +205,7 @@ func (s *Server) openExample(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/w/"+ws.ID)
 }
 
-func (s *Server) workspaceModel(ws Workspace, st *state, selected int, problem string) views.Workspace {
+func (s *Server) workspaceModel(ctx context.Context, ws Workspace, st *state, selected int, problem string) views.Workspace {
 	if selected >= len(ws.Listing.Tools) {
 		selected = len(ws.Listing.Tools) - 1
 	}
@@ -213,7 +214,7 @@ func (s *Server) workspaceModel(ws Workspace, st *state, selected int, problem s
 	tasks.Problem = problem
 	return views.Workspace{Page: s.page, ID: ws.ID, Name: ws.Name, Version: ws.Version, CanUndo: ws.CanUndo, CanRedo: ws.CanRedo,
 		PID: NewID(), Tools: st.rows, Selected: selected, Editor: s.editorModel(ws, st.res, selected),
-		Findings: st.findings, Cost: st.cost, Tasks: tasks, Server: s.serverPanel(ws.ID, nil), Presence: s.hub.presenceRows(ws.ID, st.names)}
+		Findings: st.findings, Cost: st.cost, Tasks: tasks, Server: s.serverPanel(ctx, ws.ID, nil), Presence: s.hub.presenceRows(ws.ID, st.names)}
 }
 
 func (s *Server) workspacePage(c echo.Context) error {
@@ -223,7 +224,7 @@ func (s *Server) workspacePage(c echo.Context) error {
 	}
 	st := s.current(ws)
 	sel, _ := strconv.Atoi(c.QueryParam("tool"))
-	m := s.workspaceModel(ws, st, sel, "")
+	m := s.workspaceModel(c.Request().Context(), ws, st, sel, "")
 	m.Page.Title = ws.Name + " · Tool Workbench"
 	return htmlPage(c, http.StatusOK, views.WorkspacePage(m))
 }
@@ -803,7 +804,7 @@ func (s *Server) importTasks(c echo.Context) error {
 	r.Body = http.MaxBytesReader(c.Response(), r.Body, int64(s.max)+64<<10)
 	fail := func(code int, msg string) error {
 		st := s.current(ws)
-		m := s.workspaceModel(ws, st, 0, msg)
+		m := s.workspaceModel(c.Request().Context(), ws, st, 0, msg)
 		return htmlPage(c, code, views.WorkspacePage(m))
 	}
 	fh, err := c.FormFile("file")

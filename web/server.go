@@ -86,9 +86,6 @@ type Server struct {
 	states map[string]*state // last shown state per workspace
 	bases  map[string]*analysis.Result
 	locks  map[string]*sync.Mutex
-	// fetches is each fetched workspace's last fetch (source and report). It is kept here,
-	// beside the workspace, until the storage issue's stores hold it.
-	fetches map[string]*fetchInfo
 }
 
 // New builds a Server and its routes.
@@ -108,7 +105,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{db: cfg.Store, store: newWorkspaces(cfg.Store), ident: cfg.Identity, engine: cfg.Engine, log: cfg.Log, assets: assets,
 		max: cfg.MaxListingBytes, states: map[string]*state{}, bases: map[string]*analysis.Result{},
-		locks: map[string]*sync.Mutex{}, fetches: map[string]*fetchInfo{}, fetch: cfg.Fetch, alive: cfg.KeepAlive, apiErr: cfg.APIErrors}
+		locks: map[string]*sync.Mutex{}, fetch: cfg.Fetch, alive: cfg.KeepAlive, apiErr: cfg.APIErrors}
 	if s.alive <= 0 {
 		s.alive = 25 * time.Second
 	}
