@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"net/url"
 	"os"
 	"strings"
@@ -325,4 +327,78 @@ func TestUpgradeFromVersion1(t *testing.T) {
 		}
 		return s
 	})
+}
+
+// TestToolLocksArePerTool: a transaction holding the lock of one tool (a writer about to delete
+// it) holds up an edit that stores that very tool, and no other. Before, one lock covered all
+// tools, so that every keystroke of every workspace waited on any pruning writer.
+func TestToolLocksArePerTool(t *testing.T) {
+	s := open(t)
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a, err := s.CreateWorkspace(ctx, store.NewWorkspace{Title: "a", Listing: storetest.Sample(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.CreateWorkspace(ctx, store.NewWorkspace{Title: "b", Listing: storetest.Sample(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tool a's edit will store, and its lock key (the first 8 bytes of its hash).
+	desc := "Locked " + store.NewID()
+	op := listing.Op{Kind: listing.OpSet, Path: "/tools/0/description", Value: listing.NewString(desc)}
+	edited, err := storetest.Sample(t).Apply(op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256(listing.Marshal(edited.Tools[0], ""))
+	key := int64(binary.BigEndian.Uint64(h[:8]))
+
+	db, err := sql.Open("pgx", testDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	holder, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback() //nolint:errcheck // committed below
+	if _, err := holder.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, key); err != nil {
+		t.Fatal(err)
+	}
+	// Another tool: not held up.
+	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: b.ID, Author: "bo", Ops: []listing.Op{{Kind: listing.OpSet,
+		Path: "/tools/0/description", Value: listing.NewString("Free " + store.NewID())}}}); err != nil {
+		t.Fatalf("an edit storing another tool: %v", err)
+	}
+	// The held tool: waits for the lock, then goes through.
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.AppendEdit(ctx, store.Edit{Workspace: a.ID, Author: "ana", Ops: []listing.Op{op}})
+		done <- err
+	}()
+	for {
+		var waiting int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the edit storing the held tool did not wait for its lock (err %v)", err)
+		case <-ctx.Done():
+			t.Fatal("the edit storing the held tool never waited for its lock")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	if err := holder.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the edit after the lock was released: %v", err)
+	}
 }

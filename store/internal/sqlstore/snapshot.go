@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tool-workbench/workbench/listing"
@@ -229,13 +230,17 @@ func prepareSnapshot(op string, l *listing.Listing, known map[*listing.Value]too
 	return sn, checkSnapshot(op, l, sn.size)
 }
 
-// storeTools inserts sn's new tools in tx, under the tools lock (exclusive when the transaction
-// will delete tools too).
-func (s *DB) storeTools(ctx context.Context, tx *sql.Tx, sn snapshot, exclusive bool) error {
-	if len(sn.fresh) == 0 && !exclusive {
+// storeTools inserts sn's new tools in tx, holding the locks of the tools it inserts (shared)
+// and of those the transaction will delete (dropping, exclusive).
+func (s *DB) storeTools(ctx context.Context, tx *sql.Tx, sn snapshot, dropping []listing.Hash) error {
+	if len(sn.fresh) == 0 && len(dropping) == 0 {
 		return nil
 	}
-	if err := s.lockTools(ctx, tx, exclusive); err != nil {
+	fresh := make([]listing.Hash, 0, len(sn.fresh))
+	for h := range sn.fresh {
+		fresh = append(fresh, h)
+	}
+	if err := s.lockTools(ctx, tx, fresh, dropping); err != nil {
 		return err
 	}
 	return s.putTools(ctx, tx, sn.fresh)
@@ -243,23 +248,48 @@ func (s *DB) storeTools(ctx context.Context, tx *sql.Tx, sn snapshot, exclusive 
 
 // Tools are shared between revisions, workspaces and forks, so a tool is deleted only when no
 // revision lists it any more (table workspace_tools). On PostgreSQL, where writers run at the
-// same time, a writer that inserts tools (and may so find one stored already, about to be
-// deleted) holds toolsLockKey shared, and a writer that deletes tools holds it exclusively:
-// each statement that follows the lock sees what the other committed. SQLite's writers
-// exclude each other already.
-const toolsLockKey = 0x746f6f6c73 // "tools"
+// same time, each tool has an advisory lock (toolLockKey): a writer that inserts a tool (and
+// may so find it stored already, about to be deleted) holds it shared, and a writer that
+// deletes it holds it exclusively, so that each statement that follows sees what the other
+// committed. Locks are per tool, so that people typing in different tools (every keystroke
+// stores a tool and drops the one it replaced) never wait on each other; a transaction takes
+// all of its locks at once, in key order, so that two never wait on each other in a circle.
+// SQLite's writers exclude each other already.
 
-// lockTools takes the tools lock for the rest of tx; a transaction takes it at most once, so
-// that no two wait on each other to upgrade it.
-func (s *DB) lockTools(ctx context.Context, tx *sql.Tx, exclusive bool) error {
-	if !s.d.Postgres {
+// toolLockKey is a tool's advisory lock key: the first 8 bytes of its hash. Two tools sharing
+// one (a chance of 2^-64 per pair) only share a lock.
+func toolLockKey(h listing.Hash) int64 { return int64(binary.BigEndian.Uint64(h[:8])) }
+
+// toolLocks returns the lock keys of the tools in ascending order, each with whether it is
+// taken exclusively (any tool of the key is in exclusive).
+func toolLocks(shared, exclusive []listing.Hash) ([]int64, []bool) {
+	mode := make(map[int64]bool, len(shared)+len(exclusive))
+	for _, h := range shared {
+		k := toolLockKey(h)
+		mode[k] = mode[k] || false
+	}
+	for _, h := range exclusive {
+		mode[toolLockKey(h)] = true
+	}
+	keys := make([]int64, 0, len(mode))
+	for k := range mode {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	excl := make([]bool, len(keys))
+	for i, k := range keys {
+		excl[i] = mode[k]
+	}
+	return keys, excl
+}
+
+// lockTools takes the tool locks for the rest of tx, all in one call (see toolLocks).
+func (s *DB) lockTools(ctx context.Context, tx *sql.Tx, shared, exclusive []listing.Hash) error {
+	if !s.d.Postgres || len(shared)+len(exclusive) == 0 {
 		return nil
 	}
-	fn := "pg_advisory_xact_lock_shared"
-	if exclusive {
-		fn = "pg_advisory_xact_lock"
-	}
-	if _, err := tx.ExecContext(ctx, `SELECT `+fn+`($1)`, int64(toolsLockKey)); err != nil {
+	keys, excl := toolLocks(shared, exclusive)
+	if _, err := tx.ExecContext(ctx, `SELECT workbench_lock_tools($1, $2)`, keys, excl); err != nil {
 		return fmt.Errorf("lock tools: %w", err)
 	}
 	return nil
@@ -374,8 +404,8 @@ func scanHashes(ctx context.Context, tx *sql.Tx, query string, args []any, hs []
 	return hs, rows.Err()
 }
 
-// pruneTools deletes those of the tools hs that no revision lists. The caller holds the tools
-// lock exclusively.
+// pruneTools deletes those of the tools hs that no revision lists. The caller holds their locks
+// exclusively.
 func (s *DB) pruneTools(ctx context.Context, tx *sql.Tx, hs []listing.Hash) error {
 	return inBatches(hs, func(b []listing.Hash) error {
 		args := make([]any, 0, len(b))

@@ -219,7 +219,7 @@ func (s *DB) CreateWorkspace(ctx context.Context, nw store.NewWorkspace) (store.
 		if err != nil {
 			return nil, err
 		}
-		if err := s.storeTools(ctx, tx, sn, false); err != nil {
+		if err := s.storeTools(ctx, tx, sn, nil); err != nil {
 			return nil, err
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq) VALUES (?, ?, ?, ?, 0, 0)`),
@@ -341,7 +341,7 @@ func (s *DB) DeleteWorkspace(ctx context.Context, id string) error {
 		// The workspace's tool references are gone with it (ON DELETE CASCADE); the tools no
 		// other workspace lists go too.
 		if len(listed) > 0 {
-			if err := s.lockTools(ctx, tx, true); err != nil {
+			if err := s.lockTools(ctx, tx, nil, listed); err != nil {
 				return nil, err
 			}
 			if err := s.pruneTools(ctx, tx, listed); err != nil {
@@ -596,7 +596,7 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 				return nil, err
 			}
 		}
-		if err := s.storeTools(ctx, tx, sn, len(dropped) > 0); err != nil {
+		if err := s.storeTools(ctx, tx, sn, dropped); err != nil {
 			return nil, err
 		}
 		seq := w.Seq + 1

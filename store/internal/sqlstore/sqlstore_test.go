@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/store"
 )
 
@@ -96,6 +97,29 @@ func TestReadMigrations(t *testing.T) {
 		ms, err := ReadMigrations(tc.files, "m")
 		if (err == nil) != tc.ok {
 			t.Errorf("%s: %v, %v", tc.name, ms, err)
+		}
+	}
+}
+
+func TestToolLocks(t *testing.T) {
+	h := func(b ...byte) listing.Hash {
+		var x listing.Hash
+		copy(x[:], b)
+		return x
+	}
+	keys, excl := toolLocks([]listing.Hash{h(9), h(1), h(5)}, []listing.Hash{h(5, 0), h(3), h(1, 0, 0, 0, 0, 0, 0, 0, 7)})
+	// h(5) and h(5, 0) share a key (their first 8 bytes), and so do h(1) and h(1,…,7): such a key
+	// is taken exclusively; keys come in ascending order.
+	want := []struct {
+		key  int64
+		excl bool
+	}{{toolLockKey(h(1)), true}, {toolLockKey(h(3)), true}, {toolLockKey(h(5)), true}, {toolLockKey(h(9)), false}}
+	if len(keys) != len(want) {
+		t.Fatalf("keys = %v, want %d of them", keys, len(want))
+	}
+	for i, w := range want {
+		if keys[i] != w.key || excl[i] != w.excl {
+			t.Errorf("lock %d = %d (exclusive %v), want %d (%v)", i, keys[i], excl[i], w.key, w.excl)
 		}
 	}
 }

@@ -48,3 +48,19 @@ CREATE TABLE workspace_meta (
   updated_at   BIGINT NOT NULL,
   PRIMARY KEY (workspace_id, key)
 );
+
+-- Takes the advisory locks of tools, one per tool (a key from its hash), in the order given:
+-- shared for a tool a transaction inserts or relies on, exclusive for one it may delete. The
+-- store passes the keys sorted, so that two transactions never wait on each other in a circle;
+-- a function, so that they are taken in that order in one round trip.
+CREATE FUNCTION workbench_lock_tools(keys BIGINT[], exclusive BOOLEAN[]) RETURNS VOID LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1 .. coalesce(array_length(keys, 1), 0) LOOP
+    IF exclusive[i] THEN
+      PERFORM pg_advisory_xact_lock(keys[i]);
+    ELSE
+      PERFORM pg_advisory_xact_lock_shared(keys[i]);
+    END IF;
+  END LOOP;
+END
+$$;
