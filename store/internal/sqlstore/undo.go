@@ -93,11 +93,8 @@ func (s *DB) pushStep(ctx context.Context, tx *sql.Tx, c change, before, after s
 	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM undo_steps WHERE workspace_id = ? AND author_id = ? AND stack = 'redo'`), c.ws, c.authorID); err != nil {
 		return fmt.Errorf("clear redo: %w", err)
 	}
-	top, ok, err := s.topStep(ctx, tx, c.ws, c.authorID, "undo")
-	if err != nil {
-		return err
-	}
 	var afterBody []byte
+	var err error
 	if isTasks {
 		if afterBody, err = s.taskBody(ctx, tx, c.ws, after.tasks); err != nil {
 			return err
@@ -108,13 +105,23 @@ func (s *DB) pushStep(ctx context.Context, tx *sql.Tx, c change, before, after s
 	if err != nil {
 		return err
 	}
-	if ok && c.undo.Key != "" && top.key == c.undo.Key && top.path == path && top.tasks == isTasks {
-		_, err := tx.ExecContext(ctx, s.q(`UPDATE undo_steps SET after = ? WHERE workspace_id = ? AND author_id = ? AND stack = 'undo' AND pos = ?`),
-			av, c.ws, c.authorID, top.pos)
+	if c.undo.Key != "" {
+		// A burst of typing: extend the top step when it is this key's (one statement, as
+		// every keystroke runs it).
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE undo_steps SET after = ?
+			WHERE workspace_id = ? AND author_id = ? AND stack = 'undo' AND step_key = ? AND path = ? AND tasks = ?
+			AND pos = (SELECT MAX(pos) FROM undo_steps WHERE workspace_id = ? AND author_id = ? AND stack = 'undo')`),
+			av, c.ws, c.authorID, c.undo.Key, path, boolInt(isTasks), c.ws, c.authorID)
 		if err != nil {
 			return fmt.Errorf("extend undo step: %w", err)
 		}
-		return nil
+		if n, _ := res.RowsAffected(); n == 1 {
+			return nil
+		}
+	}
+	top, ok, err := s.topStep(ctx, tx, c.ws, c.authorID, "undo")
+	if err != nil {
+		return err
 	}
 	var beforeBody []byte
 	if isTasks {
