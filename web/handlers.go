@@ -332,6 +332,9 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 	if err := sendPatches(sse, n.Shared); err != nil {
 		return err
 	}
+	if err := s.forwardTaskRows(sse, p, n); err != nil {
+		return err
+	}
 	sel := p.selected()
 	if !n.Structure && n.EditorTool != sel {
 		return nil
@@ -369,6 +372,60 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 	}
 	// Replace, not morph (see patchEditor).
 	return sse.PatchElements(html, datastar.WithModeReplace())
+}
+
+// forwardTaskRows shows another person's edit of a task on a page: the task's fields replaced,
+// or, when the page is typing in that task, a notice instead (its text stays; the last writer
+// wins, and History keeps both).
+func (s *Server) forwardTaskRows(sse *datastar.ServerSentEventGenerator, p *page, n Notice) error {
+	if len(n.TaskRows) == 0 {
+		return nil
+	}
+	st := n.State
+	if st == nil {
+		ws, err := s.store.Get(sse.Context(), p.ws, p.who)
+		if err != nil {
+			return err
+		}
+		st = s.current(ws)
+	}
+	for _, i := range n.TaskRows {
+		if i < 0 || i >= len(st.tasks.Rows) {
+			continue
+		}
+		if p.typingTask(i) {
+			who := n.Author
+			if who == "" {
+				who = "Someone"
+			}
+			text := fmt.Sprintf("%s just changed task %d, which you are editing. What you type next replaces their text: the last writer wins, and History keeps both.", who, i+1)
+			if err := sse.PatchElementTempl(views.TaskNotice(p.ws, text)); err != nil {
+				return err
+			}
+			continue
+		}
+		r := st.tasks.Rows[i]
+		// Replace, not morph: a morph leaves a field's text alone when its value was typed.
+		if err := sse.PatchElementTempl(views.TaskText(p.ws, r), datastar.WithModeReplace()); err != nil {
+			return err
+		}
+		if err := sse.PatchElementTempl(views.TaskExpect(p.ws, st.tasks.ToolNames, r), datastar.WithModeReplace()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tasksPanel shows the task table as it stands (a notice's "Show their version").
+func (s *Server) tasksPanel(c echo.Context) error {
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	st := s.current(ws)
+	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	_ = sse.PatchElementTempl(views.TasksRegion(st.tasks))
+	return nil
 }
 
 func (s *Server) sendFull(sse *datastar.ServerSentEventGenerator, ws Workspace, sel int) error {
@@ -416,6 +473,8 @@ type change struct {
 	tool      int    // the tool whose editor shows the change
 	structure bool   // the editor must be re-rendered on every page
 	tasks     bool   // the task table's structure changed
+	taskSet   bool   // a task edit that set one field of task taskRow
+	taskRow   int
 	select_   int    // the originating page's selection after the change (-1: unchanged)
 	self      func(ws Workspace, st *state) []templ.Component
 	// extra renders more regions every page of the workspace gets (the Server panel after a
@@ -481,6 +540,9 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	}
 	n := Notice{Version: ws.Version, From: sg.PID, Shared: shared, EditorTool: ch.tool, Structure: ch.structure,
 		Field: field, Author: who.Name, AuthorID: who.ID, History: true, State: st, cache: &renders{}}
+	if ch.taskSet {
+		n.TaskRows = []int{ch.taskRow}
+	}
 	if res.Seq > 0 {
 		// The store's event for this edit delivers n to the other pages (through the hub),
 		// in the order the store accepted the edits.
@@ -496,6 +558,9 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 		p.setSelected(sel)
 		if field != "" {
 			p.setFocus(field)
+		}
+		if len(n.TaskRows) > 0 {
+			p.setFocus(ch.edit.Key) // "tasks/3/task"
 		}
 	}
 	sse := datastar.NewSSE(c.Response().Writer, c.Request())
@@ -754,7 +819,8 @@ func (s *Server) taskOp(c echo.Context) error {
 	default:
 		return echo.NewHTTPError(http.StatusBadRequest, "unknown task operation "+strconv.Quote(op))
 	}
-	return s.commit(c, sg, change{edit: &Edit{Tasks: tasks, SetTasks: true, Key: key}, tool: -1, tasks: structure, select_: -1})
+	return s.commit(c, sg, change{edit: &Edit{Tasks: tasks, SetTasks: true, Key: key}, tool: -1, tasks: structure, select_: -1,
+		taskSet: !structure, taskRow: i})
 }
 
 func (s *Server) undo(c echo.Context) error { return s.step(c, "undo") }

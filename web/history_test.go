@@ -663,3 +663,65 @@ func TestHistoryCoversTasks(t *testing.T) {
 		t.Errorf("restoring the baseline did not bring its tasks back:\n%s\nwant\n%s", got, before)
 	}
 }
+
+// TestLiveTaskEdits: Ana's typing in a task reaches Bo's page as that task's fields; when Bo is
+// typing in the same task he gets a notice instead, and his field is left alone.
+func TestLiveTaskEdits(t *testing.T) {
+	st := newTestStore(t)
+	s := serverOn(t, st)
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	id := openExample(t, s, "library-2-draft")
+	pa, pb := strings.Repeat("a", 32), strings.Repeat("b", 32)
+	sb := openStream(t, ts.URL, id, bo, pb, 0)
+	openStream(t, ts.URL, id, ana, pa, 0)
+	sb.waitFor(t, "ana's presence", func(s string) bool { return strings.Contains(s, ">ana<") })
+
+	sb.reset()
+	postAs(t, s, ana, pa, "/w/"+id+"/task?op=set&i=1&k=task", map[string]any{"tool": 0, "val": "Check out a book for me"})
+	body := sb.waitFor(t, "ana's task text", func(s string) bool { return strings.Contains(s, "Check out a book for me") })
+	if !strings.Contains(body, `id="t-1-task"`) || strings.Contains(body, `id="tasks"`) {
+		t.Errorf("the other page should get task 1's fields, not the whole table: %.600s", body)
+	}
+
+	// Bo types in task 1; Ana changes it again: Bo is told, and his field is not replaced.
+	postAs(t, s, bo, pb, "/w/"+id+"/task?op=set&i=1&k=task", map[string]any{"tool": 0, "val": "Bo is typing"})
+	sb.reset()
+	postAs(t, s, ana, pa, "/w/"+id+"/task?op=set&i=1&k=task", map[string]any{"tool": 0, "val": "Ana again"})
+	body = sb.waitFor(t, "the task notice", func(s string) bool { return strings.Contains(s, `data-testid="task-notice"`) && strings.Contains(s, "ana just changed task 2") })
+	if strings.Contains(body, `id="t-1-task"`) {
+		t.Errorf("the task field was replaced under a person typing in it")
+	}
+	// Another task's edit still reaches him as fields.
+	sb.reset()
+	postAs(t, s, ana, pa, "/w/"+id+"/task?op=set&i=0&k=task", map[string]any{"tool": 0, "val": "First task, edited"})
+	sb.waitFor(t, "task 0's fields", func(s string) bool { return strings.Contains(s, `id="t-0-task"`) && strings.Contains(s, "First task, edited") })
+	// The notice's button shows the table as it stands.
+	_, evs := getSSE(t, s, "/w/"+id+"/tasks/panel", map[string]any{"pid": pb})
+	if tbl := patched(evs)["tasks"]; !strings.Contains(tbl, "Ana again") {
+		t.Errorf("tasks/panel does not show the current tasks: %.300s", tbl)
+	}
+}
+
+// TestReplicasDeliverTaskEdits: a task edit on one PostgreSQL replica reaches a page on the
+// other as that task's fields.
+func TestReplicasDeliverTaskEdits(t *testing.T) {
+	sts := postgresStores(t, 2)
+	s1, s2 := serverOn(t, sts[0]), serverOn(t, sts[1])
+	ts2 := httptest.NewServer(s2.Handler())
+	t.Cleanup(ts2.Close)
+	ts1 := httptest.NewServer(s1.Handler())
+	t.Cleanup(ts1.Close)
+	id := openExample(t, s1, "library-2-draft")
+	sb := openStream(t, ts2.URL, id, bo, strings.Repeat("b", 32), 0)
+	openStream(t, ts1.URL, id, ana, strings.Repeat("a", 32), 1)
+	sb.waitFor(t, "ana's presence from the other replica", func(s string) bool { return strings.Contains(s, ">ana<") })
+	sb.reset()
+	postAs(t, s1, ana, strings.Repeat("a", 32), "/w/"+id+"/task?op=set&i=0&k=task", map[string]any{"tool": 0, "val": "Typed on replica one"})
+	body := sb.waitFor(t, "the task edit from replica one", func(s string) bool { return strings.Contains(s, "Typed on replica one") })
+	if !strings.Contains(body, `id="t-0-task"`) || strings.Contains(body, `id="tasks"`) {
+		t.Errorf("replica two's page should get task 0's fields: %.600s", body)
+	}
+	postAs(t, s1, ana, strings.Repeat("a", 32), "/w/"+id+"/task?op=add&i=0", map[string]any{"tool": 0})
+	sb.waitFor(t, "the task table after a task was added", func(s string) bool { return strings.Contains(s, `id="tasks"`) })
+}

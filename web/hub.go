@@ -29,6 +29,8 @@ type Notice struct {
 	Field    string
 	Author   string
 	AuthorID string
+	// TaskRows are the tasks a task edit set one field of: other pages show their new fields.
+	TaskRows []int
 	// History asks pages whose History panel is open to show the revisions again.
 	History bool
 	// Full asks the page to re-render every region (it missed notices).
@@ -139,6 +141,13 @@ func (p *page) typingIn(t int) string {
 		return ""
 	}
 	return p.focus
+}
+
+// typingTask reports whether the page edited task i within focusWindow.
+func (p *page) typingTask(i int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return time.Since(p.focusAt) <= focusWindow && strings.HasPrefix(p.focus, "tasks/"+strconv.Itoa(i)+"/")
 }
 
 func (p *page) showsHistory() bool {
@@ -416,17 +425,25 @@ func (h *Hub) onEdit(r *room, ev store.Event) {
 	}
 	unlock()
 	if ev.Kind == store.EventTasks {
-		// The task panel is re-rendered on every page (sharedPatches with tasks set).
-		h.onRemoteChange(r, ev, Notice{EditorTool: -1, Author: ev.Author, AuthorID: ev.AuthorID, History: true})
+		// One field of one task ("/3/task"): that task's fields on every page; anything else
+		// re-renders the task table (Structure).
+		n := Notice{EditorTool: -1, Author: ev.Author, AuthorID: ev.AuthorID, History: true}
+		if toks := strings.Split(ev.Field, "/"); len(toks) == 3 && toks[0] == "" {
+			if i, err := strconv.Atoi(toks[1]); err == nil && i >= 0 {
+				n.TaskRows = []int{i}
+			}
+		}
+		h.onRemoteChange(r, ev, n, len(n.TaskRows) == 0)
 		return
 	}
 	structure := ev.Field == ""
 	h.onRemoteChange(r, ev, Notice{EditorTool: toolOfPtr(ev.Field), Structure: structure, Field: ev.Field,
-		Author: ev.Author, AuthorID: ev.AuthorID, History: true})
+		Author: ev.Author, AuthorID: ev.AuthorID, History: true}, structure)
 }
 
-// onRemoteChange renders the shared regions that differ from what this process last showed.
-func (h *Hub) onRemoteChange(r *room, ev store.Event, n Notice) {
+// onRemoteChange renders the shared regions that differ from what this process last showed;
+// tasks says the task table must be re-rendered whole.
+func (h *Hub) onRemoteChange(r *room, ev store.Event, n Notice, tasks bool) {
 	s := h.s
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -447,7 +464,7 @@ func (h *Hub) onRemoteChange(r *room, ev store.Event, n Notice) {
 	st := s.current(ws)
 	n.Version = ws.Version
 	n.State, n.cache = st, &renders{}
-	n.Shared = sharedPatches(ctx, old, st, ev.Kind == store.EventTasks || n.Structure)
+	n.Shared = sharedPatches(ctx, old, st, tasks)
 	unlock()
 	h.Publish(r.ws, n)
 }

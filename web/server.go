@@ -159,6 +159,7 @@ func (s *Server) routes() *echo.Echo {
 	w.GET("/stream", s.stream)
 	w.GET("/listing.json", s.downloadListing)
 	w.GET("/tasks.json", s.exportTasks)
+	w.GET("/tasks/panel", s.tasksPanel)
 	w.POST("/tasks/import", s.importTasks)
 	w.POST("/select", s.selectTool)
 	w.POST("/edit", s.editField)
