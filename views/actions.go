@@ -42,13 +42,15 @@ func selectExpr(ws string, i int, field string) string {
 	return fmt.Sprintf("$tool = %d; @post('%s?focus=%s')", i, wsURL(ws, "select"), field)
 }
 
-// taskExpr sends one task cell's new value.
-func taskExpr(ws string, i int, key string) string {
-	return fmt.Sprintf("$val = el.value; @post('%s?op=set&i=%d&k=%s')", wsURL(ws, "task"), i, key)
+// taskExpr sends one task cell's new value. g is the version the task table was rendered at:
+// a task is addressed by its index, which an added or removed task shifts, so the server
+// refuses a change sent from a table older than the task file's shape (keeping its text).
+func taskExpr(ws string, i int, key string, g int) string {
+	return fmt.Sprintf("$val = el.value; @post('%s?op=set&i=%d&k=%s&g=%d')", wsURL(ws, "task"), i, key, g)
 }
 
-func taskOp(ws, op string, i int) string {
-	return fmt.Sprintf("@post('%s?op=%s&i=%d')", wsURL(ws, "task"), op, i)
+func taskOp(ws, op string, i, g int) string {
+	return fmt.Sprintf("@post('%s?op=%s&i=%d&g=%d')", wsURL(ws, "task"), op, i, g)
 }
 
 // pageSignals are the page's initial signals; pid is server-made hex, the rest are numbers.

@@ -176,6 +176,7 @@ type Verdict struct {
 // TaskRow is one task of the task file.
 type TaskRow struct {
 	Index   int
+	Gen     int // the version the row was rendered at (see taskExpr)
 	Task    string
 	Expect  string
 	NoTool  bool
@@ -185,7 +186,7 @@ type TaskRow struct {
 // Tasks is the task panel.
 type Tasks struct {
 	WS        string
-	Gen       int
+	Gen       int // the version the table was rendered at (see taskExpr)
 	Rows      []TaskRow
 	ToolNames []string
 	Clear     int

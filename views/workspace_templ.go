@@ -2700,9 +2700,9 @@ func TasksRegion(t Tasks) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var153 string
-		templ_7745c5c3_Var153, templ_7745c5c3_Err = templruntime.NewAttributeExpression(taskOp(t.WS, "add", len(t.Rows))).Resolve(ctx)
+		templ_7745c5c3_Var153, templ_7745c5c3_Err = templruntime.NewAttributeExpression(taskOp(t.WS, "add", len(t.Rows), t.Gen)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 357, Col: 88}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 357, Col: 95}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var153)
 		if templ_7745c5c3_Err != nil {
@@ -2808,9 +2808,9 @@ func TasksRegion(t Tasks) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var158 string
-			templ_7745c5c3_Var158, templ_7745c5c3_Err = templruntime.NewAttributeExpression(taskOp(t.WS, "del", r.Index)).Resolve(ctx)
+			templ_7745c5c3_Var158, templ_7745c5c3_Err = templruntime.NewAttributeExpression(taskOp(t.WS, "del", r.Index, t.Gen)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 379, Col: 97}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 379, Col: 104}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var158)
 			if templ_7745c5c3_Err != nil {
@@ -2823,7 +2823,7 @@ func TasksRegion(t Tasks) templ.Component {
 			var templ_7745c5c3_Var159 string
 			templ_7745c5c3_Var159, templ_7745c5c3_Err = templruntime.NewAttributeExpression("Remove task " + itoa(r.Index+1)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 379, Col: 145}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 379, Col: 152}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var159)
 			if templ_7745c5c3_Err != nil {
@@ -2891,9 +2891,9 @@ func TaskText(ws string, r TaskRow) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var163 string
-		templ_7745c5c3_Var163, templ_7745c5c3_Err = templruntime.NewAttributeExpression(taskExpr(ws, r.Index, "task")).Resolve(ctx)
+		templ_7745c5c3_Var163, templ_7745c5c3_Err = templruntime.NewAttributeExpression(taskExpr(ws, r.Index, "task", r.Gen)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 390, Col: 160}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 390, Col: 167}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var163)
 		if templ_7745c5c3_Err != nil {
@@ -2906,7 +2906,7 @@ func TaskText(ws string, r TaskRow) templ.Component {
 		var templ_7745c5c3_Var164 string
 		templ_7745c5c3_Var164, templ_7745c5c3_Err = templ.JoinStringErrs(r.Task)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 390, Col: 195}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 390, Col: 202}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var164))
 		if templ_7745c5c3_Err != nil {
@@ -2969,9 +2969,9 @@ func TaskExpect(ws string, names []string, r TaskRow) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var168 string
-		templ_7745c5c3_Var168, templ_7745c5c3_Err = templruntime.NewAttributeExpression(taskExpr(ws, r.Index, "expect")).Resolve(ctx)
+		templ_7745c5c3_Var168, templ_7745c5c3_Err = templruntime.NewAttributeExpression(taskExpr(ws, r.Index, "expect", r.Gen)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 395, Col: 169}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 395, Col: 176}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var168)
 		if templ_7745c5c3_Err != nil {

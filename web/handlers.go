@@ -475,7 +475,7 @@ type change struct {
 	tasks     bool   // the task table's structure changed
 	taskSet   bool   // a task edit that set one field of task taskRow
 	taskRow   int
-	select_   int    // the originating page's selection after the change (-1: unchanged)
+	select_   int // the originating page's selection after the change (-1: unchanged)
 	self      func(ws Workspace, st *state) []templ.Component
 	// extra renders more regions every page of the workspace gets (the Server panel after a
 	// re-fetch).
@@ -530,6 +530,9 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 		old = nil
 	}
 	st := s.current(ws)
+	if ch.tasks {
+		s.noteTaskShape(id, ws.Version)
+	}
 	shared := sharedPatches(ctx, old, st, ch.tasks)
 	if ch.extra != nil {
 		shared = append(shared, ch.extra(ws)...)
@@ -778,6 +781,42 @@ func (s *Server) paramOp(c echo.Context) error {
 	return s.commit(c, sg, change{edit: &Edit{Ops: ops}, tool: t, structure: true, select_: t})
 }
 
+// staleTaskOp answers a task change sent from a task table older than the task file's shape (a
+// task was added or removed since it was rendered): its index may name another task now, so it
+// is not applied. The page gets the table as it stands and a notice that gives back the text it
+// sent, so nothing typed is lost.
+func (s *Server) staleTaskOp(c echo.Context, ws Workspace, op string, i int, val string) error {
+	st := s.current(ws)
+	msg := "The task table changed (a task was added or removed) before your change reached the server, so it was not applied. Here is the table as it stands; try again."
+	if op == "set" && val != "" {
+		msg = fmt.Sprintf("The task table changed (a task was added or removed) while you typed in task %d, so your last change was not saved. Your text was: «%s». Here is the table as it stands.", i+1, val)
+	}
+	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	if err := sse.PatchElementTempl(views.TasksRegion(st.tasks)); err != nil {
+		return nil
+	}
+	_ = sse.PatchElementTempl(views.TaskNotice(ws.ID, msg))
+	return nil
+}
+
+// taskShape is the version at which this process last saw the task file's shape change (a
+// task added, removed, or the file replaced), 0 if it never did.
+func (s *Server) taskShape(ws string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shapes[ws]
+}
+
+// noteTaskShape records that the task file's shape changed at version v.
+func (s *Server) noteTaskShape(ws string, v int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.shapes) >= maxCached && s.shapes[ws] == 0 {
+		clear(s.shapes) // forgetting only means no stale change is refused
+	}
+	s.shapes[ws] = max(s.shapes[ws], v)
+}
+
 func (s *Server) taskOp(c echo.Context) error {
 	sg, err := readSignals(c)
 	if err != nil {
@@ -790,6 +829,9 @@ func (s *Server) taskOp(c echo.Context) error {
 	tasks := append([]selection.Task(nil), ws.Tasks...)
 	i, _ := strconv.Atoi(c.QueryParam("i"))
 	op := c.QueryParam("op")
+	if g, err := strconv.Atoi(c.QueryParam("g")); err == nil && g < s.taskShape(ws.ID) {
+		return s.staleTaskOp(c, ws, op, i, sg.value())
+	}
 	if op != "add" && (i < 0 || i >= len(tasks)) {
 		return echo.NewHTTPError(http.StatusConflict, "that task no longer exists; reload the page")
 	}

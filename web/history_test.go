@@ -688,14 +688,18 @@ func TestLiveTaskEdits(t *testing.T) {
 	postAs(t, s, bo, pb, "/w/"+id+"/task?op=set&i=1&k=task", map[string]any{"tool": 0, "val": "Bo is typing"})
 	sb.reset()
 	postAs(t, s, ana, pa, "/w/"+id+"/task?op=set&i=1&k=task", map[string]any{"tool": 0, "val": "Ana again"})
-	body = sb.waitFor(t, "the task notice", func(s string) bool { return strings.Contains(s, `data-testid="task-notice"`) && strings.Contains(s, "ana just changed task 2") })
+	body = sb.waitFor(t, "the task notice", func(s string) bool {
+		return strings.Contains(s, `data-testid="task-notice"`) && strings.Contains(s, "ana just changed task 2")
+	})
 	if strings.Contains(body, `id="t-1-task"`) {
 		t.Errorf("the task field was replaced under a person typing in it")
 	}
 	// Another task's edit still reaches him as fields.
 	sb.reset()
 	postAs(t, s, ana, pa, "/w/"+id+"/task?op=set&i=0&k=task", map[string]any{"tool": 0, "val": "First task, edited"})
-	sb.waitFor(t, "task 0's fields", func(s string) bool { return strings.Contains(s, `id="t-0-task"`) && strings.Contains(s, "First task, edited") })
+	sb.waitFor(t, "task 0's fields", func(s string) bool {
+		return strings.Contains(s, `id="t-0-task"`) && strings.Contains(s, "First task, edited")
+	})
 	// The notice's button shows the table as it stands.
 	_, evs := getSSE(t, s, "/w/"+id+"/tasks/panel", map[string]any{"pid": pb})
 	if tbl := patched(evs)["tasks"]; !strings.Contains(tbl, "Ana again") {
@@ -724,4 +728,43 @@ func TestReplicasDeliverTaskEdits(t *testing.T) {
 	}
 	postAs(t, s1, ana, strings.Repeat("a", 32), "/w/"+id+"/task?op=add&i=0", map[string]any{"tool": 0})
 	sb.waitFor(t, "the task table after a task was added", func(s string) bool { return strings.Contains(s, `id="tasks"`) })
+}
+
+// TestStaleTaskChangeRefused: a task change sent from a table rendered before a task was added
+// or removed (its index may name another task now) is not applied; the page gets the table as it
+// stands and its text back.
+func TestStaleTaskChangeRefused(t *testing.T) {
+	st := newTestStore(t)
+	s := serverOn(t, st)
+	id := openExample(t, s, "library-2-draft")
+	page := getPageAs(t, s, bo, "/w/"+id)
+	m := regexp.MustCompile(`task\?op=set&amp;i=1&amp;k=task&amp;g=(\d+)`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("the task field does not send the table's version")
+	}
+	g := m[1]
+	before := do(t, s, httptest.NewRequest(http.MethodGet, "/w/"+id+"/tasks.json", nil)).Body.String()
+	// Ana removes task 0: Bo's task 1 is task 0 now.
+	postAs(t, s, ana, strings.Repeat("a", 32), "/w/"+id+"/task?op=del&i=0&g="+g, map[string]any{"tool": 0})
+	after := do(t, s, httptest.NewRequest(http.MethodGet, "/w/"+id+"/tasks.json", nil)).Body.String()
+	if after == before {
+		t.Fatal("the removal was not applied")
+	}
+	evs := postAs(t, s, bo, strings.Repeat("b", 32), "/w/"+id+"/task?op=set&i=1&k=task&g="+g, map[string]any{"tool": 0, "val": "Bo's text for the second task"})
+	p := patched(evs)
+	if n := p["task-notice"]; !strings.Contains(n, "was not saved") || !strings.Contains(n, "Bo&#39;s text for the second task") {
+		t.Errorf("the stale change's notice should give the text back: %q", n)
+	}
+	if _, ok := p["tasks"]; !ok {
+		t.Errorf("the page did not get the table as it stands: %v", keys(p))
+	}
+	if got := do(t, s, httptest.NewRequest(http.MethodGet, "/w/"+id+"/tasks.json", nil)).Body.String(); got != after {
+		t.Errorf("the stale change was applied:\n%s", got)
+	}
+	// From the table as it stands, the change goes through.
+	g2 := regexp.MustCompile(`g=(\d+)`).FindStringSubmatch(p["tasks"])[1]
+	postAs(t, s, bo, strings.Repeat("b", 32), "/w/"+id+"/task?op=set&i=0&k=task&g="+g2, map[string]any{"tool": 0, "val": "Bo's text"})
+	if got := do(t, s, httptest.NewRequest(http.MethodGet, "/w/"+id+"/tasks.json", nil)).Body.String(); !strings.Contains(got, "Bo's text") {
+		t.Errorf("a change from the current table was refused:\n%s", got)
+	}
 }

@@ -141,10 +141,10 @@ func verdictModel(v selection.Verdict) views.Verdict {
 }
 
 func tasksModel(ws Workspace, res *analysis.Result) views.Tasks {
-	t := views.Tasks{WS: ws.ID, ToolNames: ws.Listing.Names(), Clear: res.Clear, Ambiguous: res.Ambiguous, Wrong: res.Wrong}
+	t := views.Tasks{WS: ws.ID, Gen: ws.Version, ToolNames: ws.Listing.Names(), Clear: res.Clear, Ambiguous: res.Ambiguous, Wrong: res.Wrong}
 	t.Rows = make([]views.TaskRow, len(ws.Tasks))
 	for i, task := range ws.Tasks {
-		r := views.TaskRow{Index: i, Task: task.Task, Expect: task.Expected(), NoTool: task.Expect == nil}
+		r := views.TaskRow{Index: i, Gen: ws.Version, Task: task.Task, Expect: task.Expected(), NoTool: task.Expect == nil}
 		if i < len(res.Verdicts) {
 			r.Verdict = verdictModel(res.Verdicts[i])
 		}
