@@ -74,6 +74,40 @@ func TestBrowserRuns(t *testing.T) {
 	if err != nil || diff != "+0.000" {
 		t.Errorf("two runs of the same listing differ by %q, %v; want +0.000", diff, err)
 	}
+	// Leave the tab and open it again: the panel empties to its placeholder at the click, before
+	// the reload answers, so none of the old buttons can be clicked and then undone by it. The
+	// check runs in the same task as the click: the GET cannot have answered yet.
+	err = chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS("[aria-controls=tp-findings]")),
+		chromedp.WaitNotVisible(chromedp.CSS("#tp-runs")),
+	)
+	if err != nil {
+		t.Fatalf("leave the Runs tab: %v", err)
+	}
+	type panelState struct {
+		Before, After int
+		Loading       bool
+	}
+	st, err := chromedp.Run(ctx, chromedp.Evaluate[panelState](`(() => {
+		const controls = () => document.querySelectorAll('#runs button, #runs a.button, #runs input, #runs select').length;
+		const before = controls();
+		document.querySelector('[data-testid=tab-runs]').click();
+		return {Before: before, After: controls(), Loading: !!document.querySelector('#runs [data-testid=runs-loading]')};
+	})()`))
+	if err != nil {
+		t.Fatalf("re-open the Runs tab: %v", err)
+	}
+	if st.Before == 0 || st.After != 0 || !st.Loading {
+		t.Errorf("re-opening the Runs tab: %d controls before the click, %d right after it (want none), placeholder shown %v", st.Before, st.After, st.Loading)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.WaitVisible(chromedp.CSS("[data-testid=run-start]")),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll('[data-testid=run-row]').length === 2 && !document.querySelector('#runs [data-testid=runs-loading]')`,
+			chromedp.WithPollingTimeout(10*time.Second)),
+	)
+	if err != nil {
+		t.Fatalf("the Runs panel did not load again: %v", err)
+	}
 	if dir := os.Getenv("WORKBENCH_SCREENSHOT_DIR"); dir != "" {
 		// A tall viewport, so that the results pane shows whole.
 		err := chromedp.Do(ctx, chromedp.EmulateViewport(1400, 4200))

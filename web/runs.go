@@ -62,8 +62,9 @@ type RunsConfig struct {
 	Timeout time.Duration
 	// ProgressEvery is the least time between two progress patches (default 250 ms).
 	ProgressEvery time.Duration
-	// SaveEvery is how often a running run's finished calls are written to the store
-	// (default 5 s), so that a crash loses little.
+	// SaveEvery is how often a running run is written to the store (default 5 s): its
+	// finished calls, so that a crash loses little, and in any case its heartbeat, which tells
+	// the other replicas on the same store that the run is alive (see runLease).
 	SaveEvery time.Duration
 	// MaxCalls bounds tasks × samples of one run (default 2000). A stored run keeps every
 	// call's raw request, the whole listing included, for its recording: this bounds its size.
@@ -87,9 +88,10 @@ type runs struct {
 	ctx      context.Context
 
 	mu     sync.Mutex
-	active map[string]*activeRun // by run id
-	byWS   map[string]*activeRun // the running run of each workspace
-	last   map[string]string     // workspace → id of its last started run
+	active map[string]*activeRun  // by run id
+	byWS   map[string]*activeRun  // the running run of each workspace
+	last   map[string]string      // workspace → id of its last started run
+	lapse  map[string]*time.Timer // workspace → when a run alive elsewhere may lapse (runs_live.go)
 	wg     sync.WaitGroup
 }
 
@@ -97,6 +99,8 @@ type runs struct {
 type activeRun struct {
 	id, ws  string
 	rec     store.Run
+	claim   string    // the nonce in the stored meta that says this process holds the run
+	saved   store.Run // the record last written, which a heartbeat writes again
 	listing []byte
 	job     *runner.Job
 	stop    context.CancelCauseFunc
@@ -129,6 +133,11 @@ type runMeta struct {
 	Problem     string   `json:"problem,omitempty"`
 	TasksHash   string   `json:"tasksHash,omitempty"`
 	ListingHash string   `json:"listingHash,omitempty"`
+	// Claim names the process holding a running run (a random nonce per start or resume), and
+	// BeatMS is how often that process saves it: the lease (runLease) is read from it, so
+	// replicas configured with other SaveEvery values agree on it.
+	Claim  string `json:"claim,omitempty"`
+	BeatMS int64  `json:"beatMs,omitempty"`
 }
 
 // Run statuses.
@@ -138,10 +147,44 @@ const (
 	runCancelled   = "cancelled"
 	runFailed      = "failed"
 	runInterrupted = "interrupted"
+	// runCancelling is a running run that a page on another replica asked to cancel: the
+	// process running it reads the request at its next heartbeat and ends the run as cancelled.
+	runCancelling = "cancelling"
 )
 
-// errCancelled is the cause of a run cancelled from the page.
-var errCancelled = errors.New("cancelled from the page")
+// The liveness lease. Several processes may serve one store; a run executes in the process that
+// started (or resumed) it, which saves it every SaveEvery whether or not a call finished: its
+// heartbeat. Any other process reads a stored "running" run as alive elsewhere while its
+// Updated is less than runLease old, and as interrupted (resumable) only after that.
+//
+// runLeaseBeats is 3 so that one or two late or failed saves (a slow store, a GC pause, a
+// redeploy's brief stall) do not make a live run look dead, while a crashed process's run is
+// resumable a few saves later (15 s with the default SaveEvery of 5 s). runLeaseMin keeps very
+// short SaveEvery settings from making the lease shorter than store latency.
+//
+// Clock skew: Updated is the saving process's clock and the age is taken on the reader's, so
+// the replicas' clocks are assumed to agree to well within the lease's slack,
+// (runLeaseBeats-1)×SaveEvery (10 s by default; NTP keeps them within milliseconds). A reader
+// whose clock runs ahead by more would see live runs as interrupted; one behind only waits
+// longer before offering Resume. An Updated in the future reads as alive.
+const (
+	runLeaseBeats = 3
+	runLeaseMin   = time.Second
+	// claimSettle is how long a resume waits after writing its claim before reading it back:
+	// longer than the time between another replica's read of the run and its own claim write
+	// (one store round trip), so that of two replicas resuming at once only the later writer
+	// sees its own claim, and the other refuses.
+	claimSettle = 250 * time.Millisecond
+)
+
+var (
+	// errCancelled is the cause of a run cancelled from the page.
+	errCancelled = errors.New("cancelled from the page")
+	// errTakenOver is the cause of a run whose stored claim is no longer this process's:
+	// another replica resumed it after this one missed its lease (a long pause, a partition).
+	// This process stops without saving, so that the run is never written by two.
+	errTakenOver = errors.New("another server took the run over")
+)
 
 func newRuns(cfg RunsConfig, st RunStore, log interface {
 	Warn(string, ...any)
@@ -149,7 +192,7 @@ func newRuns(cfg RunsConfig, st RunStore, log interface {
 	local := &localRuns{RunStore: st, pending: map[string]int{}}
 	r := &runs{cfg: cfg, store: local, local: local, eps: cfg.Endpoints, clients: map[string]*runner.Client{},
 		problems: map[string]string{}, ctx: cfg.Context, active: map[string]*activeRun{},
-		byWS: map[string]*activeRun{}, last: map[string]string{}}
+		byWS: map[string]*activeRun{}, last: map[string]string{}, lapse: map[string]*time.Timer{}}
 	if r.ctx == nil {
 		r.ctx = context.Background()
 	}
@@ -279,6 +322,9 @@ func (s *Server) startRun(c echo.Context) error {
 	if a := s.runs.activeIn(ws.ID); a != nil {
 		return refuse("A run is already in progress on this workspace. Cancel it, or wait for it to finish.")
 	}
+	if other := s.runs.aliveIn(ctx, ws.ID); other.ID != "" {
+		return refuse("A run is already in progress on this workspace, on another server. Wait for it to finish, or cancel it.")
+	}
 	src := listing.Marshal(ws.Listing.Result(), "")
 	ep := client.Endpoint()
 	now := time.Now().UTC()
@@ -286,7 +332,7 @@ func (s *Server) startRun(c echo.Context) error {
 	rec, err := s.runs.store.PutRun(ctx, store.Run{Workspace: ws.ID, Revision: ws.Head, Status: runRunning, Author: author,
 		Label:   fmt.Sprintf("rev %d · %s · %d×%d", ws.Head, ep.Name, len(ws.Tasks), spec.Samples),
 		Created: now, Updated: now, Meta: mustJSON(runMeta{Endpoint: ep.Name, Model: ep.Model, Samples: spec.Samples,
-			Tasks: len(ws.Tasks), Total: len(ws.Tasks) * spec.Samples}),
+			Tasks: len(ws.Tasks), Total: len(ws.Tasks) * spec.Samples, Claim: store.NewID(), BeatMS: s.runs.cfg.SaveEvery.Milliseconds()}),
 		Body: mustJSON(runBody{Listing: src})})
 	if err != nil {
 		return fmt.Errorf("store the run: %w", err)
@@ -328,17 +374,52 @@ func (s *Server) cancelRun(c echo.Context) error {
 	if err := s.requireEdit(c); err != nil {
 		return err
 	}
+	ctx := c.Request().Context()
 	ws, err := s.getWS(c)
 	if err != nil {
 		return err
 	}
-	a := s.runs.get(c.Param("run"))
-	if a == nil || a.ws != ws.ID {
+	if a := s.runs.get(c.Param("run")); a != nil && a.ws == ws.ID {
+		a.stop(errCancelled)
+		// The run's watcher saves it and tells every page; this page waits for that patch.
+		return c.NoContent(http.StatusNoContent)
+	}
+	// Not run here: perhaps on another replica. Ask through the store; the process running it
+	// reads the request at its next heartbeat, ends the run as cancelled and saves it, and that
+	// save reaches every page through the store's events.
+	rec, err := s.runs.store.Run(ctx, ws.ID, c.Param("run"))
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return echo.NewHTTPError(http.StatusNotFound, "no such run")
+		}
+		return fmt.Errorf("read run: %w", err)
+	}
+	switch st, elsewhere := s.runs.statusOf(rec); {
+	case elsewhere && st == runCancelling:
+		return c.NoContent(http.StatusNoContent) // asked already
+	case !elsewhere:
+		s.refreshRuns(ws.ID) // the page's view was stale: show it the run as it is
 		return echo.NewHTTPError(http.StatusConflict, "that run is not in progress")
 	}
-	a.stop(errCancelled)
-	// The run's watcher saves it and tells every page; this page waits for that patch.
+	// Updated stays the owner's last heartbeat: a request must not extend the lease of a run
+	// whose process may be gone.
+	rec.Status = runCancelling
+	if _, err := s.runs.store.PutRun(ctx, rec); err != nil {
+		return fmt.Errorf("ask for the run to be cancelled: %w", err)
+	}
+	s.log.Info("run cancel requested of another server", "ws", ws.ID, "run", rec.ID)
+	// This process's own put raises no page update here (localRuns): show the request now.
+	if rows, err := s.runRows(ctx, ws.ID); err == nil {
+		s.publishRuns(ws.ID, views.RunProgressRegion(s.storedProgress(rec)), views.RunListRegion(ws.ID, rows))
+	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// storedProgress is the bar of a stored run read without its body (no call counts beyond
+// its meta's).
+func (s *Server) storedProgress(rec store.Run) views.RunProgress {
+	rec.Body = nil
+	return s.progressOf(context.Background(), rec, runBody{})
 }
 
 func (s *Server) resumeRun(c echo.Context) error {
@@ -364,6 +445,20 @@ func (s *Server) resumeRun(c echo.Context) error {
 	if s.runs.activeIn(ws.ID) != nil {
 		return refuse("A run is already in progress on this workspace. Cancel it, or wait for it to finish.")
 	}
+	if _, elsewhere := s.runs.statusOf(rec); elsewhere {
+		// The page offered Resume from a stale view: bring its Runs regions up to date (over its
+		// stream) as well as refusing.
+		s.refreshRuns(ws.ID)
+		return echo.NewHTTPError(http.StatusConflict, s.runs.aliveMessage(rec))
+	}
+	switch other := s.runs.aliveIn(ctx, ws.ID); {
+	case other.ID == rec.ID:
+		// Claimed by another replica since it was read above.
+		s.refreshRuns(ws.ID)
+		return echo.NewHTTPError(http.StatusConflict, s.runs.aliveMessage(other))
+	case other.ID != "":
+		return refuse("Another run on this workspace is in progress on another server. Wait for it to finish, or cancel it.")
+	}
 	if body.Run == nil {
 		return refuse("This run stopped before it sent anything; start a new run instead.")
 	}
@@ -377,8 +472,17 @@ func (s *Server) resumeRun(c echo.Context) error {
 		return refuse("The stored listing of this run cannot be read back: " + err.Error())
 	}
 	tasks := body.Run.Header.Tasks
-	rec.Status, rec.Updated = runRunning, time.Now().UTC()
+	rec, err = s.claimRun(ctx, rec)
+	if err != nil {
+		s.refreshRuns(ws.ID)
+		return err
+	}
 	if err := s.launch(rec, body.Listing, l, tasks, spec, client, body.Run, false); err != nil {
+		// Say so in the store too, or the claim would read as a live run for a lease.
+		rec.Status = runInterrupted
+		if _, perr := s.runs.store.PutRun(context.Background(), rec); perr != nil {
+			s.log.Warn("releasing a resume that did not start", "run", rec.ID, "err", perr)
+		}
 		return refuse(err.Error())
 	}
 	s.log.Info("run resumed", "ws", ws.ID, "run", rec.ID, "kept", len(body.Run.Calls))
@@ -487,7 +591,9 @@ func (r *runs) get(id string) *activeRun {
 // noCache sends every request even when the response cache has its answer.
 func (s *Server) launch(rec store.Run, src []byte, l *listing.Listing, tasks []selection.Task, spec runner.Spec, client *runner.Client, resume *runner.Run, noCache bool) error {
 	ctx, stop := context.WithCancelCause(s.runs.ctx)
-	a := &activeRun{id: rec.ID, ws: rec.Workspace, rec: rec, listing: src, stop: stop, calls: map[[2]int]runner.Call{}}
+	meta := runMeta{}
+	_ = json.Unmarshal(rec.Meta, &meta)
+	a := &activeRun{id: rec.ID, ws: rec.Workspace, rec: rec, saved: rec, claim: meta.Claim, listing: src, stop: stop, calls: map[[2]int]runner.Call{}}
 	opts := runner.Options{Spec: spec, Resume: resume, Estimate: s.runs.cfg.Estimate, NoCache: noCache}
 	if resume != nil {
 		for _, cl := range resume.Calls {
@@ -535,13 +641,15 @@ func (s *Server) launch(rec store.Run, src []byte, l *listing.Listing, tasks []s
 	return nil
 }
 
-// watch forwards a run's progress to the workspace's pages a few times a second, saves its
-// finished calls now and then, and saves and announces its end.
+// watch forwards a run's progress to the workspace's pages a few times a second, saves it every
+// SaveEvery (its finished calls, or at least its heartbeat), and saves and announces its end.
 func (s *Server) watch(ctx context.Context, a *activeRun) {
 	defer s.runs.wg.Done()
 	tick := time.NewTicker(s.runs.cfg.ProgressEvery)
 	defer tick.Stop()
-	lastSave, saved := time.Now(), -1
+	beat := time.NewTicker(s.runs.cfg.SaveEvery)
+	defer beat.Stop()
+	saved, stopping := -1, false
 	dirty := true
 	events := a.job.Events()
 loop:
@@ -557,16 +665,39 @@ loop:
 				s.publishRuns(a.ws, views.RunProgressRegion(s.activeProgress(a)))
 				dirty = false
 			}
-			// Saving re-encodes every finished call, so only when some call finished since.
-			if done := a.job.Latest().Done; time.Since(lastSave) >= s.runs.cfg.SaveEvery && done != saved {
+		case <-beat.C:
+			if stopping {
+				continue // the job is ending; its end is saved below
+			}
+			if cause := s.checkClaim(a); cause != nil {
+				a.stop(cause)
+				stopping = true
+				continue
+			}
+			// Saving re-encodes every finished call, so only when some call finished since;
+			// otherwise the last record is written again with a new Updated: the heartbeat.
+			if done := a.job.Latest().Done; done != saved {
 				s.saveActive(a, runRunning, "", nil)
-				lastSave, saved = time.Now(), done
+				saved = done
+			} else {
+				s.heartbeat(a)
 			}
 		}
 	}
 	run, err := a.job.Wait()
 	status, problem := runDone, ""
 	cause := context.Cause(ctx)
+	if errors.Is(cause, errTakenOver) {
+		// Another replica holds the run now: it saves and announces it, not this process.
+		s.runs.mu.Lock()
+		delete(s.runs.active, a.id)
+		if s.runs.byWS[a.ws] == a {
+			delete(s.runs.byWS, a.ws)
+		}
+		s.runs.mu.Unlock()
+		s.log.Warn("run taken over by another server; stopped here without saving", "ws", a.ws, "run", a.id)
+		return
+	}
 	switch {
 	case err == nil:
 	case errors.Is(cause, errCancelled):
@@ -654,9 +785,135 @@ func (s *Server) saveActive(a *activeRun, status, problem string, final *runner.
 	}
 	rec.Meta = mustJSON(meta)
 	rec.Body = mustJSON(runBody{Listing: a.listing, Run: run})
+	a.saved = rec
 	if _, err := s.runs.store.PutRun(context.Background(), rec); err != nil {
 		s.log.Error("saving a run", "run", a.id, "err", err)
 	}
+}
+
+// heartbeat writes the run's last record again with a new Updated, which renews its lease
+// (runLease) without re-encoding its calls.
+func (s *Server) heartbeat(a *activeRun) {
+	rec := a.saved
+	rec.Status, rec.Updated = runRunning, time.Now().UTC()
+	a.saved = rec
+	if _, err := s.runs.store.PutRun(context.Background(), rec); err != nil {
+		s.log.Error("saving a run's heartbeat", "run", a.id, "err", err)
+	}
+}
+
+// checkClaim reads the run's stored record before a save: a cancel request from another
+// replica (runCancelling) ends it as cancelled, and a claim that is not this process's ends it
+// without saving (errTakenOver). A store that cannot be read leaves the run going.
+func (s *Server) checkClaim(a *activeRun) error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.runs.cfg.SaveEvery+5*time.Second)
+	defer cancel()
+	list, err := s.runs.store.Runs(ctx, a.ws)
+	if err != nil {
+		s.log.Warn("reading a run's claim", "run", a.id, "err", err)
+		return nil
+	}
+	for _, r := range list {
+		if r.ID != a.id {
+			continue
+		}
+		meta := runMeta{}
+		_ = json.Unmarshal(r.Meta, &meta)
+		switch {
+		case meta.Claim != a.claim:
+			return errTakenOver
+		case r.Status == runCancelling:
+			return errCancelled
+		}
+		return nil
+	}
+	return errTakenOver // deleted
+}
+
+// claimRun takes a stored run for this process before resuming it: it writes the run as running
+// with a fresh claim, waits claimSettle, and reads the claim back. Two replicas that both read
+// the run as interrupted both write; only the later writer reads its own claim back, and the
+// other refuses with 409. The store has no compare-and-swap, so this relies on claimSettle
+// exceeding a store round trip.
+func (s *Server) claimRun(ctx context.Context, rec store.Run) (store.Run, error) {
+	meta := runMeta{}
+	_ = json.Unmarshal(rec.Meta, &meta)
+	meta.Claim, meta.BeatMS, meta.Problem = store.NewID(), s.runs.cfg.SaveEvery.Milliseconds(), ""
+	rec.Status, rec.Updated, rec.Meta = runRunning, time.Now().UTC(), mustJSON(meta)
+	if _, err := s.runs.store.PutRun(ctx, rec); err != nil {
+		return rec, fmt.Errorf("claim the run: %w", err)
+	}
+	select {
+	case <-time.After(claimSettle):
+	case <-ctx.Done():
+		return rec, ctx.Err()
+	}
+	list, err := s.runs.store.Runs(ctx, rec.Workspace)
+	if err != nil {
+		return rec, fmt.Errorf("read back the run's claim: %w", err)
+	}
+	for _, r := range list {
+		if r.ID == rec.ID {
+			got := runMeta{}
+			_ = json.Unmarshal(r.Meta, &got)
+			if got.Claim != meta.Claim {
+				return rec, echo.NewHTTPError(http.StatusConflict, "Another server resumed this run at the same moment; it runs there now.")
+			}
+			return rec, nil
+		}
+	}
+	return rec, echo.NewHTTPError(http.StatusNotFound, "no such run")
+}
+
+// runLease is how long after its Updated a stored running run counts as alive.
+func (r *runs) runLease(rec store.Run) time.Duration {
+	meta := runMeta{}
+	_ = json.Unmarshal(rec.Meta, &meta)
+	beat := time.Duration(meta.BeatMS) * time.Millisecond
+	if beat <= 0 {
+		beat = r.cfg.SaveEvery
+	}
+	return max(runLeaseBeats*beat, runLeaseMin)
+}
+
+// statusOf is how this process reads a stored run: run here, it is running; stored as running
+// (or cancelling) by a process whose lease is live, it is alive elsewhere; once the lease has
+// lapsed, it is interrupted (or cancelled, if a cancel was asked of it).
+func (r *runs) statusOf(rec store.Run) (status string, elsewhere bool) {
+	if r.get(rec.ID) != nil {
+		return runRunning, false
+	}
+	if rec.Status != runRunning && rec.Status != runCancelling {
+		return rec.Status, false
+	}
+	if time.Since(rec.Updated) < r.runLease(rec) {
+		return rec.Status, true
+	}
+	if rec.Status == runCancelling {
+		return runCancelled, false
+	}
+	return runInterrupted, false
+}
+
+// aliveMessage says why a run alive elsewhere cannot be resumed here.
+func (r *runs) aliveMessage(rec store.Run) string {
+	lease := r.runLease(rec)
+	return fmt.Sprintf("This run is in progress on another server (last saved %s ago). It can be resumed here only after that server has not saved it for %s.",
+		max(time.Since(rec.Updated), 0).Round(time.Second/10), lease.Round(time.Second/10))
+}
+
+// aliveIn returns a run of ws alive on another replica (without its body), if any.
+func (r *runs) aliveIn(ctx context.Context, ws string) store.Run {
+	list, err := r.store.Runs(ctx, ws)
+	if err != nil {
+		return store.Run{} // the start itself reports a store that cannot be read
+	}
+	for _, rec := range list {
+		if _, elsewhere := r.statusOf(rec); elsewhere {
+			return rec
+		}
+	}
+	return store.Run{}
 }
 
 // publishRuns sends Runs regions to every page open on the workspace.
@@ -694,11 +951,8 @@ func (s *Server) progressOf(_ context.Context, rec store.Run, body runBody) view
 	}
 	meta := runMeta{}
 	_ = json.Unmarshal(rec.Meta, &meta)
-	status := rec.Status
-	if status == runRunning {
-		status = runInterrupted
-	}
-	p := views.RunProgress{WS: rec.Workspace, RunID: rec.ID, Status: status, Total: meta.Total, Message: meta.Problem}
+	status, elsewhere := s.runs.statusOf(rec)
+	p := views.RunProgress{WS: rec.Workspace, RunID: rec.ID, Status: status, Elsewhere: elsewhere, Total: meta.Total, Done: meta.Done, Message: meta.Problem}
 	if body.Run != nil {
 		sc := runner.ScoreRun(body.Run)
 		p.Done, p.Errors, p.Cached = len(body.Run.Calls), sc.Errors, sc.Cached
@@ -744,9 +998,20 @@ func (s *Server) runsModel(ctx context.Context, ws Workspace, spec runner.Spec, 
 		return p, err
 	}
 	p.Runs = rows
+	var remote string // a run alive on another replica: the newest such is the bar's
+	for _, r := range rows {
+		if r.Elsewhere {
+			remote = r.ID
+			break
+		}
+	}
 	switch {
 	case a != nil:
 		p.Progress = s.activeProgress(a)
+	case remote != "":
+		if rec, body, err := s.loadRun(ctx, ws.ID, remote); err == nil {
+			p.Progress = s.progressOf(ctx, rec, body)
+		}
 	case lastID != "":
 		if rec, body, err := s.loadRun(ctx, ws.ID, lastID); err == nil {
 			p.Progress = s.progressOf(ctx, rec, body)
@@ -774,11 +1039,12 @@ func (s *Server) runRows(ctx context.Context, ws string) ([]views.RunRow, error)
 			row.Active, row.Status = true, runRunning
 			p := s.activeProgress(a)
 			row.Done, row.Total = p.Done, p.Total
-		} else if r.Status == runRunning {
-			row.Status = runInterrupted
+		} else {
+			row.Status, row.Elsewhere = s.runs.statusOf(r)
 		}
-		row.Resumable = !row.Active && meta.Done > 0 && (meta.Done < meta.Total || meta.Errors > 0) && row.Status != runDone ||
-			!row.Active && row.Status == runDone && meta.Errors > 0 && meta.Errors < meta.Done
+		idle := !row.Active && !row.Elsewhere
+		row.Resumable = idle && meta.Done > 0 && (meta.Done < meta.Total || meta.Errors > 0) && row.Status != runDone ||
+			idle && row.Status == runDone && meta.Errors > 0 && meta.Errors < meta.Done
 		row.Replayable = meta.Done > 0
 		rows = append(rows, row)
 	}
@@ -826,9 +1092,11 @@ func fmtOpt(p *float64) string {
 
 // resultModel formats a run's score for the page.
 func (s *Server) resultModel(ctx context.Context, ws string, rec store.Run, body runBody) (views.RunResult, error) {
-	m := views.RunResult{WS: ws, ID: rec.ID, Label: rec.Label, Status: rec.Status}
-	if rec.Status == runRunning && s.runs.get(rec.ID) == nil {
-		m.Status = runInterrupted
+	m := views.RunResult{WS: ws, ID: rec.ID, Label: rec.Label}
+	var elsewhere bool
+	m.Status, elsewhere = s.runs.statusOf(rec)
+	if elsewhere {
+		m.Status += " on another server"
 	}
 	meta := runMeta{}
 	_ = json.Unmarshal(rec.Meta, &meta)

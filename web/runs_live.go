@@ -63,32 +63,63 @@ func (h *Hub) onRuns(r *room) {
 	if s.runs.local.take(r.ws) || s.runs.activeIn(r.ws) != nil {
 		return // stored or running here: watch publishes fresher progress than the store holds
 	}
+	s.refreshRuns(r.ws)
+}
+
+// refreshRuns re-renders the Runs list and bar of ws on this process's pages from the store.
+// While the newest run is alive on another replica, it comes back when that run's lease would
+// lapse: if no save renewed it by then, its process has stopped, and the pages show it as
+// interrupted, with Resume, without waiting for a reload.
+func (s *Server) refreshRuns(ws string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	rows, err := s.runRows(ctx, r.ws)
+	rows, err := s.runRows(ctx, ws)
 	if err != nil {
-		s.log.Warn("live update: list runs", "ws", r.ws, "err", err)
+		s.log.Warn("live update: list runs", "ws", ws, "err", err)
 		return
 	}
 	if len(rows) == 0 {
-		s.publishRuns(r.ws, views.RunListRegion(r.ws, rows))
+		s.publishRuns(ws, views.RunListRegion(ws, rows))
 		return
 	}
 	// The newest run is the one the event is about (a start, a save or an end); the list is
 	// newest first.
-	rec, body, err := s.loadRun(ctx, r.ws, rows[0].ID)
+	rec, body, err := s.loadRun(ctx, ws, rows[0].ID)
 	if err != nil {
-		s.log.Warn("live update: read run", "ws", r.ws, "run", rows[0].ID, "err", err)
-		s.publishRuns(r.ws, views.RunListRegion(r.ws, rows))
+		s.log.Warn("live update: read run", "ws", ws, "run", rows[0].ID, "err", err)
+		s.publishRuns(ws, views.RunListRegion(ws, rows))
 		return
 	}
+	// progressOf and runRows read a stored running run by its lease (runs.go): alive on
+	// another replica while it keeps saving, interrupted once it has stopped.
 	p := s.progressOf(ctx, rec, body)
-	if rec.Status == runRunning {
-		// progressOf and runRows read a stored "running" run that no process here runs as
-		// interrupted (its process died). A save that just arrived says its process is alive:
-		// it runs on another replica, and is neither interrupted nor resumable from here.
-		p.Status = runRunning
-		rows[0].Status, rows[0].Resumable = runRunning, false
+	if p.Elsewhere {
+		s.recheckAt(ws, max(time.Until(rec.Updated.Add(s.runs.runLease(rec)))+10*time.Millisecond, 0))
+	} else {
+		s.recheckAt(ws, -1)
 	}
-	s.publishRuns(r.ws, views.RunProgressRegion(p), views.RunListRegion(r.ws, rows))
+	s.publishRuns(ws, views.RunProgressRegion(p), views.RunListRegion(ws, rows))
+}
+
+// recheckAt refreshes ws's Runs regions after d, unless a later save reschedules it first; one
+// timer per workspace. A negative d only cancels the pending refresh.
+func (s *Server) recheckAt(ws string, d time.Duration) {
+	s.runs.mu.Lock()
+	defer s.runs.mu.Unlock()
+	if t := s.runs.lapse[ws]; t != nil {
+		t.Stop()
+		delete(s.runs.lapse, ws)
+	}
+	if d < 0 {
+		return
+	}
+	s.runs.lapse[ws] = time.AfterFunc(d, func() {
+		s.runs.mu.Lock()
+		delete(s.runs.lapse, ws)
+		s.runs.mu.Unlock()
+		if s.runs.ctx.Err() != nil || s.hub.Pages(ws) == 0 || s.runs.activeIn(ws) != nil {
+			return
+		}
+		s.refreshRuns(ws)
+	})
 }

@@ -1,9 +1,15 @@
 package web
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"log/slog"
+	"net/http"
 	"os"
+	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,4 +69,326 @@ func TestRunProgressCrossesServers(t *testing.T) {
 func TestRunProgressCrossesReplicasPostgres(t *testing.T) {
 	sts := postgresStores(t, 2)
 	runAcross(t, sts[0], sts[1])
+}
+
+// crashable is a store whose run writes can be cut off, as if its process had died (or lost the
+// database) while the run goes on in memory: its saves, heartbeats included, stop arriving.
+type crashable struct {
+	store.Store
+	dead atomic.Bool
+}
+
+func (c *crashable) PutRun(ctx context.Context, r store.Run) (store.Run, error) {
+	if c.dead.Load() {
+		return store.Run{}, errors.New("test: this process is cut off from the store")
+	}
+	return c.Store.PutRun(ctx, r)
+}
+
+// gate answers the first `pass` requests at once and holds the rest until open is closed or
+// the request is abandoned: a run that stalls part way, so that only heartbeats keep it alive.
+type gate struct {
+	h    http.Handler
+	pass int64
+	n    atomic.Int64
+	open chan struct{}
+}
+
+func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if g.n.Add(1) > g.pass {
+		select {
+		case <-g.open:
+		case <-r.Context().Done():
+			http.Error(w, "abandoned", http.StatusServiceUnavailable)
+			return
+		}
+	}
+	g.h.ServeHTTP(w, r)
+}
+
+// replica is a server on st offering the fake endpoint through doer, with short intervals.
+func replica(t *testing.T, st store.Store, doer runner.Doer, saveEvery time.Duration) *runEnv {
+	t.Helper()
+	eng, err := analysis.New(analysis.Options{Extended: lint.New(lint.Config{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := RunsConfig{Endpoints: []runner.Endpoint{fakeEndpoint()}, Getenv: os.Getenv, HTTP: doer,
+		ProgressEvery: 10 * time.Millisecond, SaveEvery: saveEvery, Retries: -1}
+	cfg.Endpoints[0].Concurrency = 1
+	buf := &syncBuf{}
+	s, err := New(Config{Store: st, Engine: eng, DatastarJS: []byte("// test client"), Runs: cfg,
+		Log: slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.WaitRuns)
+	return &runEnv{s: s, db: st, log: buf}
+}
+
+// eventually polls cond until it holds, with a generous deadline (never a timing assertion).
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// runRowOf is the run's row in a Runs panel, or "".
+func runRowOf(panel, id string) string {
+	return regexp.MustCompile(`<tr data-testid="run-row" data-run="` + id + `"[^>]*>[\s\S]*?</tr>`).FindString(panel)
+}
+
+// leaseAcross: a run alive on replica A reads as running on replica B across full reloads of
+// B's panel, even while it makes no progress (A's heartbeats renew its lease); B refuses to
+// resume it or start another; once A's saves stop arriving, B reads it as interrupted and
+// resumes it; and A, back in touch with the store, finds the run claimed by B and stops
+// without writing it.
+func leaseAcross(t *testing.T, stA, stB store.Store) {
+	t.Setenv(keyEnv, testKey)
+	f := &fake.Server{Key: testKey}
+	held := &gate{h: f, pass: 4, open: make(chan struct{})}
+	cut := &crashable{Store: stA}
+	a := replica(t, cut, runner.HandlerDoer{Handler: held}, 30*time.Millisecond)
+	b := replica(t, stB, runner.HandlerDoer{Handler: f}, 30*time.Millisecond)
+	// Registered after the replicas, so it runs before their WaitRuns when a check fails.
+	t.Cleanup(func() { close(held.open) })
+	ws := openExample(t, a.s, "library-2-draft")
+	id := a.start(t, ws, runForm("samples", "3"))
+	page := b.openStream(t, ws) // a page open on B all along
+
+	// A has saved its 4 calls and stalls on the fifth.
+	var first store.Run
+	eventually(t, "A saves the run's first calls", func() bool {
+		rec, _, meta := a.stored(t, ws, id)
+		first = rec
+		return meta.Done == 4
+	})
+	lease := a.s.runs.runLease(first)
+	// Without progress, only heartbeats move Updated: wait until they have carried it past a
+	// whole lease beyond the last save with progress.
+	eventually(t, "A's heartbeat renews the run's lease", func() bool {
+		rec, _, meta := a.stored(t, ws, id)
+		return meta.Done == 4 && rec.Status == runRunning && rec.Updated.Sub(first.Updated) > lease
+	})
+	if code, panel := b.call(t, http.MethodGet, "/w/"+ws+"/runs/panel", nil); code != http.StatusOK {
+		t.Fatalf("B's panel: %d %s", code, panel)
+	} else {
+		row := runRowOf(panel, id)
+		if !strings.Contains(row, `data-status="running" data-elsewhere`) || !strings.Contains(row, "on another server") {
+			t.Errorf("on B, after a reload, the run alive on A does not read as running on another server:\n%s", row)
+		}
+		if strings.Contains(panel, "/runs/"+id+"/resume") {
+			t.Error("B offers Resume for a run alive on A")
+		}
+		if !strings.Contains(panel, `data-testid="run-progress" data-status="running"`) || !strings.Contains(panel, "Run in progress on another server") ||
+			!strings.Contains(panel, "/runs/"+id+"/cancel") {
+			t.Errorf("B's progress bar does not show the run on A with its Cancel:\n%s", panel)
+		}
+	}
+	if code, body := b.call(t, http.MethodPost, "/w/"+ws+"/runs/"+id+"/resume", nil); code != http.StatusConflict || !strings.Contains(body, "in progress on another server") {
+		t.Errorf("B's Resume of a run alive on A answered %d %q; want 409 saying it runs on another server", code, body)
+	}
+	if _, body := b.call(t, http.MethodPost, "/w/"+ws+"/runs", runForm()); !strings.Contains(body, "on another server") {
+		t.Errorf("B started a second run on a workspace whose run is alive on A: %s", body)
+	}
+
+	// A is cut off: its heartbeats stop arriving, and after the lease B offers Resume.
+	if strings.Contains(page.text(), `data-status="interrupted"`) {
+		t.Errorf("the page on B showed the run alive on A as interrupted:\n%s", page.text())
+	}
+	claimA := a.s.runs.get(id).claim
+	cut.dead.Store(true)
+	// The page open on B turns to interrupted by itself once the lease lapses: no save comes to
+	// tell it, so B checks again when the lease would end.
+	page.waitFor(t, `data-run="`+id+`" data-status="interrupted"`)
+	eventually(t, "B reads the run as interrupted once A's lease lapsed", func() bool {
+		_, panel := b.call(t, http.MethodGet, "/w/"+ws+"/runs/panel", nil)
+		return strings.Contains(runRowOf(panel, id), `data-status="interrupted"`) && strings.Contains(panel, "/runs/"+id+"/resume")
+	})
+	if code, body := b.call(t, http.MethodPost, "/w/"+ws+"/runs/"+id+"/resume", nil); code != http.StatusOK || strings.Contains(body, "run-failure") {
+		t.Fatalf("B's resume after the lease lapsed: %d %s", code, body)
+	}
+	// A comes back: its next heartbeat finds B's claim and stops the run without saving it.
+	cut.dead.Store(false)
+	eventually(t, "A stops the run B took over", func() bool { return a.s.runs.get(id) == nil })
+	b.s.WaitRuns()
+	a.s.WaitRuns()
+	rec, body, meta := b.stored(t, ws, id)
+	if rec.Status != runDone || meta.Done != 27 || len(body.Run.Calls) != 27 || meta.Claim == claimA || meta.Claim == "" {
+		t.Errorf("after B resumed: status %s, %d of 27 calls, claim %q (A's %q)", rec.Status, meta.Done, meta.Claim, claimA)
+	}
+	if !strings.Contains(a.log.String(), "taken over") {
+		t.Errorf("A's log does not say the run was taken over:\n%s", a.log.String())
+	}
+}
+
+// TestRunLeaseAcrossServers: two servers on one SQLite store stand for two replicas.
+func TestRunLeaseAcrossServers(t *testing.T) {
+	st := newTestStore(t)
+	leaseAcross(t, st, st)
+}
+
+// TestRunLeaseAcrossReplicasPostgres: the same on two PostgreSQL store instances.
+func TestRunLeaseAcrossReplicasPostgres(t *testing.T) {
+	sts := postgresStores(t, 2)
+	leaseAcross(t, sts[0], sts[1])
+}
+
+// cancelAcross: a page on replica B cancels a run alive on replica A through the store; A
+// notices at its next heartbeat and ends the run as cancelled, resumable.
+func cancelAcross(t *testing.T, stA, stB store.Store) {
+	t.Setenv(keyEnv, testKey)
+	f := &fake.Server{Key: testKey}
+	held := &gate{h: f, pass: 2, open: make(chan struct{})}
+	a := replica(t, stA, runner.HandlerDoer{Handler: held}, 30*time.Millisecond)
+	b := replica(t, stB, runner.HandlerDoer{Handler: f}, 30*time.Millisecond)
+	t.Cleanup(func() { close(held.open) }) // before the replicas' WaitRuns
+	ws := openExample(t, a.s, "library-2-draft")
+	id := a.start(t, ws, runForm("samples", "2"))
+	eventually(t, "A saves the run's first calls", func() bool {
+		_, _, meta := a.stored(t, ws, id)
+		return meta.Done == 2
+	})
+	st := b.openStream(t, ws)
+	if code, body := b.call(t, http.MethodPost, "/w/"+ws+"/runs/"+id+"/cancel", nil); code != http.StatusNoContent {
+		t.Fatalf("B's cancel of the run on A: %d %s", code, body)
+	}
+	eventually(t, "A ends the run as cancelled", func() bool {
+		rec, _, _ := a.stored(t, ws, id)
+		return rec.Status == runCancelled && a.s.runs.get(id) == nil
+	})
+	// B's page learns of the end through the store's event.
+	st.waitFor(t, `data-run="`+id+`" data-status="cancelled"`)
+	_, panel := b.call(t, http.MethodGet, "/w/"+ws+"/runs/panel", nil)
+	if !strings.Contains(panel, "/runs/"+id+"/resume") {
+		t.Errorf("B does not offer Resume for the cancelled run:\n%s", runRowOf(panel, id))
+	}
+	if code, _ := b.call(t, http.MethodPost, "/w/"+ws+"/runs/"+id+"/cancel", nil); code != http.StatusConflict {
+		t.Errorf("a second cancel from B answered %d, want 409", code)
+	}
+	if !strings.Contains(a.log.String(), "cancelled") {
+		t.Errorf("A's log does not record the cancel:\n%s", a.log.String())
+	}
+}
+
+// TestRunCancelAcrossServers: two servers on one SQLite store.
+func TestRunCancelAcrossServers(t *testing.T) {
+	st := newTestStore(t)
+	cancelAcross(t, st, st)
+}
+
+// TestRunCancelAcrossReplicasPostgres: the same on two PostgreSQL store instances.
+func TestRunCancelAcrossReplicasPostgres(t *testing.T) {
+	sts := postgresStores(t, 2)
+	cancelAcross(t, sts[0], sts[1])
+}
+
+// resumeRace: two replicas resume the same interrupted run at the same moment; exactly one
+// runs it, the other answers 409, and no call is made twice.
+func resumeRace(t *testing.T, stA, stB, stC store.Store) {
+	t.Setenv(keyEnv, testKey)
+	f := &fake.Server{Key: testKey}
+	held := &gate{h: f, pass: 4, open: make(chan struct{})}
+	cut := &crashable{Store: stA}
+	a := replica(t, cut, runner.HandlerDoer{Handler: held}, 30*time.Millisecond)
+	b := replica(t, stB, runner.HandlerDoer{Handler: f}, 30*time.Millisecond)
+	c := replica(t, stC, runner.HandlerDoer{Handler: f}, 30*time.Millisecond)
+	t.Cleanup(func() { close(held.open) })
+	ws := openExample(t, a.s, "library-2-draft")
+	id := a.start(t, ws, runForm("samples", "3"))
+	eventually(t, "A saves the run's first calls", func() bool {
+		_, _, meta := a.stored(t, ws, id)
+		return meta.Done == 4
+	})
+	cut.dead.Store(true) // A's saves stop arriving
+	eventually(t, "the run's lease lapses", func() bool {
+		rec, _, _ := b.stored(t, ws, id)
+		st, _ := b.s.runs.statusOf(rec)
+		return st == runInterrupted
+	})
+	sent := f.Requests()
+	type answer struct {
+		code int
+		body string
+	}
+	answers := make(chan answer, 2)
+	for _, r := range []*runEnv{b, c} {
+		go func() {
+			code, body := r.call(t, http.MethodPost, "/w/"+ws+"/runs/"+id+"/resume", nil)
+			answers <- answer{code, body}
+		}()
+	}
+	x, y := <-answers, <-answers
+	if x.code+y.code != http.StatusOK+http.StatusConflict || strings.Contains(x.body+y.body, "run-failure") {
+		t.Fatalf("two replicas resuming at once answered %d %q and %d %q; want one 200 and one 409", x.code, x.body, y.code, y.body)
+	}
+	eventually(t, "A stops the run the others took over", func() bool { return a.s.runs.get(id) == nil })
+	b.s.WaitRuns()
+	c.s.WaitRuns()
+	rec, _, meta := b.stored(t, ws, id)
+	if rec.Status != runDone || meta.Done != 27 {
+		t.Errorf("after the resume: status %s, %d of 27 calls", rec.Status, meta.Done)
+	}
+	if n := f.Requests() - sent; n != 27-4 {
+		t.Errorf("the resumes sent %d requests for %d missing calls: the run ran twice", n, 27-4)
+	}
+}
+
+// TestRunResumeRaceAcrossServers: three servers on one SQLite store.
+func TestRunResumeRaceAcrossServers(t *testing.T) {
+	st := newTestStore(t)
+	resumeRace(t, st, st, st)
+}
+
+// TestRunResumeRaceAcrossReplicasPostgres: the same on three PostgreSQL store instances.
+func TestRunResumeRaceAcrossReplicasPostgres(t *testing.T) {
+	sts := postgresStores(t, 3)
+	resumeRace(t, sts[0], sts[1], sts[2])
+}
+
+// TestRunStatusOfLease reads stored runs through the lease: the owner's recorded heartbeat
+// interval sets it (else this server's SaveEvery), runLeaseMin floors it, an Updated in the
+// future (a reader whose clock runs behind) reads as alive, and a lapsed cancel request reads as
+// cancelled.
+func TestRunStatusOfLease(t *testing.T) {
+	r := newRuns(RunsConfig{SaveEvery: 2 * time.Second}, nil, slog.New(slog.DiscardHandler))
+	now := time.Now()
+	meta := func(beatMS int64) json.RawMessage { return mustJSON(runMeta{Claim: "x", BeatMS: beatMS}) }
+	for _, tc := range []struct {
+		name      string
+		status    string
+		age       time.Duration
+		meta      json.RawMessage
+		want      string
+		elsewhere bool
+		lease     time.Duration
+	}{
+		{"fresh running", runRunning, time.Second, meta(2000), runRunning, true, 6 * time.Second},
+		{"within three beats", runRunning, 5 * time.Second, meta(2000), runRunning, true, 6 * time.Second},
+		{"past three beats", runRunning, 7 * time.Second, meta(2000), runInterrupted, false, 6 * time.Second},
+		{"owner's longer beat wins over ours", runRunning, 20 * time.Second, meta(10000), runRunning, true, 30 * time.Second},
+		{"owner's short beat, floored", runRunning, 500 * time.Millisecond, meta(10), runRunning, true, runLeaseMin},
+		{"owner's short beat, lapsed", runRunning, 2 * time.Second, meta(10), runInterrupted, false, runLeaseMin},
+		{"no beat recorded: ours", runRunning, 5 * time.Second, nil, runRunning, true, 6 * time.Second},
+		{"updated in the future", runRunning, -time.Minute, meta(2000), runRunning, true, 6 * time.Second},
+		{"cancel asked, owner alive", runCancelling, time.Second, meta(2000), runCancelling, true, 6 * time.Second},
+		{"cancel asked, owner gone", runCancelling, time.Minute, meta(2000), runCancelled, false, 6 * time.Second},
+		{"done is done", runDone, time.Second, meta(2000), runDone, false, 6 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := store.Run{ID: strings.Repeat("a", 32), Status: tc.status, Updated: now.Add(-tc.age), Meta: tc.meta}
+			if got := r.runLease(rec); got != tc.lease {
+				t.Errorf("lease %s, want %s", got, tc.lease)
+			}
+			got, elsewhere := r.statusOf(rec)
+			if got != tc.want || elsewhere != tc.elsewhere {
+				t.Errorf("read as %q (elsewhere %v), want %q (elsewhere %v)", got, elsewhere, tc.want, tc.elsewhere)
+			}
+		})
+	}
 }

@@ -172,7 +172,7 @@ func (e *runEnv) putTasks(t *testing.T, ws, src string) {
 	if _, err := selection.ParseTasks([]byte(src), false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.db.PutTasks(context.Background(), store.TaskFile{Workspace: ws, Body: json.RawMessage(src), Updated: time.Now()}); err != nil {
+	if _, err := e.db.PutTasks(context.Background(), store.TaskEdit{Workspace: ws, Body: json.RawMessage(src), Now: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -888,15 +888,24 @@ func TestRunSurvivesRestart(t *testing.T) {
 	if rec.Status != runInterrupted || meta.Done < 4 || meta.Done >= 18 || len(body.Run.Calls) != meta.Done {
 		t.Fatalf("after the stop: status %s, %d of 18 calls kept", rec.Status, meta.Done)
 	}
-	// As if killed: the last periodic save says running.
-	rec.Status = runRunning
+	// As if killed: the last periodic save says running, and it was just made, so the run's
+	// lease is live and a new server reads it as alive elsewhere, not to be resumed.
+	rec.Status, rec.Updated = runRunning, time.Now()
 	if _, err := db.PutRun(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-
 	b := server(ctx)
 	t.Cleanup(b.s.WaitRuns)
 	_, panel := b.call(t, http.MethodGet, "/w/"+ws+"/runs/panel", nil)
+	if !strings.Contains(panel, `data-run="`+id+`" data-status="running" data-elsewhere`) || strings.Contains(panel, "/runs/"+id+"/resume") {
+		t.Fatalf("a run saved as running a moment ago does not read as alive elsewhere: %s", panel)
+	}
+	// Once no save has come for longer than the lease, it reads as interrupted.
+	rec.Updated = time.Now().Add(-time.Hour)
+	if _, err := db.PutRun(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	_, panel = b.call(t, http.MethodGet, "/w/"+ws+"/runs/panel", nil)
 	if !strings.Contains(panel, `data-run="`+id+`" data-status="interrupted"`) || !strings.Contains(panel, "/runs/"+id+"/resume") {
 		t.Fatalf("the new server does not offer the interrupted run for resuming: %s", panel)
 	}
