@@ -88,6 +88,14 @@ type Store interface {
 	// PutRun stores a run, creating it when r.ID is empty (the new ID is returned) and replacing
 	// it otherwise.
 	PutRun(ctx context.Context, r Run) (Run, error)
+	// UpdateRun replaces a stored run like PutRun, but only while its Updated is still prev: a
+	// compare-and-swap, so that two processes (the one running a run and another cancelling or
+	// resuming it) never overwrite each other's save. Otherwise it is a Conflict, and the
+	// caller reads the run again. It returns r as stored (Updated set), without reading it back.
+	UpdateRun(ctx context.Context, r Run, prev time.Time) (Run, error)
+	// TouchRun moves a run's Updated from prev to at without rewriting it (the heartbeat of a
+	// run in progress); a Conflict when Updated is no longer prev. It sends no event.
+	TouchRun(ctx context.Context, workspace, id string, prev, at time.Time) error
 	// Run returns a run with its body.
 	Run(ctx context.Context, workspace, id string) (Run, error)
 	// Runs lists a workspace's runs, newest first, without bodies.

@@ -47,6 +47,7 @@ func Run(t *testing.T, open Opener) {
 		{"UndoLargeValues", testUndoLargeValues},
 		{"Meta", testMeta},
 		{"Runs", testRuns},
+		{"RunCompareAndSwap", testRunCompareAndSwap},
 		{"ShareLinks", testShareLinks},
 		{"Sessions", testSessions},
 		{"Fork", testFork},
@@ -1461,4 +1462,47 @@ func testMeta(t *testing.T, s store.Store) {
 	wantKind(t, "huge metadata", s.PutMeta(ctx, w.ID, "k", json.RawMessage(`"`+strings.Repeat("x", store.MaxMeta)+`"`)), store.Invalid)
 	_, err = s.Meta(ctx, store.NewID(), "fetch")
 	wantKind(t, "metadata of an unknown workspace", err, store.NotFound)
+}
+
+// testRunCompareAndSwap: UpdateRun and TouchRun change a run only while it is as the caller
+// last read it.
+func testRunCompareAndSwap(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	w := newWorkspace(t, s, t0)
+	r, err := s.PutRun(ctx, store.Run{Workspace: w.ID, Label: "run", Status: "running", Author: "ada",
+		Body: json.RawMessage(`{"calls": [1]}`), Created: t0, Updated: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The owner's heartbeat: only Updated moves.
+	if err := s.TouchRun(ctx, w.ID, r.ID, t0, t0.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Run(ctx, w.ID, r.ID)
+	if err != nil || !got.Updated.Equal(t0.Add(time.Second)) || string(got.Body) != `{"calls": [1]}` || got.Status != "running" {
+		t.Errorf("after a touch: %+v, %v", got, err)
+	}
+	wantKind(t, "a touch from a stale read", s.TouchRun(ctx, w.ID, r.ID, t0, t0.Add(2*time.Second)), store.Conflict)
+	// Another process asks to cancel: it wins the swap; the owner's save from its older read
+	// then fails, and it reads the run again.
+	cancel := got
+	cancel.Status, cancel.Updated = "cancelling", got.Updated.Add(time.Microsecond)
+	if _, err := s.UpdateRun(ctx, cancel, got.Updated); err != nil {
+		t.Fatal(err)
+	}
+	save := got
+	save.Body, save.Updated = json.RawMessage(`{"calls": [1, 2]}`), t0.Add(5*time.Second)
+	_, err = s.UpdateRun(ctx, save, got.Updated)
+	wantKind(t, "a save over another process's change", err, store.Conflict)
+	again, err := s.Run(ctx, w.ID, r.ID)
+	if err != nil || again.Status != "cancelling" {
+		t.Fatalf("after the refused save: %+v, %v", again, err)
+	}
+	save.Status = "cancelled"
+	if out, err := s.UpdateRun(ctx, save, again.Updated); err != nil || !out.Updated.Equal(save.Updated) {
+		t.Errorf("the save from a fresh read: %+v, %v", out, err)
+	}
+	_, err = s.UpdateRun(ctx, store.Run{Workspace: w.ID, ID: store.NewID(), Status: "x"}, t0)
+	wantKind(t, "update of an unknown run", err, store.NotFound)
+	wantKind(t, "touch of an unknown run", s.TouchRun(ctx, w.ID, store.NewID(), t0, t0), store.NotFound)
 }

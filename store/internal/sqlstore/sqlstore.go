@@ -1053,6 +1053,69 @@ func (s *DB) PutRun(ctx context.Context, r store.Run) (store.Run, error) {
 	return s.Run(ctx, r.Workspace, r.ID)
 }
 
+// UpdateRun implements store.Store.
+func (s *DB) UpdateRun(ctx context.Context, r store.Run, prev time.Time) (store.Run, error) {
+	const op = "update run"
+	if err := firstErr(checkID(op, "workspace ID", r.Workspace), checkID(op, "run ID", r.ID),
+		store.CheckText(op, "label", r.Label, store.MaxLabel, false, false),
+		store.CheckText(op, "status", r.Status, store.MaxStatus, false, false),
+		store.CheckText(op, "author", r.Author, store.MaxAuthor, false, false),
+		store.CheckJSON(op, "run metadata", r.Meta, store.MaxRunMeta, false),
+		store.CheckJSON(op, "run body", r.Body, store.MaxRunBody, false)); err != nil {
+		return store.Run{}, err
+	}
+	r.Updated = now(r.Updated)
+	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE runs SET revision = ?, label = ?, status = ?, author = ?, updated_at = ?, meta = ?, body = ?
+			WHERE id = ? AND workspace_id = ? AND updated_at = ?`),
+			r.Revision, r.Label, r.Status, r.Author, store.Micros(r.Updated), []byte(r.Meta), []byte(r.Body), r.ID, r.Workspace, store.Micros(now(prev)))
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil, s.runMissedSwap(ctx, tx, op, r.Workspace, r.ID)
+		}
+		return []store.Event{{Workspace: r.Workspace, Kind: store.EventRuns, Author: r.Author}}, nil
+	})
+	if err != nil {
+		return store.Run{}, err
+	}
+	return r, nil
+}
+
+// runMissedSwap tells why a compare-and-swap of a run changed nothing: no such run, or another
+// save since.
+func (s *DB) runMissedSwap(ctx context.Context, tx *sql.Tx, op, ws, id string) error {
+	var one int
+	err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM runs WHERE id = ? AND workspace_id = ?`), id, ws).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Errorf(store.NotFound, op, "workspace %s has no run %s", ws, id)
+	}
+	if err != nil {
+		return err
+	}
+	return store.Errorf(store.Conflict, op, "run %s was saved by someone else since it was read; read it again", id)
+}
+
+// TouchRun implements store.Store.
+func (s *DB) TouchRun(ctx context.Context, ws, id string, prev, at time.Time) error {
+	const op = "touch run"
+	if err := firstErr(checkID(op, "workspace ID", ws), checkID(op, "run ID", id)); err != nil {
+		return err
+	}
+	return s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE runs SET updated_at = ? WHERE id = ? AND workspace_id = ? AND updated_at = ?`),
+			store.Micros(now(at)), id, ws, store.Micros(now(prev)))
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil, s.runMissedSwap(ctx, tx, op, ws, id)
+		}
+		return nil, nil
+	})
+}
+
 // Run implements store.Store.
 func (s *DB) Run(ctx context.Context, ws, id string) (store.Run, error) {
 	const op = "get run"
