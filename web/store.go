@@ -177,6 +177,11 @@ func (w *workspaces) Create(ctx context.Context, name string, l *listing.Listing
 
 // Get returns a workspace as who sees it.
 func (w *workspaces) Get(ctx context.Context, id string, who Author) (Workspace, error) {
+	return w.get(ctx, id, who, true)
+}
+
+// get is Get; undo false leaves out who's undo state (an edit learns it from the store's answer).
+func (w *workspaces) get(ctx context.Context, id string, who Author, undo bool) (Workspace, error) {
 	rec, err := w.st.Workspace(ctx, id)
 	if err != nil {
 		return Workspace{}, storeErr(err)
@@ -229,7 +234,7 @@ func (w *workspaces) Get(ctx context.Context, id string, who Author) (Workspace,
 	case store.KindOf(err) != store.NotFound:
 		return Workspace{}, storeErr(err)
 	}
-	if who.ID != "" {
+	if undo && who.ID != "" {
 		u, err := w.st.UndoState(ctx, id, who.ID)
 		if err != nil {
 			return Workspace{}, storeErr(err)
@@ -243,7 +248,7 @@ func (w *workspaces) Get(ctx context.Context, id string, who Author) (Workspace,
 // last edit (zero when e changes nothing). Each edit is a step of who's undo, kept by the store.
 func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (Workspace, store.EditResult, error) {
 	who = authorName(who)
-	before, err := w.Get(ctx, id, who)
+	before, err := w.get(ctx, id, who, false)
 	if err != nil {
 		return Workspace{}, store.EditResult{}, err
 	}
@@ -270,7 +275,8 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 		return after, res, err
 	}
 	if res.Seq == 0 {
-		return before, res, nil
+		cur, err := w.Get(ctx, id, who) // nothing changed; the undo state is read as it stands
+		return cur, res, err
 	}
 	// A listing edit changes the head and the undo state only: the rest is what it was a
 	// moment ago, so the workspace after it needs no second round of reads.
