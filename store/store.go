@@ -273,6 +273,11 @@ type TaskEdit struct {
 	Message string
 	Now     time.Time
 	Undo    *Undoable
+	// Base, when set, is the task file the edit was made from (TaskFile.Seq, or -1 for none):
+	// the edit is refused with a Conflict when the task file has changed since, so that two
+	// people's edits of different tasks never drop one another (the caller reads it again and
+	// remakes its edit).
+	Base *int64
 }
 
 // Commit is a whole listing recorded as a new revision (KindReplace).

@@ -826,42 +826,47 @@ func (s *Server) taskOp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	tasks := append([]selection.Task(nil), ws.Tasks...)
 	i, _ := strconv.Atoi(c.QueryParam("i"))
 	op := c.QueryParam("op")
 	if g, err := strconv.Atoi(c.QueryParam("g")); err == nil && g < s.taskShape(ws.ID) {
 		return s.staleTaskOp(c, ws, op, i, sg.value())
 	}
-	if op != "add" && (i < 0 || i >= len(tasks)) {
-		return echo.NewHTTPError(http.StatusConflict, "that task no longer exists; reload the page")
-	}
+	k, val := c.QueryParam("k"), sg.value()
 	key := ""
-	structure := true
 	switch op {
-	case "add":
-		tasks = append(tasks, selection.Task{})
-	case "del":
-		tasks = append(tasks[:i], tasks[i+1:]...)
+	case "add", "del":
 	case "set":
-		structure = false
-		val := sg.value()
-		switch k := c.QueryParam("k"); k {
-		case "task":
-			tasks[i].Task = val
-		case "expect":
-			if v := strings.TrimSpace(val); v == "" {
+		if k != "task" && k != "expect" {
+			return echo.NewHTTPError(http.StatusBadRequest, "unknown task field "+strconv.Quote(k))
+		}
+		key = fmt.Sprintf("tasks/%d/%s", i, k)
+	default:
+		return echo.NewHTTPError(http.StatusBadRequest, "unknown task operation "+strconv.Quote(op))
+	}
+	// The change is made from the task file as it stands when it is stored (see Edit.TasksFn).
+	fn := func(cur []selection.Task) ([]selection.Task, error) {
+		tasks := append([]selection.Task(nil), cur...)
+		if op != "add" && (i < 0 || i >= len(tasks)) {
+			return nil, echo.NewHTTPError(http.StatusConflict, "that task no longer exists; reload the page")
+		}
+		switch op {
+		case "add":
+			tasks = append(tasks, selection.Task{})
+		case "del":
+			tasks = append(tasks[:i], tasks[i+1:]...)
+		case "set":
+			if k == "task" {
+				tasks[i].Task = val
+			} else if v := strings.TrimSpace(val); v == "" {
 				tasks[i].Expect = nil
 			} else {
 				tasks[i].Expect = &v
 			}
-		default:
-			return echo.NewHTTPError(http.StatusBadRequest, "unknown task field "+strconv.Quote(k))
 		}
-		key = fmt.Sprintf("tasks/%d/%s", i, c.QueryParam("k"))
-	default:
-		return echo.NewHTTPError(http.StatusBadRequest, "unknown task operation "+strconv.Quote(op))
+		return tasks, nil
 	}
-	return s.commit(c, sg, change{edit: &Edit{Tasks: tasks, SetTasks: true, Key: key}, tool: -1, tasks: structure, select_: -1,
+	structure := op != "set"
+	return s.commit(c, sg, change{edit: &Edit{TasksFn: fn, SetTasks: true, Key: key}, tool: -1, tasks: structure, select_: -1,
 		taskSet: !structure, taskRow: i})
 }
 

@@ -768,3 +768,56 @@ func TestStaleTaskChangeRefused(t *testing.T) {
 		t.Errorf("a change from the current table was refused:\n%s", got)
 	}
 }
+
+// raceTasks is a store in which, just before the first task edit made from a known task file,
+// someone else's task edit lands (run is called with the store underneath).
+type raceTasks struct {
+	store.Store
+	once sync.Once
+	run  func(st store.Store)
+}
+
+func (r *raceTasks) PutTasks(ctx context.Context, te store.TaskEdit) (store.EditResult, error) {
+	if te.Base != nil {
+		r.once.Do(func() { r.run(r.Store) })
+	}
+	return r.Store.PutTasks(ctx, te)
+}
+
+// TestConcurrentTaskEditsKeepBoth: Bo's edit of one task lands between Ana's read of the task
+// file and her edit of another task: her edit is made again from his, and both stand.
+func TestConcurrentTaskEditsKeepBoth(t *testing.T) {
+	base := newTestStore(t)
+	rt := &raceTasks{Store: base}
+	s := serverOn(t, rt)
+	id := openExample(t, s, "library-2-draft")
+	rt.run = func(st store.Store) {
+		tf, err := st.Tasks(context.Background(), id)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		var tasks []map[string]any
+		if err := json.Unmarshal(tf.Body, &tasks); err != nil {
+			t.Error(err)
+			return
+		}
+		tasks[2]["task"] = "Bo's edit of task 3"
+		b, _ := json.Marshal(tasks)
+		if _, err := st.PutTasks(context.Background(), store.TaskEdit{Workspace: id, Author: "bo", AuthorID: bo.id, Body: b, Base: &tf.Seq}); err != nil {
+			t.Error(err)
+		}
+	}
+	postAs(t, s, ana, strings.Repeat("a", 32), "/w/"+id+"/task?op=set&i=0&k=task", map[string]any{"tool": 0, "val": "Ana's edit of task 1"})
+	got := do(t, s, httptest.NewRequest(http.MethodGet, "/w/"+id+"/tasks.json", nil)).Body.String()
+	if !strings.Contains(got, "Bo's edit of task 3") || !strings.Contains(got, "Ana's edit of task 1") {
+		t.Errorf("one of two concurrent task edits was lost:\n%s", got)
+	}
+	revs, err := base.Revisions(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(revs) != 3 {
+		t.Errorf("%d revisions, want 3 (the baseline, Bo's, Ana's)", len(revs))
+	}
+}

@@ -30,6 +30,8 @@ type Workspace struct {
 	// the listing or the task file moves; patches and the page's ver signal carry it.
 	Version int
 	Head    int
+	// TasksSeq names the task file Tasks came from (store.TaskFile.Seq; -1: none).
+	TasksSeq int64
 	// CanUndo and CanRedo are for the person who asked (undo is per person).
 	CanUndo bool
 	CanRedo bool
@@ -41,8 +43,12 @@ type Workspace struct {
 // field it touches ("tools/3/description"); consecutive edits by one person with the same
 // non-empty key are one step of that person's undo, so undo takes back a burst of typing.
 type Edit struct {
-	Ops      []listing.Op
+	Ops []listing.Op
+	// Tasks replaces the task file when SetTasks is set; TasksFn, when set instead, makes the
+	// new task file from the current one (one task changed), and is made again from a fresher
+	// one when someone else's task edit lands first, so that neither is lost.
 	Tasks    []selection.Task
+	TasksFn  func(cur []selection.Task) ([]selection.Task, error)
 	SetTasks bool
 	Key      string
 	Message  string
@@ -223,9 +229,11 @@ func (w *workspaces) get(ctx context.Context, id string, who Author, undo bool) 
 		w.mu.Unlock()
 	}
 	ws.Baseline = base
+	ws.TasksSeq = -1
 	tf, err := w.st.Tasks(ctx, id)
 	switch {
 	case err == nil:
+		ws.TasksSeq = tf.Seq
 		if len(tf.Body) > 0 {
 			// Task files were checked when they were stored; one that no longer parses (an
 			// older format) shows as no tasks rather than breaking the page.
@@ -262,17 +270,34 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 		w.cacheHead(id, res.Seq, res.Listing)
 	}
 	if e.SetTasks {
-		tj, err := tasksJSON(e.Tasks)
-		if err != nil {
-			return Workspace{}, res, err
+		cur := before
+		for attempt := 1; ; attempt++ {
+			tasks, base := e.Tasks, (*int64)(nil)
+			if e.TasksFn != nil {
+				if tasks, err = e.TasksFn(cur.Tasks); err != nil {
+					return cur, res, err
+				}
+				base = &cur.TasksSeq
+			}
+			tj, err := tasksJSON(tasks)
+			if err != nil {
+				return Workspace{}, res, err
+			}
+			res, err = w.st.PutTasks(ctx, store.TaskEdit{Workspace: id, Author: who.Name, AuthorID: who.ID, Body: tj, Message: e.Message,
+				Field: taskField(e.Key), Undo: &store.Undoable{Key: e.Key}, Base: base})
+			if store.KindOf(err) == store.Conflict && e.TasksFn != nil && attempt < maxTaskRetries {
+				// Someone else's task edit landed first: make this one again from theirs.
+				if cur, err = w.get(ctx, id, who, false); err != nil {
+					return Workspace{}, res, err
+				}
+				continue
+			}
+			if err != nil {
+				return Workspace{}, res, storeErr(err)
+			}
+			after, err := w.Get(ctx, id, who)
+			return after, res, err
 		}
-		res, err = w.st.PutTasks(ctx, store.TaskEdit{Workspace: id, Author: who.Name, AuthorID: who.ID, Body: tj, Message: e.Message,
-			Field: taskField(e.Key), Undo: &store.Undoable{Key: e.Key}})
-		if err != nil {
-			return Workspace{}, res, storeErr(err)
-		}
-		after, err := w.Get(ctx, id, who)
-		return after, res, err
 	}
 	if res.Seq == 0 {
 		cur, err := w.Get(ctx, id, who) // nothing changed; the undo state is read as it stands
@@ -285,6 +310,9 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 	after.CanUndo, after.CanRedo = res.Undo.CanUndo, res.Undo.CanRedo
 	return after, res, nil
 }
+
+// maxTaskRetries bounds the attempts of one task edit against others landing first.
+const maxTaskRetries = 5
 
 // taskField is the pointer into the stored task file (an array of tasks) that a task edit's
 // key names ("tasks/3/task" → "/3/task"), or "" for a structural task edit.

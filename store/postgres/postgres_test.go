@@ -329,9 +329,10 @@ func TestUpgradeFromVersion1(t *testing.T) {
 	})
 }
 
-// TestToolLocksArePerTool: a transaction holding the lock of one tool (a writer about to delete
-// it) holds up an edit that stores that very tool, and no other. Before, one lock covered all
-// tools, so that every keystroke of every workspace waited on any pruning writer.
+// TestToolLocksArePerTool: a transaction holding the lock of one tool's stripe (a writer about
+// to delete it) holds up an edit that stores that very tool, and not one in another stripe.
+// Before, one lock covered all tools, so that every keystroke of every workspace waited on any
+// pruning writer.
 func TestToolLocksArePerTool(t *testing.T) {
 	s := open(t)
 	defer s.Close()
@@ -345,15 +346,22 @@ func TestToolLocksArePerTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The tool a's edit will store, and its lock key (the first 8 bytes of its hash).
-	desc := "Locked " + store.NewID()
-	op := listing.Op{Kind: listing.OpSet, Path: "/tools/0/description", Value: listing.NewString(desc)}
-	edited, err := storetest.Sample(t).Apply(op)
-	if err != nil {
-		t.Fatal(err)
+	// The tools the edits will store, and their lock keys: the stripe of a tool is its hash's
+	// first 8 bytes modulo 1024; B's tool is picked in another stripe.
+	stripe := func(desc string) (listing.Op, int64) {
+		op := listing.Op{Kind: listing.OpSet, Path: "/tools/0/description", Value: listing.NewString(desc)}
+		edited, err := storetest.Sample(t).Apply(op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.Sum256(listing.Marshal(edited.Tools[0], ""))
+		return op, int64(binary.BigEndian.Uint64(h[:8]) % 1024)
 	}
-	h := sha256.Sum256(listing.Marshal(edited.Tools[0], ""))
-	key := int64(binary.BigEndian.Uint64(h[:8]))
+	op, key := stripe("Locked " + store.NewID())
+	opB, keyB := stripe("Free " + store.NewID())
+	for keyB == key {
+		opB, keyB = stripe("Free " + store.NewID())
+	}
 
 	db, err := sql.Open("pgx", testDSN(t))
 	if err != nil {
@@ -369,8 +377,7 @@ func TestToolLocksArePerTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Another tool: not held up.
-	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: b.ID, Author: "bo", Ops: []listing.Op{{Kind: listing.OpSet,
-		Path: "/tools/0/description", Value: listing.NewString("Free " + store.NewID())}}}); err != nil {
+	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: b.ID, Author: "bo", Ops: []listing.Op{opB}}); err != nil {
 		t.Fatalf("an edit storing another tool: %v", err)
 	}
 	// The held tool: waits for the lock, then goes through.

@@ -45,6 +45,9 @@ func Run(t *testing.T, open Opener) {
 		{"Undo", testUndo},
 		{"UndoTasks", testUndoTasks},
 		{"UndoLargeValues", testUndoLargeValues},
+		{"UndoBursts", testUndoBursts},
+		{"LongHistoryDeletes", testLongHistoryDeletes},
+		{"ConcurrentImports", testConcurrentImports},
 		{"Meta", testMeta},
 		{"Runs", testRuns},
 		{"RunCompareAndSwap", testRunCompareAndSwap},
@@ -670,6 +673,21 @@ func testTasks(t *testing.T, s store.Store) {
 		t.Errorf("restored baseline has tasks: %+v", res.Revision)
 	}
 
+	// An edit made from an older task file is refused; from the current one it goes through.
+	stale, fresh := r1.Revision.TasksSeq, int64(-1) // the baseline, restored, has no task file
+	if tf, err := s.Tasks(ctx, w.ID); err == nil {
+		fresh = tf.Seq
+	}
+	_, err = s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Body: body, Author: "ada", Base: &stale})
+	wantKind(t, "a task edit made from an older task file", err, store.Conflict)
+	if _, err := s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Body: body2, Author: "ada", Base: &fresh, Now: t0.Add(2500 * time.Millisecond)}); err != nil {
+		t.Errorf("a task edit made from the current task file: %v", err)
+	}
+	none := int64(-1)
+	w3 := newWorkspace(t, s, t0)
+	if _, err := s.PutTasks(ctx, store.TaskEdit{Workspace: w3.ID, Body: body, Author: "ada", Base: &none}); err != nil {
+		t.Errorf("a first task file made from none: %v", err)
+	}
 	_, err = s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Body: json.RawMessage(`{"tasks": }`)})
 	wantKind(t, "malformed task file", err, store.Invalid)
 	_, err = s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Body: bytes.Repeat([]byte(" "), store.MaxTasks+1)})
@@ -1505,4 +1523,106 @@ func testRunCompareAndSwap(t *testing.T, s store.Store) {
 	_, err = s.UpdateRun(ctx, store.Run{Workspace: w.ID, ID: store.NewID(), Status: "x"}, t0)
 	wantKind(t, "update of an unknown run", err, store.NotFound)
 	wantKind(t, "touch of an unknown run", s.TouchRun(ctx, w.ID, store.NewID(), t0, t0), store.NotFound)
+}
+
+// testUndoBursts: a burst's step is not extended over someone else's change to the field (its
+// undo would take their change back too), nor after an undo; an undo's revision is not extended
+// by typing; a run seals the revision it names.
+func testUndoBursts(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	w := newWorkspace(t, s, t0)
+	const f = "/tools/0/description"
+	typeAs := func(who, text string, at time.Duration) store.EditResult {
+		t.Helper()
+		res, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: who, AuthorID: who, Ops: set(f, text), Now: t0.Add(at),
+			Undo: &store.Undoable{Path: f, Key: "k"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	typeAs("ann", "A", 0)
+	typeAs("bob", "BOB", time.Second)
+	typeAs("ann", "A2", 2*time.Second) // same key, but Bob changed the field in between
+	if _, err := s.Step(ctx, store.Step{Workspace: w.ID, Author: "ann", AuthorID: "ann", Now: t0.Add(3 * time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := descOf(t, s, w.ID, 0); got != "BOB" {
+		t.Errorf("Ann's undo after Bob's change gave %q, want Bob's text back (her last step only)", got)
+	}
+	// After an undo, typing with the same key starts a new step.
+	typeAs("ann", "A3", 4*time.Second)
+	res, err := s.Step(ctx, store.Step{Workspace: w.ID, Author: "ann", AuthorID: "ann", Now: t0.Add(5 * time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := descOf(t, s, w.ID, 0); got != "BOB" {
+		t.Errorf("undoing the typing after an undo gave %q, want %q", got, "BOB")
+	}
+	// The undo's revision is a step of its own: the next keystroke starts another.
+	if next := typeAs("ann", "A4", 5*time.Second+time.Millisecond); next.Coalesced || next.Revision.Number == res.Revision.Number {
+		t.Errorf("a keystroke extended the undo's revision %d", res.Revision.Number)
+	}
+	// A run names the head: typing after it starts a new revision, so the run's stays as run.
+	head, _ := s.Revision(ctx, w.ID, -1)
+	if _, err := s.PutRun(ctx, store.Run{Workspace: w.ID, Revision: head.Number, Label: "r", Status: "running", Author: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	if next := typeAs("ann", "A5", 5*time.Second+2*time.Millisecond); next.Coalesced {
+		t.Errorf("a keystroke extended revision %d, which a run names", head.Number)
+	}
+	if r, _ := s.Revision(ctx, w.ID, head.Number); r.Listing.Tools[0].Get("description").Str != "A4" {
+		t.Errorf("the run's revision changed: %q", r.Listing.Tools[0].Get("description").Str)
+	}
+}
+
+// testLongHistoryDeletes: a workspace with a long history (over a thousand revisions, more
+// than SQLite lets cascades nest) can be deleted.
+func testLongHistoryDeletes(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	w := newWorkspace(t, s, t0)
+	for i := range 1100 {
+		// Alternate tools: every edit starts a revision.
+		if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ann", Ops: set(fmt.Sprintf("/tools/%d/description", i%2), fmt.Sprint(i)), Now: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DeleteWorkspace(ctx, w.ID); err != nil {
+		t.Fatalf("delete a workspace of 1101 revisions: %v", err)
+	}
+	_, err := s.Workspace(ctx, w.ID)
+	wantKind(t, "the deleted workspace", err, store.NotFound)
+}
+
+// testConcurrentImports: people importing one listing at the same moment (on PostgreSQL, at the
+// same time, storing the same new tools) all succeed.
+func testConcurrentImports(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for round := range 5 {
+		var b strings.Builder
+		b.WriteString(`{"tools": [`)
+		for i := range 400 {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"name": "t%d", "description": "round %d, tool %d", "inputSchema": {"type": "object"}}`, i, round, i)
+		}
+		b.WriteString(`]}`)
+		l, err := listing.Parse([]byte(b.String()), listing.Options{Name: "many"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := make(chan error, 4)
+		for range 4 {
+			go func() {
+				_, err := s.CreateWorkspace(ctx, store.NewWorkspace{Title: "same listing", Author: "ann", Listing: l})
+				errs <- err
+			}()
+		}
+		for range 4 {
+			if err := <-errs; err != nil {
+				t.Errorf("round %d: %v", round, err)
+			}
+		}
+	}
 }

@@ -46,7 +46,8 @@ func ReadMigrations(fsys fs.FS, dir string) ([]Migration, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read migration %s: %w", name, err)
 		}
-		out = append(out, Migration{Version: v, Name: name, SQL: string(b), NoForeignKeys: strings.HasPrefix(string(b), noForeignKeys+"\n")})
+		first, _, _ := strings.Cut(string(b), "\n")
+		out = append(out, Migration{Version: v, Name: name, SQL: string(b), NoForeignKeys: strings.TrimRight(first, "\r \t") == noForeignKeys})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
 	for i := range out {
@@ -91,6 +92,11 @@ func migrateOne(ctx context.Context, db *sql.DB, m Migration, lock string, rebin
 		// SQLite ignores this pragma inside a transaction, so it comes first.
 		if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
 			return fmt.Errorf("migration %s: foreign keys off: %w", m.Name, err)
+		}
+		// A table rebuilt with foreign keys on would take every row that references it along.
+		var on int
+		if err := conn.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on); err != nil || on != 0 {
+			return fmt.Errorf("migration %s: foreign keys could not be turned off (%v); nothing was changed", m.Name, err)
 		}
 		defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`) //nolint:errcheck // a failure shows at the next write
 	}

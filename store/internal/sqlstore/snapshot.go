@@ -108,8 +108,15 @@ func (s *DB) putTools(ctx context.Context, tx *sql.Tx, fresh map[listing.Hash][]
 		args = args[:0]
 		return nil
 	}
-	for h, b := range fresh {
-		args = append(args, h[:], b)
+	// In hash order: two transactions inserting the same tools (two people importing one
+	// listing) then take the rows' locks in one order and never wait on each other in a circle.
+	hs := make([]listing.Hash, 0, len(fresh))
+	for h := range fresh {
+		hs = append(hs, h)
+	}
+	slices.SortFunc(hs, func(a, b listing.Hash) int { return bytes.Compare(a[:], b[:]) })
+	for _, h := range hs {
+		args = append(args, h[:], fresh[h])
 		if len(args) == 2*toolsPerInsert {
 			if err := flush(); err != nil {
 				return err
@@ -248,20 +255,31 @@ func (s *DB) storeTools(ctx context.Context, tx *sql.Tx, sn snapshot, dropping [
 
 // Tools are shared between revisions, workspaces and forks, so a tool is deleted only when no
 // revision lists it any more (table workspace_tools). On PostgreSQL, where writers run at the
-// same time, each tool has an advisory lock (toolLockKey): a writer that inserts a tool (and
-// may so find it stored already, about to be deleted) holds it shared, and a writer that
-// deletes it holds it exclusively, so that each statement that follows sees what the other
-// committed. Locks are per tool, so that people typing in different tools (every keystroke
-// stores a tool and drops the one it replaced) never wait on each other; a transaction takes
-// all of its locks at once, in key order, so that two never wait on each other in a circle.
-// SQLite's writers exclude each other already.
+// same time, a writer that inserts a tool (and may so find it stored already, about to be
+// deleted) holds the tool's lock shared, and a writer that deletes it holds it exclusively, so
+// that each statement that follows sees what the other committed.
+//
+// The locks are advisory locks in two levels, so that people typing in different tools (every
+// keystroke stores a tool and drops the one it replaced) never wait on each other, while no
+// transaction takes more than a few dozen locks (PostgreSQL's lock table is small and shared):
+// each tool maps to one of toolStripes stripe locks, and every writer first holds the coarse
+// lock — shared when it takes at most maxStripeLocks stripes, exclusive (and no stripe) when it
+// would take more (an import of a large listing, a deleted workspace). A transaction takes all
+// of its locks at once, coarse first and stripes in ascending order, so that two never wait on
+// each other in a circle. SQLite's writers exclude each other already.
+const (
+	toolStripes    = 1024
+	maxStripeLocks = 32
+	coarseToolLock = -1 // below every stripe key, so that it is taken first
+)
 
-// toolLockKey is a tool's advisory lock key: the first 8 bytes of its hash. Two tools sharing
-// one (a chance of 2^-64 per pair) only share a lock.
-func toolLockKey(h listing.Hash) int64 { return int64(binary.BigEndian.Uint64(h[:8])) }
+// toolLockKey is a tool's stripe: its hash's first 8 bytes modulo toolStripes.
+func toolLockKey(h listing.Hash) int64 { return int64(binary.BigEndian.Uint64(h[:8]) % toolStripes) }
 
-// toolLocks returns the lock keys of the tools in ascending order, each with whether it is
-// taken exclusively (any tool of the key is in exclusive).
+// toolLocks returns the locks a transaction takes, in the order it takes them, each with
+// whether it is exclusive: the coarse lock, then the stripes of the tools (exclusive when any
+// tool of the stripe is in exclusive), or the coarse lock alone, exclusive, when the stripes are
+// too many.
 func toolLocks(shared, exclusive []listing.Hash) ([]int64, []bool) {
 	mode := make(map[int64]bool, len(shared)+len(exclusive))
 	for _, h := range shared {
@@ -271,14 +289,18 @@ func toolLocks(shared, exclusive []listing.Hash) ([]int64, []bool) {
 	for _, h := range exclusive {
 		mode[toolLockKey(h)] = true
 	}
-	keys := make([]int64, 0, len(mode))
+	if len(mode) > maxStripeLocks {
+		return []int64{coarseToolLock}, []bool{true}
+	}
+	keys := make([]int64, 0, len(mode)+1)
 	for k := range mode {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	keys = append([]int64{coarseToolLock}, keys...)
 	excl := make([]bool, len(keys))
-	for i, k := range keys {
-		excl[i] = mode[k]
+	for i, k := range keys[1:] {
+		excl[i+1] = mode[k]
 	}
 	return keys, excl
 }

@@ -526,6 +526,9 @@ type state struct {
 	l     *listing.Listing
 	refs  []toolRef
 	tasks taskRef
+	// tasksBody is the task file's JSON, when a task edit's undo needs it (nil: none, or not
+	// read).
+	tasksBody []byte
 }
 
 // taskRef names a stored task file of a workspace (ok false: none).
@@ -570,6 +573,12 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if err != nil {
 			return nil, err
 		}
+		if c.undo != nil && c.authorID != "" && out.tasks != nil {
+			// Read now: a coalesced task edit deletes the version it replaces below.
+			if before.tasksBody, err = s.taskBody(ctx, tx, c.ws, before.tasks); err != nil {
+				return nil, err
+			}
+		}
 		next := out.l
 		opsJSON, err := json.Marshal(out.ops)
 		if err != nil {
@@ -604,10 +613,12 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 			c.kind = out.kind
 		}
 		field := c.field
-		switch c.kind {
-		case store.KindEdit:
+		switch {
+		case c.moved != nil:
+			field = "" // an undo or redo is a step of its own: typing never extends it
+		case c.kind == store.KindEdit:
 			field = store.FieldOf(out.ops)
-		case store.KindTasks:
+		case c.kind == store.KindTasks:
 		default:
 			field = ""
 		}
@@ -637,8 +648,16 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		rev := head
 		if res.Coalesced {
 			rev.Updated, rev.Edits, rev.LastSeq = t, head.Edits+1, seq
-			_, err = tx.ExecContext(ctx, s.q(`UPDATE revisions SET envelope = ?, tools = ?, tasks = ?, updated_at = ?, edit_count = ?, last_seq = ? WHERE workspace_id = ? AND number = ?`),
-				sn.envelope, sn.list, tasksArg, store.Micros(t), rev.Edits, seq, c.ws, head.Number)
+			// Guarded: a head named (or sealed by a run) since it was read is not extended.
+			var up sql.Result
+			up, err = tx.ExecContext(ctx, s.q(`UPDATE revisions SET envelope = ?, tools = ?, tasks = ?, updated_at = ?, edit_count = ?, last_seq = ?
+				WHERE workspace_id = ? AND number = ? AND name IS NULL AND field = ?`),
+				sn.envelope, sn.list, tasksArg, store.Micros(t), rev.Edits, seq, c.ws, head.Number, head.Field)
+			if err == nil {
+				if n, _ := up.RowsAffected(); n != 1 {
+					return nil, store.Errorf(store.Conflict, c.op, "revision %d was named or sealed as the edit arrived; send the edit again", head.Number)
+				}
+			}
 		} else {
 			rev = store.Revision{Workspace: c.ws, Number: number, Parent: w.Head, Kind: c.kind, Author: c.author, AuthorID: c.authorID,
 				Message: c.message, Field: field, Created: t, Updated: t, Edits: 1, FirstSeq: seq, LastSeq: seq, RestoredFrom: c.restored}
@@ -683,6 +702,9 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 			return nil, store.Errorf(store.Conflict, c.op, "another edit to workspace %s was accepted at the same time; send the edit again", c.ws)
 		}
 		after := state{head: rev, l: next, refs: sn.refs, tasks: tasks}
+		if out.tasks != nil && out.tasks.reuse == nil {
+			after.tasksBody = out.tasks.body
+		}
 		switch {
 		case c.moved != nil && c.moved.stack != "":
 			if res.Undo, err = s.moveStep(ctx, tx, c.ws, c.authorID, *c.moved); err != nil {
@@ -920,6 +942,16 @@ func (s *DB) NameRevision(ctx context.Context, ws string, n int, name string) (s
 	}
 	var r store.Revision
 	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		// The workspace's write lock first, as every edit takes it: an edit about to extend the
+		// head then sees the name (a named revision is never extended).
+		var one int
+		err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM workspaces WHERE id = ?`+s.forUpdate()), ws).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, notFoundWorkspace(op, ws)
+		}
+		if err != nil {
+			return nil, err
+		}
 		res, err := tx.ExecContext(ctx, s.q(`UPDATE revisions SET name = ? WHERE workspace_id = ? AND number = ?`), nameArg, ws, n)
 		if err != nil {
 			if store.KindOf(s.wrap(op, err)) == store.Conflict {
@@ -1029,11 +1061,25 @@ func (s *DB) PutRun(ctx context.Context, r store.Run) (store.Run, error) {
 	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
 		var err error
 		if r.ID == "" {
+			// The workspace's write lock first, as edits take it: the seal below then never
+			// meets an edit extending the same revision.
+			var one int
+			if err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM workspaces WHERE id = ?`+s.forUpdate()), r.Workspace).Scan(&one); err != nil {
+				if errors.Is(err, sql.ErrNoRows) {
+					return nil, notFoundWorkspace(op, r.Workspace)
+				}
+				return nil, err
+			}
 			r.ID, r.Created = store.NewID(), now(r.Created)
 			_, err = tx.ExecContext(ctx, s.q(`INSERT INTO runs (id, workspace_id, revision, label, status, author, created_at, updated_at, meta, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 				r.ID, r.Workspace, r.Revision, r.Label, r.Status, r.Author, store.Micros(r.Created), store.Micros(t), []byte(r.Meta), []byte(r.Body))
 			if err != nil && store.KindOf(s.wrap(op, err)) == store.NotFound {
 				return nil, store.Errorf(store.NotFound, op, "workspace %s has no revision %d to run against", r.Workspace, r.Revision)
+			}
+			if err == nil {
+				// The run names this revision: seal it, so that no keystroke extends it into a
+				// listing the run never saw.
+				_, err = tx.ExecContext(ctx, s.q(`UPDATE revisions SET field = '' WHERE workspace_id = ? AND number = ?`), r.Workspace, r.Revision)
 			}
 		} else {
 			var res sql.Result

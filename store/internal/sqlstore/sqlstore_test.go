@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"testing/fstest"
 
@@ -102,24 +103,67 @@ func TestReadMigrations(t *testing.T) {
 }
 
 func TestToolLocks(t *testing.T) {
-	h := func(b ...byte) listing.Hash {
+	stripe := func(n uint64) listing.Hash { // a hash whose first 8 bytes are n
 		var x listing.Hash
-		copy(x[:], b)
+		for i := 7; i >= 0; i-- {
+			x[i], n = byte(n), n>>8
+		}
 		return x
 	}
-	keys, excl := toolLocks([]listing.Hash{h(9), h(1), h(5)}, []listing.Hash{h(5, 0), h(3), h(1, 0, 0, 0, 0, 0, 0, 0, 7)})
-	// h(5) and h(5, 0) share a key (their first 8 bytes), and so do h(1) and h(1,…,7): such a key
-	// is taken exclusively; keys come in ascending order.
-	want := []struct {
-		key  int64
-		excl bool
-	}{{toolLockKey(h(1)), true}, {toolLockKey(h(3)), true}, {toolLockKey(h(5)), true}, {toolLockKey(h(9)), false}}
-	if len(keys) != len(want) {
-		t.Fatalf("keys = %v, want %d of them", keys, len(want))
+	tests := []struct {
+		name              string
+		shared, exclusive []listing.Hash
+		keys              []int64
+		excl              []bool
+	}{
+		{"a keystroke: the coarse lock shared, then its stripes in order",
+			[]listing.Hash{stripe(9)}, []listing.Hash{stripe(3)},
+			[]int64{coarseToolLock, 3, 9}, []bool{false, true, false}},
+		{"tools of one stripe: exclusive if any of them is",
+			[]listing.Hash{stripe(5), stripe(5 + toolStripes)}, []listing.Hash{stripe(5 + 2*toolStripes)},
+			[]int64{coarseToolLock, 5}, []bool{false, true}},
+		{"only shared", []listing.Hash{stripe(7), stripe(2)}, nil,
+			[]int64{coarseToolLock, 2, 7}, []bool{false, false, false}},
 	}
-	for i, w := range want {
-		if keys[i] != w.key || excl[i] != w.excl {
-			t.Errorf("lock %d = %d (exclusive %v), want %d (%v)", i, keys[i], excl[i], w.key, w.excl)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			keys, excl := toolLocks(tc.shared, tc.exclusive)
+			if fmt.Sprint(keys, excl) != fmt.Sprint(tc.keys, tc.excl) {
+				t.Errorf("toolLocks = %v %v, want %v %v", keys, excl, tc.keys, tc.excl)
+			}
+		})
+	}
+	// Too many stripes: the coarse lock alone, exclusive.
+	var many []listing.Hash
+	for i := range maxStripeLocks + 1 {
+		many = append(many, stripe(uint64(i)))
+	}
+	if keys, excl := toolLocks(many, nil); fmt.Sprint(keys, excl) != fmt.Sprint([]int64{coarseToolLock}, []bool{true}) {
+		t.Errorf("an import of many tools takes %v %v, want the coarse lock alone, exclusive", keys, excl)
+	}
+}
+
+// TestMigrationMarker: the first line that turns foreign keys off is recognised however the
+// file's lines end (a CRLF checkout must not run a table rebuild with foreign keys on), and only
+// as the first line.
+func TestMigrationMarker(t *testing.T) {
+	cases := []struct {
+		name, sql string
+		want      bool
+	}{
+		{"LF", "-- workbench: foreign keys off\nDROP TABLE x;\n", true},
+		{"CRLF", "-- workbench: foreign keys off\r\nDROP TABLE x;\r\n", true},
+		{"trailing space", "-- workbench: foreign keys off  \nDROP TABLE x;", true},
+		{"not first", "-- a comment\n-- workbench: foreign keys off\n", false},
+		{"none", "CREATE TABLE x (a INTEGER);", false},
+	}
+	for _, tc := range cases {
+		ms, err := ReadMigrations(fstest.MapFS{"m/0001_a.sql": {Data: []byte(tc.sql)}}, "m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ms[0].NoForeignKeys != tc.want {
+			t.Errorf("%s: NoForeignKeys = %v, want %v", tc.name, ms[0].NoForeignKeys, tc.want)
 		}
 	}
 }

@@ -79,6 +79,15 @@ func (s *DB) PutTasks(ctx context.Context, te store.TaskEdit) (store.EditResult,
 		kind: store.KindTasks, field: te.Field, restored: -1, undo: undo,
 		coalesce: func(head store.Revision) bool { return store.CoalescesTasks(head, te) },
 		next: func(_ *sql.Tx, cur state) (outcome, error) {
+			if te.Base != nil {
+				have := int64(-1)
+				if cur.tasks.ok {
+					have = cur.tasks.id
+				}
+				if have != *te.Base {
+					return outcome{}, store.Errorf(store.Conflict, op, "the task file changed (version %d, not %d) since the edit was made; read it again", have, *te.Base)
+				}
+			}
 			return outcome{l: cur.l, refs: cur.refs, tasks: &taskChange{body: te.Body}}, nil
 		}})
 }

@@ -93,25 +93,24 @@ func (s *DB) pushStep(ctx context.Context, tx *sql.Tx, c change, before, after s
 	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM undo_steps WHERE workspace_id = ? AND author_id = ? AND stack = 'redo'`), c.ws, c.authorID); err != nil {
 		return fmt.Errorf("clear redo: %w", err)
 	}
-	var afterBody []byte
-	var err error
-	if isTasks {
-		if afterBody, err = s.taskBody(ctx, tx, c.ws, after.tasks); err != nil {
-			return err
-		}
-	}
 	// The new head can still be extended by coalescing unless its field is empty.
-	av, err := encodeStepValue(after, path, afterBody, isTasks, after.head.Field == "")
+	av, err := encodeStepValue(after, path, after.tasksBody, isTasks, after.head.Field == "")
 	if err != nil {
 		return err
 	}
+	beforeBody := before.tasksBody
 	if c.undo.Key != "" {
-		// A burst of typing: extend the top step when it is this key's (one statement, as
-		// every keystroke runs it).
+		// A burst of typing: extend the top step when it is this key's and the value is still
+		// what the step left (nobody else changed the field in between, or the step would take
+		// their change back too). One statement, as every keystroke runs it.
+		cur, err := encodeStepValue(before, path, beforeBody, isTasks, false)
+		if err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, s.q(`UPDATE undo_steps SET after = ?
-			WHERE workspace_id = ? AND author_id = ? AND stack = 'undo' AND step_key = ? AND path = ? AND tasks = ?
+			WHERE workspace_id = ? AND author_id = ? AND stack = 'undo' AND step_key = ? AND path = ? AND tasks = ? AND after = ?
 			AND pos = (SELECT MAX(pos) FROM undo_steps WHERE workspace_id = ? AND author_id = ? AND stack = 'undo')`),
-			av, c.ws, c.authorID, c.undo.Key, path, boolInt(isTasks), c.ws, c.authorID)
+			av, c.ws, c.authorID, c.undo.Key, path, boolInt(isTasks), cur, c.ws, c.authorID)
 		if err != nil {
 			return fmt.Errorf("extend undo step: %w", err)
 		}
@@ -122,12 +121,6 @@ func (s *DB) pushStep(ctx context.Context, tx *sql.Tx, c change, before, after s
 	top, ok, err := s.topStep(ctx, tx, c.ws, c.authorID, "undo")
 	if err != nil {
 		return err
-	}
-	var beforeBody []byte
-	if isTasks {
-		if beforeBody, err = s.taskBody(ctx, tx, c.ws, before.tasks); err != nil {
-			return err
-		}
 	}
 	// The old head is frozen once the edit started a new revision.
 	bv, err := encodeStepValue(before, path, beforeBody, isTasks, !coalesced)
@@ -197,6 +190,11 @@ func (s *DB) moveStep(ctx context.Context, tx *sql.Tx, ws, author string, r step
 	}
 	if err := s.insertStep(ctx, tx, ws, author, stepRow{stack: to, pos: pos, tasks: r.tasks, path: r.path, before: r.before, after: r.after}); err != nil {
 		return store.UndoState{}, err
+	}
+	// After an undo or redo, typing starts a new step: it never extends an older one.
+	if _, err := tx.ExecContext(ctx, s.q(`UPDATE undo_steps SET step_key = '' WHERE workspace_id = ? AND author_id = ? AND stack = 'undo' AND step_key <> ''`),
+		ws, author); err != nil {
+		return store.UndoState{}, fmt.Errorf("end the steps' bursts: %w", err)
 	}
 	return s.undoState(ctx, tx, ws, author)
 }
@@ -369,8 +367,11 @@ func (s *DB) Step(ctx context.Context, st store.Step) (store.EditResult, error) 
 	if errors.As(err, &sc) {
 		// Later writers win: the step can never be taken back, so it goes.
 		derr := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
-			_, err := tx.ExecContext(ctx, s.q(`DELETE FROM undo_steps WHERE workspace_id = ? AND author_id = ? AND stack = ? AND pos = ?`),
-				st.Workspace, st.AuthorID, sc.row.stack, sc.row.pos)
+			// Only that very step: another tab of the person may have taken it and pushed a
+			// new one at its position since.
+			_, err := tx.ExecContext(ctx, s.q(`DELETE FROM undo_steps WHERE workspace_id = ? AND author_id = ? AND stack = ? AND pos = ?
+				AND step_key = ? AND path = ? AND before = ? AND after = ?`),
+				st.Workspace, st.AuthorID, sc.row.stack, sc.row.pos, sc.row.key, sc.row.path, sc.row.before, sc.row.after)
 			return nil, err
 		})
 		if derr != nil {

@@ -18,6 +18,11 @@ INSERT INTO task_bodies (workspace_id, id, body, first_number)
 ALTER TABLE revisions ADD COLUMN tasks BIGINT; -- the task file (task_bodies.id); NULL: none
 UPDATE revisions r SET tasks = b.id FROM task_bodies b WHERE b.workspace_id = r.workspace_id;
 ALTER TABLE revisions ADD CONSTRAINT revisions_tasks_fkey FOREIGN KEY (workspace_id, tasks) REFERENCES task_bodies (workspace_id, id);
+CREATE INDEX revisions_tasks ON revisions (workspace_id, tasks);
+-- No cascade along the chain of parents: a workspace's revisions go with the workspace.
+ALTER TABLE revisions DROP CONSTRAINT revisions_workspace_id_parent_fkey;
+ALTER TABLE revisions ADD CONSTRAINT revisions_workspace_id_parent_fkey FOREIGN KEY (workspace_id, parent) REFERENCES revisions (workspace_id, number);
+CREATE INDEX revisions_parent ON revisions (workspace_id, parent);
 ALTER TABLE revisions DROP CONSTRAINT revisions_kind_check;
 ALTER TABLE revisions ADD CONSTRAINT revisions_kind_check CHECK (kind IN ('import', 'edit', 'restore', 'replace', 'tasks'));
 DROP TABLE task_files;
@@ -49,10 +54,10 @@ CREATE TABLE workspace_meta (
   PRIMARY KEY (workspace_id, key)
 );
 
--- Takes the advisory locks of tools, one per tool (a key from its hash), in the order given:
--- shared for a tool a transaction inserts or relies on, exclusive for one it may delete. The
--- store passes the keys sorted, so that two transactions never wait on each other in a circle;
--- a function, so that they are taken in that order in one round trip.
+-- Takes the advisory locks that guard tools (see toolLocks in store/internal/sqlstore), in the
+-- order given, each shared or exclusive: the store passes them in one order for every
+-- transaction, so that two never wait on each other in a circle; a function, so that they are
+-- taken in that order in one round trip.
 CREATE FUNCTION workbench_lock_tools(keys BIGINT[], exclusive BOOLEAN[]) RETURNS VOID LANGUAGE plpgsql AS $$
 BEGIN
   FOR i IN 1 .. coalesce(array_length(keys, 1), 0) LOOP

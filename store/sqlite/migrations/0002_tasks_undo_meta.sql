@@ -39,7 +39,9 @@ CREATE TABLE revisions_new (
   tools         BLOB NOT NULL,   -- per tool in order: its SHA-256 (32 bytes), then its offset in envelope (uvarint)
   tasks         INTEGER,         -- the task file (task_bodies.id); NULL: none
   PRIMARY KEY (workspace_id, number),
-  FOREIGN KEY (workspace_id, parent) REFERENCES revisions (workspace_id, number) ON DELETE CASCADE,
+  -- No cascade along the chain of parents: a workspace's revisions go with the workspace, in one
+  -- statement, and SQLite refuses cascades nested over 1000 deep (a long history).
+  FOREIGN KEY (workspace_id, parent) REFERENCES revisions (workspace_id, number),
   FOREIGN KEY (workspace_id, tasks) REFERENCES task_bodies (workspace_id, id),
   CHECK ((number = 0) = (parent IS NULL))
 ) STRICT;
@@ -53,6 +55,9 @@ INSERT INTO revisions_new (workspace_id, number, parent, kind, author, author_id
 DROP TABLE revisions;
 ALTER TABLE revisions_new RENAME TO revisions;
 CREATE UNIQUE INDEX revisions_name ON revisions (workspace_id, name) WHERE name IS NOT NULL;
+-- The foreign keys' lookups: deleting a task file a coalesced task edit replaced, and revisions.
+CREATE INDEX revisions_tasks ON revisions (workspace_id, tasks);
+CREATE INDEX revisions_parent ON revisions (workspace_id, parent);
 DROP TABLE task_files;
 
 -- 1: the edit replaced the task file.
