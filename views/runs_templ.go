@@ -1162,7 +1162,7 @@ func RunProgressRegion(p RunProgress) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else if p.Elsewhere {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 79, "<span class=\"muted small-text\" data-testid=\"run-cancel-asked\">Cancel asked; the run stops at that server's next save.</span>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 79, "<span class=\"muted small-text\" data-testid=\"run-cancel-asked\">Cancel asked; the run stops at that server's next heartbeat, within a few seconds.</span>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -34,6 +34,13 @@ import (
 type RunStore interface {
 	// PutRun creates the run when r.ID is empty and replaces it otherwise.
 	PutRun(ctx context.Context, r store.Run) (store.Run, error)
+	// UpdateRun replaces a stored run only while its Updated is still prev (a Conflict
+	// otherwise): every write to a run that exists goes through it, so that the process
+	// running a run and another cancelling or resuming it never overwrite each other.
+	UpdateRun(ctx context.Context, r store.Run, prev time.Time) (store.Run, error)
+	// TouchRun moves a run's Updated from prev to at without rewriting it: the heartbeat of a
+	// run in progress. It sends no event.
+	TouchRun(ctx context.Context, workspace, id string, prev, at time.Time) error
 	// Run returns a run with its body.
 	Run(ctx context.Context, workspace, id string) (store.Run, error)
 	// Runs lists a workspace's runs, newest first, without bodies.
@@ -63,8 +70,9 @@ type RunsConfig struct {
 	// ProgressEvery is the least time between two progress patches (default 250 ms).
 	ProgressEvery time.Duration
 	// SaveEvery is how often a running run is written to the store (default 5 s): its
-	// finished calls, so that a crash loses little, and in any case its heartbeat, which tells
-	// the other replicas on the same store that the run is alive (see runLease).
+	// finished calls when some finished since, so that a crash loses little, and otherwise its
+	// heartbeat (a TouchRun of its Updated alone), which tells the other replicas on the same
+	// store that the run is alive (see runLease).
 	SaveEvery time.Duration
 	// MaxCalls bounds tasks × samples of one run (default 2000). A stored run keeps every
 	// call's raw request, the whole listing included, for its recording: this bounds its size.
@@ -100,7 +108,7 @@ type activeRun struct {
 	id, ws  string
 	rec     store.Run
 	claim   string    // the nonce in the stored meta that says this process holds the run
-	saved   store.Run // the record last written, which a heartbeat writes again
+	prev    time.Time // the Updated this process last wrote (or read, after a refused write)
 	listing []byte
 	job     *runner.Job
 	stop    context.CancelCauseFunc
@@ -138,6 +146,10 @@ type runMeta struct {
 	// replicas configured with other SaveEvery values agree on it.
 	Claim  string `json:"claim,omitempty"`
 	BeatMS int64  `json:"beatMs,omitempty"`
+	// Cached and LastErr complete the counts of a running run, so that other replicas show
+	// its bar from the meta alone, without reading its calls at each save.
+	Cached  int    `json:"cached,omitempty"`
+	LastErr string `json:"lastErr,omitempty"`
 }
 
 // Run statuses.
@@ -148,14 +160,21 @@ const (
 	runFailed      = "failed"
 	runInterrupted = "interrupted"
 	// runCancelling is a running run that a page on another replica asked to cancel: the
-	// process running it reads the request at its next heartbeat and ends the run as cancelled.
+	// process running it finds its next write (heartbeat or save) refused, because the request
+	// moved Updated, reads the request, and ends the run as cancelled.
 	runCancelling = "cancelling"
 )
 
 // The liveness lease. Several processes may serve one store; a run executes in the process that
-// started (or resumed) it, which saves it every SaveEvery whether or not a call finished: its
-// heartbeat. Any other process reads a stored "running" run as alive elsewhere while its
-// Updated is less than runLease old, and as interrupted (resumable) only after that.
+// started (or resumed) it, which writes it every SaveEvery whether or not a call finished: its
+// heartbeat (a save with its calls, or a touch of Updated alone). Any other process reads a
+// stored "running" run as alive elsewhere while its Updated is less than runLease old, and as
+// interrupted (resumable) only after that.
+//
+// Every write to an existing run is a compare-and-swap on its Updated (store.UpdateRun,
+// TouchRun), so the lease decides only what is offered (Resume or not), never who wins: of
+// the owner, a replica asking to cancel and replicas resuming, each write is made over the
+// record its writer read, or refused.
 //
 // runLeaseBeats is 3 so that one or two late or failed saves (a slow store, a GC pause, a
 // redeploy's brief stall) do not make a live run look dead, while a crashed process's run is
@@ -170,11 +189,6 @@ const (
 const (
 	runLeaseBeats = 3
 	runLeaseMin   = time.Second
-	// claimSettle is how long a resume waits after writing its claim before reading it back:
-	// longer than the time between another replica's read of the run and its own claim write
-	// (one store round trip), so that of two replicas resuming at once only the later writer
-	// sees its own claim, and the other refuses.
-	claimSettle = 250 * time.Millisecond
 )
 
 var (
@@ -340,9 +354,10 @@ func (s *Server) startRun(c echo.Context) error {
 	noCache := c.Request().PostForm.Get("nocache") == "on"
 	if err := s.launch(rec, src, ws.Listing, ws.Tasks, spec, client, nil, noCache); err != nil {
 		// Another run started in between: this one never ran; say so in the list too.
-		rec.Status, rec.Meta = runFailed, mustJSON(runMeta{Endpoint: ep.Name, Model: ep.Model, Samples: spec.Samples,
+		prev := rec.Updated
+		rec.Status, rec.Updated, rec.Meta = runFailed, stampAfter(prev), mustJSON(runMeta{Endpoint: ep.Name, Model: ep.Model, Samples: spec.Samples,
 			Tasks: len(ws.Tasks), Total: len(ws.Tasks) * spec.Samples, Problem: err.Error()})
-		if _, perr := s.runs.store.PutRun(ctx, rec); perr != nil {
+		if _, perr := s.runs.store.UpdateRun(ctx, rec, prev); perr != nil {
 			s.log.Warn("saving a run that did not start", "run", rec.ID, "err", perr)
 		}
 		return refuse(err.Error())
@@ -385,27 +400,14 @@ func (s *Server) cancelRun(c echo.Context) error {
 		return c.NoContent(http.StatusNoContent)
 	}
 	// Not run here: perhaps on another replica. Ask through the store; the process running it
-	// reads the request at its next heartbeat, ends the run as cancelled and saves it, and that
-	// save reaches every page through the store's events.
-	rec, err := s.runs.store.Run(ctx, ws.ID, c.Param("run"))
+	// learns of the request at its next write (a heartbeat or a save), ends the run as
+	// cancelled and saves it, and that save reaches every page through the store's events.
+	rec, err := s.askCancel(ctx, ws.ID, c.Param("run"))
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return echo.NewHTTPError(http.StatusNotFound, "no such run")
-		}
-		return fmt.Errorf("read run: %w", err)
+		return err
 	}
-	switch st, elsewhere := s.runs.statusOf(rec); {
-	case elsewhere && st == runCancelling:
+	if rec.ID == "" {
 		return c.NoContent(http.StatusNoContent) // asked already
-	case !elsewhere:
-		s.refreshRuns(ws.ID) // the page's view was stale: show it the run as it is
-		return echo.NewHTTPError(http.StatusConflict, "that run is not in progress")
-	}
-	// Updated stays the owner's last heartbeat: a request must not extend the lease of a run
-	// whose process may be gone.
-	rec.Status = runCancelling
-	if _, err := s.runs.store.PutRun(ctx, rec); err != nil {
-		return fmt.Errorf("ask for the run to be cancelled: %w", err)
 	}
 	s.log.Info("run cancel requested of another server", "ws", ws.ID, "run", rec.ID)
 	// This process's own put raises no page update here (localRuns): show the request now.
@@ -415,8 +417,49 @@ func (s *Server) cancelRun(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// storedProgress is the bar of a stored run read without its body (no call counts beyond
-// its meta's).
+// askCancel records a cancel request on a run alive on another replica: its status becomes
+// cancelling, by a compare-and-swap against the record it read. The request moves Updated on by
+// one microsecond only: enough that the owner's next write, which swaps against the Updated it
+// wrote itself, fails and makes it read the request, while the lease of a run whose process
+// may be gone is not extended. If the owner wrote the run between the read and the swap, the
+// run is read again and the request made once more. It returns the record stored, or a zero
+// one when a cancel was asked already.
+func (s *Server) askCancel(ctx context.Context, ws, id string) (store.Run, error) {
+	for attempt := 0; ; attempt++ {
+		rec, err := s.runs.store.Run(ctx, ws, id)
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return rec, echo.NewHTTPError(http.StatusNotFound, "no such run")
+			}
+			return rec, fmt.Errorf("read run: %w", err)
+		}
+		switch st, elsewhere := s.runs.statusOf(rec); {
+		case elsewhere && st == runCancelling:
+			return store.Run{}, nil
+		case !elsewhere:
+			s.refreshRuns(ws) // the page's view was stale: show it the run as it is
+			return rec, echo.NewHTTPError(http.StatusConflict, "that run is not in progress")
+		}
+		prev := rec.Updated
+		rec.Status, rec.Updated = runCancelling, prev.Add(time.Microsecond)
+		out, err := s.runs.store.UpdateRun(ctx, rec, prev)
+		switch {
+		case err == nil:
+			return out, nil
+		case errors.Is(err, store.ErrConflict) && attempt == 0:
+			continue // its server saved it meanwhile: ask again over that save
+		case errors.Is(err, store.ErrConflict):
+			s.refreshRuns(ws)
+			return rec, echo.NewHTTPError(http.StatusConflict,
+				"The run's server saved it twice while the cancel was being recorded, so the cancel was not recorded; the run is still going. Click Cancel again.")
+		case errors.Is(err, store.ErrNotFound):
+			return rec, echo.NewHTTPError(http.StatusNotFound, "no such run")
+		}
+		return rec, fmt.Errorf("ask for the run to be cancelled: %w", err)
+	}
+}
+
+// storedProgress is the bar of a stored run read without its body: the counts its meta keeps.
 func (s *Server) storedProgress(rec store.Run) views.RunProgress {
 	rec.Body = nil
 	return s.progressOf(context.Background(), rec, runBody{})
@@ -479,8 +522,9 @@ func (s *Server) resumeRun(c echo.Context) error {
 	}
 	if err := s.launch(rec, body.Listing, l, tasks, spec, client, body.Run, false); err != nil {
 		// Say so in the store too, or the claim would read as a live run for a lease.
-		rec.Status = runInterrupted
-		if _, perr := s.runs.store.PutRun(context.Background(), rec); perr != nil {
+		prev := rec.Updated
+		rec.Status, rec.Updated = runInterrupted, stampAfter(prev)
+		if _, perr := s.runs.store.UpdateRun(context.Background(), rec, prev); perr != nil {
 			s.log.Warn("releasing a resume that did not start", "run", rec.ID, "err", perr)
 		}
 		return refuse(err.Error())
@@ -593,7 +637,7 @@ func (s *Server) launch(rec store.Run, src []byte, l *listing.Listing, tasks []s
 	ctx, stop := context.WithCancelCause(s.runs.ctx)
 	meta := runMeta{}
 	_ = json.Unmarshal(rec.Meta, &meta)
-	a := &activeRun{id: rec.ID, ws: rec.Workspace, rec: rec, saved: rec, claim: meta.Claim, listing: src, stop: stop, calls: map[[2]int]runner.Call{}}
+	a := &activeRun{id: rec.ID, ws: rec.Workspace, rec: rec, prev: rec.Updated, claim: meta.Claim, listing: src, stop: stop, calls: map[[2]int]runner.Call{}}
 	opts := runner.Options{Spec: spec, Resume: resume, Estimate: s.runs.cfg.Estimate, NoCache: noCache}
 	if resume != nil {
 		for _, cl := range resume.Calls {
@@ -642,7 +686,10 @@ func (s *Server) launch(rec store.Run, src []byte, l *listing.Listing, tasks []s
 }
 
 // watch forwards a run's progress to the workspace's pages a few times a second, saves it every
-// SaveEvery (its finished calls, or at least its heartbeat), and saves and announces its end.
+// SaveEvery (its finished calls, or else only its heartbeat), and saves and announces its end.
+// Each write is a compare-and-swap on the Updated this process last wrote (activeRun.prev): one
+// that fails tells the process that another wrote the run since (a cancel asked from another
+// replica, or a resume there after this one missed its lease), so no write of either is lost.
 func (s *Server) watch(ctx context.Context, a *activeRun) {
 	defer s.runs.wg.Done()
 	tick := time.NewTicker(s.runs.cfg.ProgressEvery)
@@ -669,36 +716,24 @@ loop:
 			if stopping {
 				continue // the job is ending; its end is saved below
 			}
-			if cause := s.checkClaim(a); cause != nil {
+			// Saving re-encodes every finished call, so only when some call finished since;
+			// otherwise only Updated moves: the heartbeat, one small write whatever the run's
+			// size.
+			done := a.job.Latest().Done
+			if cause := s.persist(a, done != saved); cause != nil {
 				a.stop(cause)
 				stopping = true
 				continue
 			}
-			// Saving re-encodes every finished call, so only when some call finished since;
-			// otherwise the last record is written again with a new Updated: the heartbeat.
-			if done := a.job.Latest().Done; done != saved {
-				s.saveActive(a, runRunning, "", nil)
-				saved = done
-			} else {
-				s.heartbeat(a)
-			}
+			saved = done
 		}
 	}
 	run, err := a.job.Wait()
 	status, problem := runDone, ""
 	cause := context.Cause(ctx)
-	if errors.Is(cause, errTakenOver) {
-		// Another replica holds the run now: it saves and announces it, not this process.
-		s.runs.mu.Lock()
-		delete(s.runs.active, a.id)
-		if s.runs.byWS[a.ws] == a {
-			delete(s.runs.byWS, a.ws)
-		}
-		s.runs.mu.Unlock()
-		s.log.Warn("run taken over by another server; stopped here without saving", "ws", a.ws, "run", a.id)
-		return
-	}
 	switch {
+	case errors.Is(cause, errTakenOver):
+		// Another replica holds the run now: it saves and announces it, not this process.
 	case err == nil:
 	case errors.Is(cause, errCancelled):
 		status = runCancelled
@@ -714,13 +749,20 @@ loop:
 			status, problem = runFailed, fmt.Sprintf("Every call failed; the run measured nothing. %s", firstError(run))
 		}
 	}
-	s.saveActive(a, status, problem, run)
+	kept := !errors.Is(cause, errTakenOver)
+	if kept {
+		status, kept = s.saveFinal(a, status, problem, run)
+	}
 	s.runs.mu.Lock()
 	delete(s.runs.active, a.id)
 	if s.runs.byWS[a.ws] == a {
 		delete(s.runs.byWS, a.ws)
 	}
 	s.runs.mu.Unlock()
+	if !kept {
+		s.log.Warn("run taken over by another server; stopped here without saving", "ws", a.ws, "run", a.id)
+		return
+	}
 	s.log.Info("run ended", "ws", a.ws, "run", a.id, "status", status, "problem", problem)
 	// The end: the bar's final state and the list with the new accuracy, on every page.
 	bg := context.Background()
@@ -760,15 +802,25 @@ func (a *activeRun) snapshot() *runner.Run {
 	return r
 }
 
-// saveActive writes the run with its finished calls; final, when given, is what Execute
-// returned.
-func (s *Server) saveActive(a *activeRun, status, problem string, final *runner.Run) {
+// stampAfter is the Updated of a write that follows one at prev: now at the store's precision,
+// and later than prev even when the clock has not moved on (or stepped back), so that every
+// write is told apart from the one before it.
+func stampAfter(prev time.Time) time.Time {
+	if t := store.Now(); t.After(prev) {
+		return t
+	}
+	return prev.UTC().Truncate(time.Microsecond).Add(time.Microsecond)
+}
+
+// record is the run's stored record with its finished calls; final, when given, is what
+// Execute returned.
+func (a *activeRun) record(status, problem string, final *runner.Run) store.Run {
 	run := final
 	if run == nil {
 		run = a.snapshot()
 	}
 	rec := a.rec
-	rec.Status, rec.Updated = status, time.Now().UTC()
+	rec.Status = status
 	meta := runMeta{}
 	_ = json.Unmarshal(rec.Meta, &meta)
 	meta.Problem = problem
@@ -776,93 +828,154 @@ func (s *Server) saveActive(a *activeRun, status, problem string, final *runner.
 		sc := runner.ScoreRun(run)
 		meta.Endpoint, meta.Model, meta.Samples = run.Header.Spec.Endpoint, run.Header.Spec.Model, run.Header.Spec.Samples
 		meta.Tasks, meta.Done, meta.Total, meta.Errors = len(run.Header.Tasks), len(run.Calls), len(run.Header.Tasks)*run.Header.Spec.Samples, sc.Errors
-		meta.TasksHash, meta.ListingHash = run.Header.TasksHash, run.Header.ListingHash
+		meta.TasksHash, meta.ListingHash, meta.Cached = run.Header.TasksHash, run.Header.ListingHash, sc.Cached
 		meta.Accuracy = nil
 		if sc.Scored > 0 {
 			acc := sc.Accuracy
 			meta.Accuracy = &acc
 		}
 	}
+	a.mu.Lock()
+	meta.LastErr = shortError(a.lastErr)
+	a.mu.Unlock()
 	rec.Meta = mustJSON(meta)
 	rec.Body = mustJSON(runBody{Listing: a.listing, Run: run})
-	a.saved = rec
-	if _, err := s.runs.store.PutRun(context.Background(), rec); err != nil {
-		s.log.Error("saving a run", "run", a.id, "err", err)
-	}
+	return rec
 }
 
-// heartbeat writes the run's last record again with a new Updated, which renews its lease
-// (runLease) without re-encoding its calls.
-func (s *Server) heartbeat(a *activeRun) {
-	rec := a.saved
-	rec.Status, rec.Updated = runRunning, time.Now().UTC()
-	a.saved = rec
-	if _, err := s.runs.store.PutRun(context.Background(), rec); err != nil {
-		s.log.Error("saving a run's heartbeat", "run", a.id, "err", err)
+// write stores rec over the record this process last wrote (a compare-and-swap on a.prev). Only
+// the run's watch goroutine calls it, so a.prev needs no lock.
+func (s *Server) write(ctx context.Context, a *activeRun, rec store.Run) error {
+	rec.Updated = stampAfter(a.prev)
+	out, err := s.runs.store.UpdateRun(ctx, rec, a.prev)
+	if err != nil {
+		return err
 	}
+	a.prev = out.Updated
+	return nil
 }
 
-// checkClaim reads the run's stored record before a save: a cancel request from another
-// replica (runCancelling) ends it as cancelled, and a claim that is not this process's ends it
-// without saving (errTakenOver). A store that cannot be read leaves the run going.
-func (s *Server) checkClaim(a *activeRun) error {
+// touch is the heartbeat: it moves the run's Updated on, which renews its lease (runLease),
+// without rewriting the run.
+func (s *Server) touch(ctx context.Context, a *activeRun) error {
+	at := stampAfter(a.prev)
+	if err := s.runs.store.TouchRun(ctx, a.ws, a.id, a.prev, at); err != nil {
+		return err
+	}
+	a.prev = at
+	return nil
+}
+
+// persist saves the running run (full: its finished calls; else only its heartbeat) and
+// returns why it must stop, if another process said so: errCancelled for a cancel asked from
+// another replica, errTakenOver for a claim that is no longer this process's. A store that
+// cannot be written leaves the run going: the next beat tries again, and meanwhile its lease
+// runs down as it would for a dead process.
+func (s *Server) persist(a *activeRun, full bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.runs.cfg.SaveEvery+5*time.Second)
 	defer cancel()
-	list, err := s.runs.store.Runs(ctx, a.ws)
-	if err != nil {
-		s.log.Warn("reading a run's claim", "run", a.id, "err", err)
-		return nil
-	}
-	for _, r := range list {
-		if r.ID != a.id {
-			continue
+	for attempt := 0; ; attempt++ {
+		var err error
+		if full {
+			err = s.write(ctx, a, a.record(runRunning, "", nil))
+		} else {
+			err = s.touch(ctx, a)
 		}
-		meta := runMeta{}
-		_ = json.Unmarshal(r.Meta, &meta)
-		switch {
-		case meta.Claim != a.claim:
-			return errTakenOver
-		case r.Status == runCancelling:
-			return errCancelled
+		if err == nil {
+			return nil
 		}
-		return nil
+		if !errors.Is(err, store.ErrConflict) || attempt > 0 {
+			s.log.Error("saving a run in progress", "run", a.id, "heartbeatOnly", !full, "err", err)
+			return nil
+		}
+		if cause, ok := s.reconcile(ctx, a); !ok || cause != nil {
+			return cause
+		}
+		// Still this process's run, written by this process (a write the store made although
+		// it answered with an error): write again over what it holds.
 	}
-	return errTakenOver // deleted
 }
 
-// claimRun takes a stored run for this process before resuming it: it writes the run as running
-// with a fresh claim, waits claimSettle, and reads the claim back. Two replicas that both read
-// the run as interrupted both write; only the later writer reads its own claim back, and the
-// other refuses with 409. The store has no compare-and-swap, so this relies on claimSettle
-// exceeding a store round trip.
+// saveFinal writes the run's end and returns the status stored, and false if it was not
+// stored because the run is no longer this process's. A cancel asked from another replica
+// while the run was ending makes it cancelled, unless every call was made (done: nothing was
+// left to cancel, as when the run ends here just as Cancel is clicked).
+func (s *Server) saveFinal(a *activeRun, status, problem string, run *runner.Run) (string, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.runs.cfg.SaveEvery+10*time.Second)
+	defer cancel()
+	for attempt := 0; attempt < 3; attempt++ {
+		err := s.write(ctx, a, a.record(status, problem, run))
+		if err == nil {
+			return status, true
+		}
+		if !errors.Is(err, store.ErrConflict) {
+			s.log.Error("saving a run's end", "run", a.id, "status", status, "err", err)
+			return status, true // its lease lapses and it reads as interrupted, with its last saved calls
+		}
+		cause, ok := s.reconcile(ctx, a)
+		switch {
+		case !ok:
+			return status, true
+		case errors.Is(cause, errTakenOver):
+			return status, false
+		case errors.Is(cause, errCancelled) && status != runDone:
+			status, problem = runCancelled, ""
+		}
+	}
+	s.log.Error("saving a run's end: the run kept changing under this server", "run", a.id, "status", status)
+	return status, true
+}
+
+// reconcile reads the run again after one of this process's writes was refused because the
+// run changed since (a Conflict), and says why it changed: errTakenOver if it is no longer this
+// process's (another replica resumed it after this one missed its lease, or it is gone),
+// errCancelled if a page on another replica asked to cancel it, nil if it is still this
+// process's, as it wrote it. a.prev becomes the stored Updated, so that the next write (the
+// cancelled run's end, or a retry) swaps against what the store holds. ok is false when the
+// run could not be read; the run then goes on, and the next beat tries again.
+func (s *Server) reconcile(ctx context.Context, a *activeRun) (cause error, ok bool) {
+	rec, err := s.runs.store.Run(ctx, a.ws, a.id)
+	if errors.Is(err, store.ErrNotFound) {
+		return errTakenOver, true
+	}
+	if err != nil {
+		s.log.Warn("reading a run after a refused save", "run", a.id, "err", err)
+		return nil, false
+	}
+	meta := runMeta{}
+	_ = json.Unmarshal(rec.Meta, &meta)
+	if meta.Claim != a.claim {
+		return errTakenOver, true
+	}
+	a.prev = rec.Updated
+	if rec.Status == runCancelling {
+		return errCancelled, true
+	}
+	return nil, true
+}
+
+// claimRun takes a stored run for this process before resuming it: a compare-and-swap from the
+// record as read (its Updated, which the lapsed lease says is stale) to running with a fresh
+// claim. Two replicas resuming at once both read the same Updated, so only the first swap
+// succeeds and the other answers 409; the same holds against the old owner coming back (its
+// heartbeat moves Updated). No wait and no read-back: the store decides.
 func (s *Server) claimRun(ctx context.Context, rec store.Run) (store.Run, error) {
 	meta := runMeta{}
 	_ = json.Unmarshal(rec.Meta, &meta)
 	meta.Claim, meta.BeatMS, meta.Problem = store.NewID(), s.runs.cfg.SaveEvery.Milliseconds(), ""
-	rec.Status, rec.Updated, rec.Meta = runRunning, time.Now().UTC(), mustJSON(meta)
-	if _, err := s.runs.store.PutRun(ctx, rec); err != nil {
-		return rec, fmt.Errorf("claim the run: %w", err)
+	prev := rec.Updated
+	rec.Status, rec.Updated, rec.Meta = runRunning, stampAfter(prev), mustJSON(meta)
+	out, err := s.runs.store.UpdateRun(ctx, rec, prev)
+	switch {
+	case err == nil:
+		return out, nil
+	case errors.Is(err, store.ErrConflict):
+		return rec, echo.NewHTTPError(http.StatusConflict,
+			"This run changed while it was being resumed: another server resumed it at the same moment, or its own server saved it again. It was not resumed here; the list shows it as it is now.")
+	case errors.Is(err, store.ErrNotFound):
+		return rec, echo.NewHTTPError(http.StatusNotFound, "no such run")
 	}
-	select {
-	case <-time.After(claimSettle):
-	case <-ctx.Done():
-		return rec, ctx.Err()
-	}
-	list, err := s.runs.store.Runs(ctx, rec.Workspace)
-	if err != nil {
-		return rec, fmt.Errorf("read back the run's claim: %w", err)
-	}
-	for _, r := range list {
-		if r.ID == rec.ID {
-			got := runMeta{}
-			_ = json.Unmarshal(r.Meta, &got)
-			if got.Claim != meta.Claim {
-				return rec, echo.NewHTTPError(http.StatusConflict, "Another server resumed this run at the same moment; it runs there now.")
-			}
-			return rec, nil
-		}
-	}
-	return rec, echo.NewHTTPError(http.StatusNotFound, "no such run")
+	return rec, fmt.Errorf("claim the run: %w", err)
 }
 
 // runLease is how long after its Updated a stored running run counts as alive.
@@ -952,12 +1065,16 @@ func (s *Server) progressOf(_ context.Context, rec store.Run, body runBody) view
 	meta := runMeta{}
 	_ = json.Unmarshal(rec.Meta, &meta)
 	status, elsewhere := s.runs.statusOf(rec)
-	p := views.RunProgress{WS: rec.Workspace, RunID: rec.ID, Status: status, Elsewhere: elsewhere, Total: meta.Total, Done: meta.Done, Message: meta.Problem}
+	p := views.RunProgress{WS: rec.Workspace, RunID: rec.ID, Status: status, Elsewhere: elsewhere, Total: meta.Total, Done: meta.Done,
+		Errors: meta.Errors, Cached: meta.Cached, Message: meta.Problem}
+	if meta.Errors > 0 && p.Message == "" {
+		p.LastErr = meta.LastErr
+	}
 	if body.Run != nil {
 		sc := runner.ScoreRun(body.Run)
 		p.Done, p.Errors, p.Cached = len(body.Run.Calls), sc.Errors, sc.Cached
-		if sc.Errors > 0 && p.Message == "" {
-			p.LastErr = firstError(body.Run)
+		if sc.Errors > 0 && p.Message == "" && p.LastErr == "" {
+			p.LastErr = firstError(body.Run) // a run saved before its meta kept the latest
 		}
 	}
 	return p
@@ -993,25 +1110,27 @@ func (s *Server) runsModel(ctx context.Context, ws Workspace, spec runner.Spec, 
 	a := s.runs.byWS[ws.ID]
 	lastID := s.runs.last[ws.ID]
 	s.runs.mu.Unlock()
-	rows, err := s.runRows(ctx, ws.ID)
+	list, rows, err := s.runList(ctx, ws.ID)
 	if err != nil {
 		return p, err
 	}
 	p.Runs = rows
-	var remote string // a run alive on another replica: the newest such is the bar's
-	for _, r := range rows {
+	// A page that shows a run alive on another replica must see it turn interrupted if that
+	// replica stops; no event would say so.
+	s.watchLeases(ws.ID, list)
+	var remote *store.Run // a run alive on another replica: the newest such is the bar's
+	for i, r := range rows {
 		if r.Elsewhere {
-			remote = r.ID
+			remote = &list[i]
 			break
 		}
 	}
 	switch {
 	case a != nil:
 		p.Progress = s.activeProgress(a)
-	case remote != "":
-		if rec, body, err := s.loadRun(ctx, ws.ID, remote); err == nil {
-			p.Progress = s.progressOf(ctx, rec, body)
-		}
+	case remote != nil:
+		// From its meta: its calls are not needed for the bar, and may be megabytes.
+		p.Progress = s.storedProgress(*remote)
 	case lastID != "":
 		if rec, body, err := s.loadRun(ctx, ws.ID, lastID); err == nil {
 			p.Progress = s.progressOf(ctx, rec, body)
@@ -1021,9 +1140,15 @@ func (s *Server) runsModel(ctx context.Context, ws Workspace, spec runner.Spec, 
 }
 
 func (s *Server) runRows(ctx context.Context, ws string) ([]views.RunRow, error) {
+	_, rows, err := s.runList(ctx, ws)
+	return rows, err
+}
+
+// runList reads ws's runs (without bodies) and their rows in the list.
+func (s *Server) runList(ctx context.Context, ws string) ([]store.Run, []views.RunRow, error) {
 	list, err := s.runs.store.Runs(ctx, ws)
 	if err != nil {
-		return nil, fmt.Errorf("list runs: %w", err)
+		return nil, nil, fmt.Errorf("list runs: %w", err)
 	}
 	rows := make([]views.RunRow, 0, len(list))
 	for _, r := range list {
@@ -1048,7 +1173,7 @@ func (s *Server) runRows(ctx context.Context, ws string) ([]views.RunRow, error)
 		row.Replayable = meta.Done > 0
 		rows = append(rows, row)
 	}
-	return rows, nil
+	return list, rows, nil
 }
 
 // loadRun reads a stored run of the workspace; a run in progress is read as far as it got.
@@ -1286,6 +1411,14 @@ func readRunForm(c echo.Context) (spec runner.Spec, endpoint, problem string) {
 		}
 	}
 	return spec, endpoint, ""
+}
+
+// shortError bounds an error message kept in a run's meta.
+func shortError(s string) string {
+	if r := []rune(s); len(r) > 500 {
+		return string(r[:500]) + "…"
+	}
+	return s
 }
 
 func shortText(s string) string {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -11,8 +12,9 @@ import (
 
 // localRuns counts the runs this process stores, per workspace, so that the hub can tell the
 // EventRuns of its own saves (whose progress watch publishes, fresher) from another replica's.
-// Each PutRun makes one event; the count is raised before the put, so that the event cannot be
-// seen before it, and lowered by the hub as it sees the event, or by a put that failed.
+// Each PutRun or UpdateRun that succeeds makes one event (TouchRun none); the count is raised
+// before the write, so that the event cannot be seen before it, and lowered by the hub as it
+// sees the event, or by a write that failed (a Conflict included: it sent nothing).
 type localRuns struct {
 	RunStore
 	mu      sync.Mutex
@@ -20,14 +22,33 @@ type localRuns struct {
 }
 
 func (l *localRuns) PutRun(ctx context.Context, r store.Run) (store.Run, error) {
-	l.mu.Lock()
-	l.pending[r.Workspace]++
-	l.mu.Unlock()
+	l.expect(r.Workspace)
 	out, err := l.RunStore.PutRun(ctx, r)
 	if err != nil {
 		l.take(r.Workspace)
 	}
 	return out, err
+}
+
+func (l *localRuns) UpdateRun(ctx context.Context, r store.Run, prev time.Time) (store.Run, error) {
+	l.expect(r.Workspace)
+	out, err := l.RunStore.UpdateRun(ctx, r, prev)
+	if err != nil {
+		l.take(r.Workspace)
+	}
+	return out, err
+}
+
+// TouchRun is forwarded as is: it sends no event, so there is nothing to count.
+func (l *localRuns) TouchRun(ctx context.Context, ws, id string, prev, at time.Time) error {
+	return l.RunStore.TouchRun(ctx, ws, id, prev, at)
+}
+
+// expect counts one write on ws whose event is to come.
+func (l *localRuns) expect(ws string) {
+	l.mu.Lock()
+	l.pending[ws]++
+	l.mu.Unlock()
 }
 
 // take reports whether one of this process's puts on ws was still waiting for its event, and
@@ -54,10 +75,11 @@ func (l *localRuns) forget(ws string) {
 }
 
 // onRuns shows a run stored by another replica: the process running a run publishes its progress
-// to its own pages as it goes (publishRuns), and saves it every RunsConfig.SaveEvery; the pages
-// of the other replicas learn of it only through the store's EventRuns, so each save re-renders
-// their Runs list and progress bar from what the store holds. Cross-replica progress therefore
-// moves in steps of SaveEvery, and ends with the final save.
+// to its own pages as it goes (publishRuns), and saves it every RunsConfig.SaveEvery when some
+// call finished; the pages of the other replicas learn of it only through the store's
+// EventRuns, so each save re-renders their Runs list and progress bar from what the store holds.
+// Cross-replica progress therefore moves in steps of SaveEvery, and ends with the final save.
+// Heartbeats (TouchRun) send no event: the lease timer (recheckAt) reads them.
 func (h *Hub) onRuns(r *room) {
 	s := h.s
 	if s.runs.local.take(r.ws) || s.runs.activeIn(r.ws) != nil {
@@ -67,43 +89,67 @@ func (h *Hub) onRuns(r *room) {
 }
 
 // refreshRuns re-renders the Runs list and bar of ws on this process's pages from the store.
-// While the newest run is alive on another replica, it comes back when that run's lease would
-// lapse: if no save renewed it by then, its process has stopped, and the pages show it as
-// interrupted, with Resume, without waiting for a reload.
+// It reads the list of runs without their bodies; a run alive on another replica is shown from
+// its meta (the owner keeps its counts there), so a save there costs the other replicas no
+// read of its calls. Only a run that has ended is read whole, once, for its final bar.
 func (s *Server) refreshRuns(ws string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	rows, err := s.runRows(ctx, ws)
+	list, rows, err := s.runList(ctx, ws)
 	if err != nil {
 		s.log.Warn("live update: list runs", "ws", ws, "err", err)
 		return
 	}
+	s.watchLeases(ws, list)
 	if len(rows) == 0 {
 		s.publishRuns(ws, views.RunListRegion(ws, rows))
 		return
 	}
 	// The newest run is the one the event is about (a start, a save or an end); the list is
 	// newest first.
-	rec, body, err := s.loadRun(ctx, ws, rows[0].ID)
+	newest := list[0]
+	if _, elsewhere := s.runs.statusOf(newest); elsewhere || s.runs.get(newest.ID) != nil {
+		s.publishRuns(ws, views.RunProgressRegion(s.storedProgress(newest)), views.RunListRegion(ws, rows))
+		return
+	}
+	rec, body, err := s.loadRun(ctx, ws, newest.ID)
 	if err != nil {
-		s.log.Warn("live update: read run", "ws", ws, "run", rows[0].ID, "err", err)
+		s.log.Warn("live update: read run", "ws", ws, "run", newest.ID, "err", err)
 		s.publishRuns(ws, views.RunListRegion(ws, rows))
 		return
 	}
-	// progressOf and runRows read a stored running run by its lease (runs.go): alive on
-	// another replica while it keeps saving, interrupted once it has stopped.
-	p := s.progressOf(ctx, rec, body)
-	if p.Elsewhere {
-		s.recheckAt(ws, max(time.Until(rec.Updated.Add(s.runs.runLease(rec)))+10*time.Millisecond, 0))
-	} else {
-		s.recheckAt(ws, -1)
-	}
-	s.publishRuns(ws, views.RunProgressRegion(p), views.RunListRegion(ws, rows))
+	s.publishRuns(ws, views.RunProgressRegion(s.progressOf(ctx, rec, body)), views.RunListRegion(ws, rows))
 }
 
-// recheckAt refreshes ws's Runs regions after d, unless a later save reschedules it first; one
-// timer per workspace. A negative d only cancels the pending refresh.
-func (s *Server) recheckAt(ws string, d time.Duration) {
+// aliveElsewhere returns the IDs of the runs in list alive on another replica, and when the
+// soonest of their leases would lapse if no heartbeat came.
+func (r *runs) aliveElsewhere(list []store.Run) (ids []string, lapse time.Time) {
+	for _, rec := range list {
+		if _, elsewhere := r.statusOf(rec); elsewhere {
+			ids = append(ids, rec.ID)
+			if at := rec.Updated.Add(r.runLease(rec)); lapse.IsZero() || at.Before(lapse) {
+				lapse = at
+			}
+		}
+	}
+	return ids, lapse
+}
+
+// watchLeases arranges for ws's pages to be told when a run alive on another replica stops
+// being alive: the store sends no event for a process that died, and none for a heartbeat,
+// so this process checks again when the soonest lease would lapse (recheck).
+func (s *Server) watchLeases(ws string, list []store.Run) {
+	ids, lapse := s.runs.aliveElsewhere(list)
+	if len(ids) == 0 {
+		s.recheckAt(ws, -1, nil)
+		return
+	}
+	s.recheckAt(ws, max(time.Until(lapse), 0)+10*time.Millisecond, ids)
+}
+
+// recheckAt calls recheck for the runs ids of ws after d, unless a later refresh reschedules it
+// first; one timer per workspace. A negative d only cancels the pending check.
+func (s *Server) recheckAt(ws string, d time.Duration, ids []string) {
 	s.runs.mu.Lock()
 	defer s.runs.mu.Unlock()
 	if t := s.runs.lapse[ws]; t != nil {
@@ -113,13 +159,41 @@ func (s *Server) recheckAt(ws string, d time.Duration) {
 	if d < 0 {
 		return
 	}
-	s.runs.lapse[ws] = time.AfterFunc(d, func() {
+	var t *time.Timer
+	t = time.AfterFunc(d, func() {
 		s.runs.mu.Lock()
+		if s.runs.lapse[ws] != t {
+			s.runs.mu.Unlock()
+			return // replaced by a later schedule after it fired
+		}
 		delete(s.runs.lapse, ws)
 		s.runs.mu.Unlock()
 		if s.runs.ctx.Err() != nil || s.hub.Pages(ws) == 0 || s.runs.activeIn(ws) != nil {
 			return
 		}
-		s.refreshRuns(ws)
+		s.recheck(ws, ids)
 	})
+	s.runs.lapse[ws] = t
+}
+
+// recheck runs when the lease of the runs ids, alive on another replica, would have lapsed had
+// their process stopped. It reads the list of runs again (without bodies): if the same runs
+// are still alive, their process touched them meanwhile and the pages already show them right,
+// so it only checks again at the new lapse; otherwise (a lease lapsed, or the runs changed) it
+// re-renders the pages' Runs regions.
+func (s *Server) recheck(ws string, ids []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	list, err := s.runs.store.Runs(ctx, ws)
+	if err != nil {
+		s.log.Warn("live update: list runs for their leases", "ws", ws, "err", err)
+		s.recheckAt(ws, runLeaseMin, ids) // try again shortly
+		return
+	}
+	now, lapse := s.runs.aliveElsewhere(list)
+	if slices.Equal(now, ids) {
+		s.recheckAt(ws, max(time.Until(lapse), 0)+10*time.Millisecond, ids)
+		return
+	}
+	s.refreshRuns(ws)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -76,13 +77,33 @@ func TestRunProgressCrossesReplicasPostgres(t *testing.T) {
 type crashable struct {
 	store.Store
 	dead atomic.Bool
+	// The run writes asked of it: whole records (UpdateRun) and heartbeats (TouchRun).
+	updates, touches atomic.Int64
 }
+
+var errCutOff = errors.New("test: this process is cut off from the store")
 
 func (c *crashable) PutRun(ctx context.Context, r store.Run) (store.Run, error) {
 	if c.dead.Load() {
-		return store.Run{}, errors.New("test: this process is cut off from the store")
+		return store.Run{}, errCutOff
 	}
 	return c.Store.PutRun(ctx, r)
+}
+
+func (c *crashable) UpdateRun(ctx context.Context, r store.Run, prev time.Time) (store.Run, error) {
+	c.updates.Add(1)
+	if c.dead.Load() {
+		return store.Run{}, errCutOff
+	}
+	return c.Store.UpdateRun(ctx, r, prev)
+}
+
+func (c *crashable) TouchRun(ctx context.Context, ws, id string, prev, at time.Time) error {
+	c.touches.Add(1)
+	if c.dead.Load() {
+		return errCutOff
+	}
+	return c.Store.TouchRun(ctx, ws, id, prev, at)
 }
 
 // gate answers the first `pass` requests at once and holds the rest until open is closed or
@@ -169,12 +190,18 @@ func leaseAcross(t *testing.T, stA, stB store.Store) {
 		return meta.Done == 4
 	})
 	lease := a.s.runs.runLease(first)
+	updates, touches := cut.updates.Load(), cut.touches.Load()
 	// Without progress, only heartbeats move Updated: wait until they have carried it past a
 	// whole lease beyond the last save with progress.
 	eventually(t, "A's heartbeat renews the run's lease", func() bool {
 		rec, _, meta := a.stored(t, ws, id)
 		return meta.Done == 4 && rec.Status == runRunning && rec.Updated.Sub(first.Updated) > lease
 	})
+	// Those heartbeats only touched the run: none wrote its calls again.
+	if n := cut.updates.Load() - updates; n != 0 || cut.touches.Load() == touches {
+		t.Errorf("while the run made no progress, A rewrote it %d times and touched it %d times; want touches only",
+			n, cut.touches.Load()-touches)
+	}
 	if code, panel := b.call(t, http.MethodGet, "/w/"+ws+"/runs/panel", nil); code != http.StatusOK {
 		t.Fatalf("B's panel: %d %s", code, panel)
 	} else {
@@ -288,16 +315,61 @@ func TestRunCancelAcrossReplicasPostgres(t *testing.T) {
 	cancelAcross(t, sts[0], sts[1])
 }
 
+// claimRace holds each replica's first claim of run (its UpdateRun of it as running) until
+// every one of n replicas has reached its own: all of them read the run, interrupted, at the
+// same Updated before any claims it, so their compare-and-swaps really race. It records what
+// the store answered each claim.
+type claimRace struct {
+	mu      sync.Mutex
+	n       int
+	run     string
+	all     chan struct{}
+	answers []error
+}
+
+func newClaimRace(n int) *claimRace { return &claimRace{n: n, all: make(chan struct{})} }
+
+// racer is one replica's store, whose first claim of the run waits for the others'.
+type racer struct {
+	store.Store
+	race  *claimRace
+	armed atomic.Bool
+}
+
+func (r *racer) UpdateRun(ctx context.Context, rec store.Run, prev time.Time) (store.Run, error) {
+	if rec.ID != r.race.run || rec.Status != runRunning || !r.armed.CompareAndSwap(true, false) {
+		return r.Store.UpdateRun(ctx, rec, prev)
+	}
+	r.race.mu.Lock()
+	if r.race.n--; r.race.n == 0 {
+		close(r.race.all)
+	}
+	r.race.mu.Unlock()
+	select {
+	case <-r.race.all:
+	case <-time.After(20 * time.Second): // a replica never claimed: the test reports it
+	}
+	out, err := r.Store.UpdateRun(ctx, rec, prev)
+	r.race.mu.Lock()
+	r.race.answers = append(r.race.answers, err)
+	r.race.mu.Unlock()
+	return out, err
+}
+
 // resumeRace: two replicas resume the same interrupted run at the same moment; exactly one
-// runs it, the other answers 409, and no call is made twice.
+// runs it, the other answers 409, and no call is made twice. The store's compare-and-swap
+// decides: no wait is involved, and both claims are held until both replicas have read the
+// run, so that they cannot be told apart by timing.
 func resumeRace(t *testing.T, stA, stB, stC store.Store) {
 	t.Setenv(keyEnv, testKey)
 	f := &fake.Server{Key: testKey}
 	held := &gate{h: f, pass: 4, open: make(chan struct{})}
 	cut := &crashable{Store: stA}
+	race := newClaimRace(2)
+	rb, rc := &racer{Store: stB, race: race}, &racer{Store: stC, race: race}
 	a := replica(t, cut, runner.HandlerDoer{Handler: held}, 30*time.Millisecond)
-	b := replica(t, stB, runner.HandlerDoer{Handler: f}, 30*time.Millisecond)
-	c := replica(t, stC, runner.HandlerDoer{Handler: f}, 30*time.Millisecond)
+	b := replica(t, rb, runner.HandlerDoer{Handler: f}, 30*time.Millisecond)
+	c := replica(t, rc, runner.HandlerDoer{Handler: f}, 30*time.Millisecond)
 	t.Cleanup(func() { close(held.open) })
 	ws := openExample(t, a.s, "library-2-draft")
 	id := a.start(t, ws, runForm("samples", "3"))
@@ -305,13 +377,17 @@ func resumeRace(t *testing.T, stA, stB, stC store.Store) {
 		_, _, meta := a.stored(t, ws, id)
 		return meta.Done == 4
 	})
-	cut.dead.Store(true) // A's saves stop arriving
+	claimA := a.s.runs.get(id).claim
+	cut.dead.Store(true) // A's writes stop arriving
 	eventually(t, "the run's lease lapses", func() bool {
 		rec, _, _ := b.stored(t, ws, id)
 		st, _ := b.s.runs.statusOf(rec)
 		return st == runInterrupted
 	})
 	sent := f.Requests()
+	race.run = id
+	rb.armed.Store(true)
+	rc.armed.Store(true)
 	type answer struct {
 		code int
 		body string
@@ -327,15 +403,30 @@ func resumeRace(t *testing.T, stA, stB, stC store.Store) {
 	if x.code+y.code != http.StatusOK+http.StatusConflict || strings.Contains(x.body+y.body, "run-failure") {
 		t.Fatalf("two replicas resuming at once answered %d %q and %d %q; want one 200 and one 409", x.code, x.body, y.code, y.body)
 	}
+	if loser := x.body + y.body; !strings.Contains(loser, "another server resumed it at the same moment") {
+		t.Errorf("the refused resume does not say why: %q", loser)
+	}
+	race.mu.Lock()
+	got := race.answers
+	race.mu.Unlock()
+	if len(got) != 2 || (got[0] == nil) == (got[1] == nil) || !errors.Is(got[0], store.ErrConflict) && !errors.Is(got[1], store.ErrConflict) {
+		t.Errorf("the store answered the two claims %v; want one success and one Conflict", got)
+	}
+	// A comes back: its next heartbeat is refused (the claim moved Updated), it reads the
+	// run, finds another's claim, and stops without writing it.
+	cut.dead.Store(false)
 	eventually(t, "A stops the run the others took over", func() bool { return a.s.runs.get(id) == nil })
 	b.s.WaitRuns()
 	c.s.WaitRuns()
 	rec, _, meta := b.stored(t, ws, id)
-	if rec.Status != runDone || meta.Done != 27 {
-		t.Errorf("after the resume: status %s, %d of 27 calls", rec.Status, meta.Done)
+	if rec.Status != runDone || meta.Done != 27 || meta.Claim == claimA {
+		t.Errorf("after the resume: status %s, %d of 27 calls, claim %q (A's %q)", rec.Status, meta.Done, meta.Claim, claimA)
 	}
 	if n := f.Requests() - sent; n != 27-4 {
 		t.Errorf("the resumes sent %d requests for %d missing calls: the run ran twice", n, 27-4)
+	}
+	if !strings.Contains(a.log.String(), "taken over") {
+		t.Errorf("A's log does not say the run was taken over:\n%s", a.log.String())
 	}
 }
 
@@ -390,5 +481,236 @@ func TestRunStatusOfLease(t *testing.T) {
 				t.Errorf("read as %q (elsewhere %v), want %q (elsewhere %v)", got, elsewhere, tc.want, tc.elsewhere)
 			}
 		})
+	}
+}
+
+// hooked is a store that runs before, once, right before the first UpdateRun of a record that
+// match accepts, and records what the store then answered that write.
+type hooked struct {
+	store.Store
+	mu     sync.Mutex // the hook is set while the run's writes go on
+	match  func(store.Run) bool
+	before func(store.Run)
+	fired  atomic.Bool
+	answer chan error
+}
+
+func newHooked(st store.Store) *hooked { return &hooked{Store: st, answer: make(chan error, 1)} }
+
+// hook sets the write to intercept and what to do before it.
+func (h *hooked) hook(match func(store.Run) bool, before func(store.Run)) {
+	h.mu.Lock()
+	h.match, h.before = match, before
+	h.mu.Unlock()
+}
+
+func (h *hooked) UpdateRun(ctx context.Context, r store.Run, prev time.Time) (store.Run, error) {
+	h.mu.Lock()
+	match, before := h.match, h.before
+	h.mu.Unlock()
+	if match == nil || !match(r) || !h.fired.CompareAndSwap(false, true) {
+		return h.Store.UpdateRun(ctx, r, prev)
+	}
+	before(r)
+	out, err := h.Store.UpdateRun(ctx, r, prev)
+	h.answer <- err
+	return out, err
+}
+
+// hookAnswer is what the store answered the hooked write.
+func hookAnswer(t *testing.T, h *hooked) error {
+	t.Helper()
+	select {
+	case err := <-h.answer:
+		return err
+	case <-time.After(20 * time.Second):
+		t.Fatal("the hooked write never happened")
+		return nil
+	}
+}
+
+func metaOf(r store.Run) runMeta {
+	m := runMeta{}
+	_ = json.Unmarshal(r.Meta, &m)
+	return m
+}
+
+// cancelRaces drives the writes of a run's owner (replica A) and of a replica asking to cancel
+// it (B) into the orders that a blind replace would get wrong, each deterministically, by
+// running one write inside the other's read-then-write:
+//   - a cancel lands between the owner's read of the run (its last write) and its next save:
+//     the save is refused, the owner reads the request and ends the run as cancelled, with its
+//     calls; the cancel is not lost.
+//   - the owner heartbeats between B's read and B's write: B's write is refused, B reads the
+//     run again and asks once more, and the run ends as cancelled.
+//   - the owner's final save lands between B's read and B's write: B's write is refused, B
+//     reads the run again, finds it done, and answers 409; the final save is not overwritten.
+func cancelRaces(t *testing.T, stA, stB func() store.Store) {
+	t.Setenv(keyEnv, testKey)
+	for _, tc := range []struct {
+		name string
+		// arm sets the hook, on A's store (ha) or B's (hb), before the run starts.
+		arm        func(t *testing.T, a, b *runEnv, ha, hb *hooked, release func())
+		hookedA    bool
+		wantCode   int
+		wantStatus string
+		wantDone   int
+	}{
+		{
+			name:    "cancel between the owner's read and save",
+			hookedA: true,
+			arm: func(t *testing.T, a, b *runEnv, ha, hb *hooked, release func()) {
+				// A's save of its first two calls (the third is held): B's cancel lands first.
+				ha.hook(func(r store.Run) bool { return r.Status == runRunning && metaOf(r).Done == 2 }, func(r store.Run) {
+					if code, body := b.call(t, http.MethodPost, "/w/"+r.Workspace+"/runs/"+r.ID+"/cancel", nil); code != http.StatusNoContent {
+						t.Errorf("B's cancel inside A's save: %d %s", code, body)
+					}
+				})
+			},
+			wantCode: http.StatusNoContent, wantStatus: runCancelled, wantDone: 2,
+		},
+		{
+			name: "owner's heartbeat between the cancel's read and write",
+			arm: func(t *testing.T, a, b *runEnv, ha, hb *hooked, release func()) {
+				hb.hook(func(r store.Run) bool { return r.Status == runCancelling }, func(r store.Run) {
+					before, _, _ := a.stored(t, r.Workspace, r.ID)
+					eventually(t, "A heartbeats", func() bool {
+						now, _, _ := a.stored(t, r.Workspace, r.ID)
+						return !now.Updated.Equal(before.Updated)
+					})
+				})
+			},
+			wantCode: http.StatusNoContent, wantStatus: runCancelled, wantDone: 2,
+		},
+		{
+			name: "owner's final save between the cancel's read and write",
+			arm: func(t *testing.T, a, b *runEnv, ha, hb *hooked, release func()) {
+				hb.hook(func(r store.Run) bool { return r.Status == runCancelling }, func(store.Run) {
+					release() // the held calls go through, and the run ends
+					a.s.WaitRuns()
+				})
+			},
+			wantCode: http.StatusConflict, wantStatus: runDone, wantDone: 18,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fake.Server{Key: testKey}
+			held := &gate{h: f, pass: 2, open: make(chan struct{})}
+			var once sync.Once
+			release := func() { once.Do(func() { close(held.open) }) }
+			ha, hb := newHooked(stA()), newHooked(stB())
+			a := replica(t, ha, runner.HandlerDoer{Handler: held}, 30*time.Millisecond)
+			b := replica(t, hb, runner.HandlerDoer{Handler: f}, 30*time.Millisecond)
+			t.Cleanup(release) // before the replicas' WaitRuns
+			ws := openExample(t, a.s, "library-2-draft")
+			tc.arm(t, a, b, ha, hb, release)
+			id := a.start(t, ws, runForm("samples", "2"))
+			if !tc.hookedA {
+				eventually(t, "A saves the run's first calls", func() bool {
+					_, _, meta := a.stored(t, ws, id)
+					return meta.Done == 2
+				})
+				if code, body := b.call(t, http.MethodPost, "/w/"+ws+"/runs/"+id+"/cancel", nil); code != tc.wantCode {
+					t.Errorf("B's cancel: %d %s, want %d", code, body, tc.wantCode)
+				}
+			}
+			h := ha
+			if !tc.hookedA {
+				h = hb
+			}
+			if err := hookAnswer(t, h); !errors.Is(err, store.ErrConflict) {
+				t.Errorf("the write overtaken by the other's answered %v, want a Conflict", err)
+			}
+			eventually(t, "A's run ends", func() bool { return a.s.runs.get(id) == nil })
+			a.s.WaitRuns()
+			rec, body, meta := a.stored(t, ws, id)
+			if rec.Status != tc.wantStatus || meta.Done != tc.wantDone || body.Run == nil || len(body.Run.Calls) != tc.wantDone {
+				t.Errorf("stored at the end: status %s, %d calls in meta; want %s with %d calls", rec.Status, meta.Done, tc.wantStatus, tc.wantDone)
+			}
+			if strings.Contains(a.log.String(), "taken over") {
+				t.Errorf("A took a cancel for a take-over:\n%s", a.log.String())
+			}
+		})
+	}
+}
+
+// TestRunCancelRacesAcrossServers: two servers on one SQLite store.
+func TestRunCancelRacesAcrossServers(t *testing.T) {
+	st := newTestStore(t)
+	one := func() store.Store { return st }
+	cancelRaces(t, one, one)
+}
+
+// TestRunCancelRacesAcrossReplicasPostgres: the same on two PostgreSQL store instances.
+func TestRunCancelRacesAcrossReplicasPostgres(t *testing.T) {
+	sts := postgresStores(t, 2)
+	cancelRaces(t, func() store.Store { return sts[0] }, func() store.Store { return sts[1] })
+}
+
+// bodyReads counts the reads of whole runs (their calls included), the heavy reads.
+type bodyReads struct {
+	store.Store
+	n atomic.Int64
+}
+
+func (b *bodyReads) Run(ctx context.Context, ws, id string) (store.Run, error) {
+	b.n.Add(1)
+	return b.Store.Run(ctx, ws, id)
+}
+
+// TestRunLeaseRecheck: heartbeats send no event, so a page on another replica learns that a run
+// stopped only from the check made when its lease would lapse (recheck, which the lapse timer
+// calls). While the run's owner touches it, the check finds it alive, shows nothing new, and
+// only checks again later; once the heartbeats stop, the page turns it interrupted. Neither
+// the check nor the refresh on a save reads the run's calls while it is alive.
+func TestRunLeaseRecheck(t *testing.T) {
+	st := &bodyReads{Store: newTestStore(t)}
+	b := replica(t, st, runner.HandlerDoer{Handler: &fake.Server{Key: testKey}}, 30*time.Millisecond)
+	ws := openExample(t, b.s, "library-2-draft")
+	ctx := context.Background()
+	// A run stored by another process that beats every 30 s: a lease of 90 s.
+	now := store.Now()
+	rec, err := st.PutRun(ctx, store.Run{Workspace: ws, Label: "elsewhere", Status: runRunning, Created: now, Updated: now,
+		Meta: mustJSON(runMeta{Endpoint: "fake", Done: 3, Total: 18, Errors: 1, Cached: 2, LastErr: "HTTP 500 from the endpoint", Claim: "other", BeatMS: 30000}),
+		Body: mustJSON(runBody{Listing: json.RawMessage(`{"tools": []}`)})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := b.openStream(t, ws)
+	pending := func() bool {
+		b.s.runs.mu.Lock()
+		defer b.s.runs.mu.Unlock()
+		return b.s.runs.lapse[ws] != nil
+	}
+	reads := st.n.Load()
+	// A save of the run elsewhere: the pages show it from its meta, and a check is set.
+	b.s.refreshRuns(ws)
+	body := page.waitFor(t, `data-testid="run-progress" data-status="running"`)
+	if !strings.Contains(body, "1 failed") || !strings.Contains(body, "2 from the cache") || !strings.Contains(body, "HTTP 500 from the endpoint") {
+		t.Errorf("the bar of a run elsewhere does not show the counts its meta keeps:\n%s", body)
+	}
+	if !pending() {
+		t.Error("no lease check is set for a run alive elsewhere")
+	}
+	// The owner's heartbeat: only Updated moves, and no event is sent.
+	touched := now.Add(time.Second)
+	if err := st.TouchRun(ctx, ws, rec.ID, now, touched); err != nil {
+		t.Fatal(err)
+	}
+	b.s.recheck(ws, []string{rec.ID})
+	if !pending() {
+		t.Error("a check that found the run touched did not check again later")
+	}
+	if n := st.n.Load() - reads; n != 0 {
+		t.Errorf("showing and checking a run alive elsewhere read it whole %d times; its meta is enough", n)
+	}
+	// The owner stops: no heartbeat for over an hour.
+	if err := st.TouchRun(ctx, ws, rec.ID, touched, now.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	b.s.recheck(ws, []string{rec.ID})
+	page.waitFor(t, `data-run="`+rec.ID+`" data-status="interrupted"`)
+	if pending() {
+		t.Error("a check is still set although no run is alive elsewhere")
 	}
 }
