@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 		{"UndoTasks", testUndoTasks},
 		{"UndoLargeValues", testUndoLargeValues},
 		{"UndoBursts", testUndoBursts},
+		{"UndoFollowsMovedTool", testUndoFollowsMovedTool},
 		{"LongHistoryDeletes", testLongHistoryDeletes},
 		{"ConcurrentImports", testConcurrentImports},
 		{"Meta", testMeta},
@@ -1624,5 +1625,40 @@ func testConcurrentImports(t *testing.T, s store.Store) {
 				t.Errorf("round %d: %v", round, err)
 			}
 		}
+	}
+}
+
+// testUndoFollowsMovedTool: an undo finds its tool by name after tools were added or moved,
+// and writes into that tool, never into the one now at the old index.
+func testUndoFollowsMovedTool(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	w := newWorkspace(t, s, t0)
+	// Ann clears the description of "write" (tool 2): its undo puts the text back.
+	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ann", AuthorID: "ann", Now: t0,
+		Ops: []listing.Op{{Kind: listing.OpRemove, Path: "/tools/2/description"}}, Undo: &store.Undoable{Path: "/tools/2/description"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Bob moves "write" to the front, and clears the description of "read" (now at index 2).
+	for _, op := range []listing.Op{{Kind: listing.OpMove, Path: "/tools", From: 2, To: 0}, {Kind: listing.OpRemove, Path: "/tools/2/description"}} {
+		if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "bob", AuthorID: "bob", Now: t0, Ops: []listing.Op{op}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Step(ctx, store.Step{Workspace: w.ID, Author: "ann", AuthorID: "ann", Now: t0}); err != nil {
+		t.Fatalf("undo after the tool moved: %v", err)
+	}
+	head, err := s.Revision(ctx, w.ID, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*listing.Value{}
+	for _, tl := range head.Listing.Tools {
+		byName[tl.Get("name").Str] = tl
+	}
+	if d := byName["write"].Get("description"); d == nil || d.Str != "Write a file" {
+		t.Errorf("the undo did not put back the description of write: %v", d)
+	}
+	if d := byName["read"].Get("description"); d != nil {
+		t.Errorf("the undo wrote into read, the tool now at the old index: %q", d.Str)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/store"
@@ -36,8 +37,46 @@ type stepRow struct {
 	key    string
 	tasks  bool
 	path   string
+	tool   string // the name of the tool path is in, to find it after tools moved ("" if none)
 	before []byte
 	after  []byte
+}
+
+// stepTool is the name of the tool a step's path lies in, in l; "" when the path is not in one
+// tool, or is the tool's name itself (which the step changes: it is found by index).
+func stepTool(l *listing.Listing, path string) string {
+	toks, err := listing.SplitPointer(path)
+	if err != nil || len(toks) < 3 || toks[0] != "tools" || toks[2] == "name" {
+		return ""
+	}
+	i, err := strconv.Atoi(toks[1])
+	if err != nil || i < 0 || i >= len(l.Tools) {
+		return ""
+	}
+	if n := l.Tools[i].Get("name"); n != nil && n.Kind == listing.String {
+		return n.Str
+	}
+	return ""
+}
+
+// locate is where a step's path is in l: the same index when the tool there still has the
+// step's tool name (or the step has none), else the index of the first tool of that name, so
+// that an undo still finds its tool after tools were added, removed or moved.
+func locate(l *listing.Listing, r stepRow) string {
+	if r.tool == "" || stepTool(l, r.path) == r.tool {
+		return r.path
+	}
+	toks, err := listing.SplitPointer(r.path)
+	if err != nil || len(toks) < 3 {
+		return r.path
+	}
+	for j, t := range l.Tools {
+		if n := t.Get("name"); n != nil && n.Kind == listing.String && n.Str == r.tool {
+			toks[1] = strconv.Itoa(j)
+			return listing.JoinPointer(toks...)
+		}
+	}
+	return r.path
 }
 
 // errStepConflict is a step whose path changed since; Step drops it.
@@ -131,13 +170,17 @@ func (s *DB) pushStep(ctx context.Context, tx *sql.Tx, c change, before, after s
 	if ok {
 		pos = top.pos + 1
 	}
-	return s.insertStep(ctx, tx, c.ws, c.authorID, stepRow{stack: "undo", pos: pos, key: c.undo.Key, tasks: isTasks, path: path, before: bv, after: av})
+	var tool string
+	if !isTasks {
+		tool = stepTool(after.l, path)
+	}
+	return s.insertStep(ctx, tx, c.ws, c.authorID, stepRow{stack: "undo", pos: pos, key: c.undo.Key, tasks: isTasks, path: path, tool: tool, before: bv, after: av})
 }
 
 // insertStep stores r and forgets the steps of its stack beyond store.MaxUndoSteps.
 func (s *DB) insertStep(ctx context.Context, tx *sql.Tx, ws, author string, r stepRow) error {
-	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO undo_steps (workspace_id, author_id, stack, pos, step_key, tasks, path, before, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		ws, author, r.stack, r.pos, r.key, boolInt(r.tasks), r.path, r.before, r.after); err != nil {
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO undo_steps (workspace_id, author_id, stack, pos, step_key, tasks, path, tool, before, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		ws, author, r.stack, r.pos, r.key, boolInt(r.tasks), r.path, r.tool, r.before, r.after); err != nil {
 		return fmt.Errorf("write %s step: %w", r.stack, err)
 	}
 	if r.pos > store.MaxUndoSteps {
@@ -151,7 +194,7 @@ func (s *DB) insertStep(ctx context.Context, tx *sql.Tx, ws, author string, r st
 
 // topStep reads the top step of a stack.
 func (s *DB) topStep(ctx context.Context, q querier, ws, author, stack string) (stepRow, bool, error) {
-	rows, err := q.QueryContext(ctx, s.q(`SELECT pos, step_key, tasks, path, before, after FROM undo_steps
+	rows, err := q.QueryContext(ctx, s.q(`SELECT pos, step_key, tasks, path, tool, before, after FROM undo_steps
 		WHERE workspace_id = ? AND author_id = ? AND stack = ? ORDER BY pos DESC LIMIT 1`), ws, author, stack)
 	if err != nil {
 		return stepRow{}, false, fmt.Errorf("read %s step: %w", stack, err)
@@ -162,7 +205,7 @@ func (s *DB) topStep(ctx context.Context, q querier, ws, author, stack string) (
 	}
 	r := stepRow{stack: stack}
 	var tasks int
-	if err := rows.Scan(&r.pos, &r.key, &tasks, &r.path, &r.before, &r.after); err != nil {
+	if err := rows.Scan(&r.pos, &r.key, &tasks, &r.path, &r.tool, &r.before, &r.after); err != nil {
 		return stepRow{}, false, fmt.Errorf("read %s step: %w", stack, err)
 	}
 	r.tasks = tasks != 0
@@ -188,7 +231,7 @@ func (s *DB) moveStep(ctx context.Context, tx *sql.Tx, ws, author string, r step
 	if ok {
 		pos = top.pos + 1
 	}
-	if err := s.insertStep(ctx, tx, ws, author, stepRow{stack: to, pos: pos, tasks: r.tasks, path: r.path, before: r.before, after: r.after}); err != nil {
+	if err := s.insertStep(ctx, tx, ws, author, stepRow{stack: to, pos: pos, tasks: r.tasks, path: r.path, tool: r.tool, before: r.before, after: r.after}); err != nil {
 		return store.UndoState{}, err
 	}
 	// After an undo or redo, typing starts a new step: it never extends an older one.
@@ -247,7 +290,7 @@ func (s *DB) resolveStep(ctx context.Context, tx *sql.Tx, ws string, r stepRow, 
 		if err != nil {
 			return nil, nil, err
 		}
-		return l.Get(r.path), nil, nil
+		return l.Get(locate(l, r)), nil, nil
 	}
 	if sv.V == nil {
 		return nil, nil, nil
@@ -349,12 +392,15 @@ func (s *DB) Step(ctx context.Context, st store.Step) (store.EditResult, error) 
 				}
 				return outcome{l: cur.l, refs: cur.refs, tasks: &taskChange{body: putT}, kind: store.KindTasks}, nil
 			}
-			if !sameValue(cur.l.Get(r.path), wantV) {
+			// The tool may have moved since: the step follows it (and keeps its new place).
+			path := locate(cur.l, r)
+			moved.path = path
+			if !sameValue(cur.l.Get(path), wantV) {
 				return outcome{}, &errStepConflict{r}
 			}
-			o := listing.Op{Kind: listing.OpSet, Path: r.path, Value: putV}
+			o := listing.Op{Kind: listing.OpSet, Path: path, Value: putV}
 			if putV == nil {
-				o = listing.Op{Kind: listing.OpRemove, Path: r.path}
+				o = listing.Op{Kind: listing.OpRemove, Path: path}
 			}
 			l, err := cur.l.ApplyAll([]listing.Op{o})
 			if err != nil {

@@ -41,6 +41,7 @@ CREATE TABLE undo_steps (
   step_key     TEXT NOT NULL,
   tasks        INTEGER NOT NULL,  -- 1: the step takes back the task file, 0: the value at path
   path         TEXT NOT NULL,
+  tool         TEXT NOT NULL,     -- the name of the tool path is in ('' if none): found by name if tools moved
   before       BYTEA NOT NULL,
   after        BYTEA NOT NULL,
   PRIMARY KEY (workspace_id, author_id, stack, pos)

@@ -74,6 +74,7 @@ CREATE TABLE undo_steps (
   step_key     TEXT NOT NULL,
   tasks        INTEGER NOT NULL,  -- 1: the step takes back the task file, 0: the value at path
   path         TEXT NOT NULL,
+  tool         TEXT NOT NULL,     -- the name of the tool path is in ('' if none): found by name if tools moved
   before       BLOB NOT NULL,
   after        BLOB NOT NULL,
   PRIMARY KEY (workspace_id, author_id, stack, pos)
