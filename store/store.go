@@ -149,6 +149,11 @@ type Workspace struct {
 	Seq int64 `json:"seq"`
 	// ForkedFrom is the ID of the workspace this one was forked from, if any.
 	ForkedFrom string `json:"forkedFrom,omitempty"`
+	// TasksShape is the Seq of the last edit that changed the task file's shape: one that did
+	// not set a single field of one task (a task added or removed, a file imported, restored or
+	// undone), 0 if none. A task is addressed by its index, so an edit made from a task file
+	// older than its shape may name the wrong task.
+	TasksShape int64 `json:"-"`
 }
 
 // NewWorkspace is what CreateWorkspace needs.

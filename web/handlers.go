@@ -530,9 +530,6 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 		old = nil
 	}
 	st := s.current(ws)
-	if ch.tasks {
-		s.noteTaskShape(id, ws.Version)
-	}
 	shared := sharedPatches(ctx, old, st, ch.tasks)
 	if ch.extra != nil {
 		shared = append(shared, ch.extra(ws)...)
@@ -799,24 +796,6 @@ func (s *Server) staleTaskOp(c echo.Context, ws Workspace, op string, i int, val
 	return nil
 }
 
-// taskShape is the version at which this process last saw the task file's shape change (a
-// task added, removed, or the file replaced), 0 if it never did.
-func (s *Server) taskShape(ws string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.shapes[ws]
-}
-
-// noteTaskShape records that the task file's shape changed at version v.
-func (s *Server) noteTaskShape(ws string, v int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.shapes) >= maxCached && s.shapes[ws] == 0 {
-		clear(s.shapes) // forgetting only means no stale change is refused
-	}
-	s.shapes[ws] = max(s.shapes[ws], v)
-}
-
 func (s *Server) taskOp(c echo.Context) error {
 	sg, err := readSignals(c)
 	if err != nil {
@@ -828,7 +807,7 @@ func (s *Server) taskOp(c echo.Context) error {
 	}
 	i, _ := strconv.Atoi(c.QueryParam("i"))
 	op := c.QueryParam("op")
-	if g, err := strconv.Atoi(c.QueryParam("g")); err == nil && g < s.taskShape(ws.ID) {
+	if g, err := strconv.Atoi(c.QueryParam("g")); err == nil && g < ws.TasksShape {
 		return s.staleTaskOp(c, ws, op, i, sg.value())
 	}
 	k, val := c.QueryParam("k"), sg.value()

@@ -750,7 +750,9 @@ func TestStaleTaskChangeRefused(t *testing.T) {
 	if after == before {
 		t.Fatal("the removal was not applied")
 	}
-	evs := postAs(t, s, bo, strings.Repeat("b", 32), "/w/"+id+"/task?op=set&i=1&k=task&g="+g, map[string]any{"tool": 0, "val": "Bo's text for the second task"})
+	// Bo's change reaches another server (a replica, or this one after a restart): it knows too.
+	s2 := serverOn(t, st)
+	evs := postAs(t, s2, bo, strings.Repeat("b", 32), "/w/"+id+"/task?op=set&i=1&k=task&g="+g, map[string]any{"tool": 0, "val": "Bo's text for the second task"})
 	p := patched(evs)
 	if n := p["task-notice"]; !strings.Contains(n, "was not saved") || !strings.Contains(n, "Bo&#39;s text for the second task") {
 		t.Errorf("the stale change's notice should give the text back: %q", n)

@@ -462,9 +462,6 @@ func (h *Hub) onRemoteChange(r *room, ev store.Event, n Notice, tasks bool) {
 		return
 	}
 	st := s.current(ws)
-	if tasks {
-		s.noteTaskShape(r.ws, ws.Version)
-	}
 	n.Version = ws.Version
 	n.State, n.cache = st, &renders{}
 	n.Shared = sharedPatches(ctx, old, st, tasks)

@@ -84,7 +84,6 @@ type Server struct {
 
 	mu     sync.Mutex
 	states map[string]*state // last shown state per workspace
-	shapes map[string]int    // per workspace, the version its task file's shape last changed at
 	bases  map[string]*analysis.Result
 	locks  map[string]*sync.Mutex
 }
@@ -105,7 +104,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("web: load static files: %w", err)
 	}
 	s := &Server{db: cfg.Store, store: newWorkspaces(cfg.Store), ident: cfg.Identity, engine: cfg.Engine, log: cfg.Log, assets: assets,
-		max: cfg.MaxListingBytes, states: map[string]*state{}, shapes: map[string]int{}, bases: map[string]*analysis.Result{},
+		max: cfg.MaxListingBytes, states: map[string]*state{}, bases: map[string]*analysis.Result{},
 		locks: map[string]*sync.Mutex{}, fetch: cfg.Fetch, alive: cfg.KeepAlive, apiErr: cfg.APIErrors}
 	if s.alive <= 0 {
 		s.alive = 25 * time.Second

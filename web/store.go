@@ -30,8 +30,10 @@ type Workspace struct {
 	// the listing or the task file moves; patches and the page's ver signal carry it.
 	Version int
 	Head    int
-	// TasksSeq names the task file Tasks came from (store.TaskFile.Seq; -1: none).
-	TasksSeq int64
+	// TasksSeq names the task file Tasks came from (store.TaskFile.Seq; -1: none);
+	// TasksShape is the version its shape last changed at (store.Workspace.TasksShape).
+	TasksSeq   int64
+	TasksShape int
 	// CanUndo and CanRedo are for the person who asked (undo is per person).
 	CanUndo bool
 	CanRedo bool
@@ -192,7 +194,8 @@ func (w *workspaces) get(ctx context.Context, id string, who Author, undo bool) 
 	if err != nil {
 		return Workspace{}, storeErr(err)
 	}
-	ws := Workspace{ID: rec.ID, Name: rec.Title, Version: int(rec.Seq), Head: rec.Head, Created: rec.Created, Forked: rec.ForkedFrom}
+	ws := Workspace{ID: rec.ID, Name: rec.Title, Version: int(rec.Seq), Head: rec.Head, Created: rec.Created, Forked: rec.ForkedFrom,
+		TasksShape: int(rec.TasksShape)}
 	w.mu.Lock()
 	h, okH := w.heads[id]
 	base := w.bases[id]

@@ -42,6 +42,7 @@ func Run(t *testing.T, open Opener) {
 		{"RealListingsRoundTrip", testRealListings},
 		{"Tasks", testTasks},
 		{"TaskCoalescing", testTaskCoalescing},
+		{"TasksShape", testTasksShape},
 		{"Undo", testUndo},
 		{"UndoTasks", testUndoTasks},
 		{"UndoLargeValues", testUndoLargeValues},
@@ -1660,5 +1661,54 @@ func testUndoFollowsMovedTool(t *testing.T, s store.Store) {
 	}
 	if d := byName["read"].Get("description"); d != nil {
 		t.Errorf("the undo wrote into read, the tool now at the old index: %q", d.Str)
+	}
+}
+
+// testTasksShape: Workspace.TasksShape moves with the edits that change the task file's shape
+// (not one field of one task), and only with them.
+func testTasksShape(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	w := newWorkspace(t, s, t0)
+	shape := func() int64 {
+		t.Helper()
+		rec, err := s.Workspace(ctx, w.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec.TasksShape
+	}
+	steps := []struct {
+		name  string
+		do    func() (store.EditResult, error)
+		moves bool
+	}{
+		{"a first task file", func() (store.EditResult, error) {
+			return s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Body: json.RawMessage(`[{"task": "a"}]`), Now: t0})
+		}, true},
+		{"one field of one task", func() (store.EditResult, error) {
+			return s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Field: "/0/task", Body: json.RawMessage(`[{"task": "ab"}]`), Now: t0})
+		}, false},
+		{"a listing edit", func() (store.EditResult, error) {
+			return s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Ops: set("/tools/0/description", "x"), Now: t0})
+		}, false},
+		{"a task added", func() (store.EditResult, error) {
+			return s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Body: json.RawMessage(`[{"task": "ab"}, {"task": ""}]`), Now: t0})
+		}, true},
+		{"a restore", func() (store.EditResult, error) {
+			return s.Restore(ctx, store.Restore{Workspace: w.ID, Number: 1, Now: t0})
+		}, true},
+	}
+	for _, st := range steps {
+		before := shape()
+		res, err := st.do()
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		switch got := shape(); {
+		case st.moves && got != res.Seq:
+			t.Errorf("%s: TasksShape %d, want its seq %d", st.name, got, res.Seq)
+		case !st.moves && got != before:
+			t.Errorf("%s: TasksShape moved from %d to %d", st.name, before, got)
+		}
 	}
 }

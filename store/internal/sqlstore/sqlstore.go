@@ -187,13 +187,13 @@ func checkID(op, what, id string) error {
 
 // ---- workspaces
 
-const wsCols = `id, title, created_at, updated_at, head, seq, forked_from`
+const wsCols = `id, title, created_at, updated_at, head, seq, forked_from, tasks_shape`
 
 func scanWorkspace(row interface{ Scan(...any) error }) (store.Workspace, error) {
 	var w store.Workspace
 	var created, updated int64
 	var forked sql.NullString
-	err := row.Scan(&w.ID, &w.Title, &created, &updated, &w.Head, &w.Seq, &forked)
+	err := row.Scan(&w.ID, &w.Title, &created, &updated, &w.Head, &w.Seq, &forked, &w.TasksShape)
 	w.Created, w.Updated, w.ForkedFrom = store.FromMicros(created), store.FromMicros(updated), forked.String
 	return w, err
 }
@@ -380,13 +380,13 @@ func (s *DB) ForkWorkspace(ctx context.Context, f store.Fork) (store.Workspace, 
 		if title == "" {
 			title = src.Title
 		}
-		w = store.Workspace{ID: id, Title: title, Created: t, Updated: t, Head: src.Head, Seq: src.Seq, ForkedFrom: src.ID}
+		w = store.Workspace{ID: id, Title: title, Created: t, Updated: t, Head: src.Head, Seq: src.Seq, ForkedFrom: src.ID, TasksShape: src.TasksShape}
 		stmts := []struct {
 			q    string
 			args []any
 		}{
-			{`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq, forked_from) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-				[]any{id, title, store.Micros(t), store.Micros(t), src.Head, src.Seq, src.ID}},
+			{`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq, forked_from, tasks_shape) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				[]any{id, title, store.Micros(t), store.Micros(t), src.Head, src.Seq, src.ID, src.TasksShape}},
 			{`INSERT INTO task_bodies (workspace_id, id, body, first_number)
 				SELECT ?, id, body, first_number FROM task_bodies WHERE workspace_id = ?`, []any{id, src.ID}},
 			{`INSERT INTO revisions (workspace_id, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, envelope, tools, tasks)
@@ -691,10 +691,14 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 			c.ws, seq, rev.Number, c.author, c.authorID, store.Micros(t), opsJSON, boolInt(tasksChanged)); err != nil {
 			return nil, fmt.Errorf("write edit %d: %w", seq, err)
 		}
+		shape := w.TasksShape
+		if tasksChanged && (c.kind != store.KindTasks || field == "") {
+			shape = seq // not one field of one task: indexes may name other tasks now
+		}
 		// The guard on seq turns a lost race (possible only if a dialect failed to lock) into a
 		// Conflict instead of a lost edit.
-		up, err := tx.ExecContext(ctx, s.q(`UPDATE workspaces SET head = ?, seq = ?, updated_at = ? WHERE id = ? AND seq = ?`),
-			rev.Number, seq, store.Micros(t), c.ws, w.Seq)
+		up, err := tx.ExecContext(ctx, s.q(`UPDATE workspaces SET head = ?, seq = ?, updated_at = ?, tasks_shape = ? WHERE id = ? AND seq = ?`),
+			rev.Number, seq, store.Micros(t), shape, c.ws, w.Seq)
 		if err != nil {
 			return nil, err
 		}

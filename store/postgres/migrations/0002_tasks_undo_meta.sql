@@ -30,6 +30,9 @@ DROP TABLE task_files;
 -- 1: the edit replaced the task file.
 ALTER TABLE edits ADD COLUMN tasks INTEGER NOT NULL DEFAULT 0;
 
+-- The seq of the last edit that changed the task file's shape (store.Workspace.TasksShape).
+ALTER TABLE workspaces ADD COLUMN tasks_shape BIGINT NOT NULL DEFAULT 0;
+
 -- Each person's undo and redo steps on each workspace, by position (the top is the highest).
 -- before and after are JSON: {"v": value}, {} (absent), or {"rev": n} (the value the path has
 -- in revision n, which no later edit changes: used for large values such as whole tool arrays).
