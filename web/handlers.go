@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -335,6 +336,20 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 	if err := s.forwardTaskRows(sse, p, n); err != nil {
 		return err
 	}
+	if n.AuthorID != "" && n.AuthorID == p.who.ID {
+		// The same person on another tab or replica: their undo changed too.
+		u := n.Undo
+		if u == nil {
+			got, err := s.db.UndoState(sse.Context(), p.ws, p.who.ID)
+			if err != nil {
+				return err
+			}
+			u = &got
+		}
+		if err := sse.PatchElementTempl(views.History(p.ws, u.CanUndo, u.CanRedo, n.Version)); err != nil {
+			return err
+		}
+	}
 	sel := p.selected()
 	if !n.Structure && n.EditorTool != sel {
 		return nil
@@ -404,16 +419,52 @@ func (s *Server) forwardTaskRows(sse *datastar.ServerSentEventGenerator, p *page
 			}
 			continue
 		}
-		r := st.tasks.Rows[i]
-		// Replace, not morph: a morph leaves a field's text alone when its value was typed.
-		if err := sse.PatchElementTempl(views.TaskText(p.ws, r), datastar.WithModeReplace()); err != nil {
-			return err
-		}
-		if err := sse.PatchElementTempl(views.TaskExpect(p.ws, st.tasks.ToolNames, r), datastar.WithModeReplace()); err != nil {
+		if err := s.patchTaskRowCached(sse, p.ws, st, i, n.cache); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// patchTaskRow replaces one task's fields on a page. Replace, not morph: a morph leaves a
+// field's text alone when its value was typed.
+func (s *Server) patchTaskRow(sse *datastar.ServerSentEventGenerator, ws string, st *state, i int) error {
+	return s.patchTaskRowCached(sse, ws, st, i, nil)
+}
+
+// patchTaskRowCached is patchTaskRow rendering the fields once per notice for all its pages.
+func (s *Server) patchTaskRowCached(sse *datastar.ServerSentEventGenerator, ws string, st *state, i int, cache *renders) error {
+	if i < 0 || i >= len(st.tasks.Rows) {
+		return nil
+	}
+	html, err := cache.render(taskRowKey(i), func() (string, error) {
+		r := st.tasks.Rows[i]
+		return render(sse.Context(), views.TaskText(ws, r)) + render(sse.Context(), views.TaskExpect(ws, st.tasks.ToolNames, r)), nil
+	})
+	if err != nil {
+		return err
+	}
+	return sse.PatchElements(html, datastar.WithModeReplace())
+}
+
+// taskRowKey is a task's key in a notice's renders (tools are 0…, the revision list -1).
+func taskRowKey(i int) int { return -2 - i }
+
+// changedTaskRows compares the tasks two states show: the tasks whose fields differ, or
+// reshaped when the table must be rendered whole (nothing shown yet, tasks added or removed,
+// the tools renamed — every select lists them — or the file's shape changed).
+func changedTaskRows(old, now *state) (rows []int, reshaped bool) {
+	if old == nil || len(old.tasks.Rows) != len(now.tasks.Rows) || old.ws.TasksShape != now.ws.TasksShape ||
+		!slices.Equal(old.tasks.ToolNames, now.tasks.ToolNames) {
+		return nil, true
+	}
+	for i, r := range now.tasks.Rows {
+		o := old.tasks.Rows[i]
+		if o.Task != r.Task || o.Expect != r.Expect || o.NoTool != r.NoTool {
+			rows = append(rows, i)
+		}
+	}
+	return rows, false
 }
 
 // tasksPanel shows the task table as it stands (a notice's "Show their version").
@@ -518,8 +569,10 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 		case errors.As(err, &ee):
 			return s.problemPatch(c, sg, ch.tool, "That change could not be applied: "+ee.Msg)
 		case errors.As(err, &ue):
+			// The refused step is gone: the buttons show what is left.
 			sse := datastar.NewSSE(c.Response().Writer, c.Request())
 			_ = sse.PatchElementTempl(views.FieldNotice(id, sg.Tool, ue.msg))
+			_ = sse.PatchElementTempl(views.History(id, ws.CanUndo, ws.CanRedo, ws.Version))
 			return nil
 		case ch.step == "restore":
 			return revisionErr(err)
@@ -530,7 +583,9 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 		old = nil
 	}
 	st := s.current(ws)
-	shared := sharedPatches(ctx, old, st, ch.tasks)
+	// The tasks that differ from what was shown: this change's, and any another made meanwhile.
+	taskRows, reshaped := changedTaskRows(old, st)
+	shared := sharedPatches(ctx, old, st, ch.tasks || reshaped)
 	if ch.extra != nil {
 		shared = append(shared, ch.extra(ws)...)
 	}
@@ -539,9 +594,10 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 		field = store.FieldOf(ch.edit.Ops)
 	}
 	n := Notice{Version: ws.Version, From: sg.PID, Shared: shared, EditorTool: ch.tool, Structure: ch.structure,
-		Field: field, Author: who.Name, AuthorID: who.ID, History: true, State: st, cache: &renders{}}
-	if ch.taskSet {
-		n.TaskRows = []int{ch.taskRow}
+		Field: field, Author: who.Name, AuthorID: who.ID, History: true, State: st, cache: &renders{},
+		Undo: &store.UndoState{CanUndo: ws.CanUndo, CanRedo: ws.CanRedo}}
+	if !ch.tasks && !reshaped {
+		n.TaskRows = taskRows
 	}
 	if res.Seq > 0 {
 		// The store's event for this edit delivers n to the other pages (through the hub),
@@ -566,6 +622,15 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	sse := datastar.NewSSE(c.Response().Writer, c.Request())
 	if err := sendPatches(sse, shared); err != nil {
 		return nil
+	}
+	// Tasks another person changed meanwhile; never the one this page is typing in.
+	for _, i := range n.TaskRows {
+		if ch.taskSet && i == ch.taskRow {
+			continue
+		}
+		if err := s.patchTaskRow(sse, id, st, i); err != nil {
+			return nil
+		}
 	}
 	// Undo and redo are per person: only this page's buttons change.
 	if err := sse.PatchElementTempl(views.History(id, ws.CanUndo, ws.CanRedo, ws.Version)); err != nil {
@@ -608,6 +673,12 @@ func (s *Server) problemPatch(c echo.Context, sg signals, tool int, msg string) 
 
 func (s *Server) getWS(c echo.Context) (Workspace, error) {
 	return s.store.Get(c.Request().Context(), c.Param("id"), s.who(c))
+}
+
+// getForEdit is getWS for a handler about to change the workspace: without the person's undo
+// state, which the change's answer carries.
+func (s *Server) getForEdit(c echo.Context) (Workspace, error) {
+	return s.store.get(c.Request().Context(), c.Param("id"), s.who(c), false)
 }
 
 func toolIndex(c echo.Context, ws Workspace, key string) (int, error) {
@@ -664,7 +735,7 @@ func (s *Server) editField(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ws, err := s.getWS(c)
+	ws, err := s.getForEdit(c)
 	if err != nil {
 		return err
 	}
@@ -730,7 +801,7 @@ func (s *Server) toolOp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ws, err := s.getWS(c)
+	ws, err := s.getForEdit(c)
 	if err != nil {
 		return err
 	}
@@ -755,7 +826,7 @@ func (s *Server) paramOp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ws, err := s.getWS(c)
+	ws, err := s.getForEdit(c)
 	if err != nil {
 		return err
 	}
@@ -782,11 +853,15 @@ func (s *Server) paramOp(c echo.Context) error {
 // task was added or removed since it was rendered): its index may name another task now, so it
 // is not applied. The page gets the table as it stands and a notice that gives back the text it
 // sent, so nothing typed is lost.
-func (s *Server) staleTaskOp(c echo.Context, ws Workspace, op string, i int, val string) error {
+func (s *Server) staleTaskOp(c echo.Context, ws Workspace, op string, i int, val string, busy bool) error {
 	st := s.current(ws)
-	msg := "The task table changed (a task was added or removed) before your change reached the server, so it was not applied. Here is the table as it stands; try again."
+	why := "The task table changed (a task was added or removed)"
+	if busy {
+		why = "Others changed the tasks many times at once"
+	}
+	msg := why + " before your change reached the server, so it was not applied. Here is the table as it stands; try again."
 	if op == "set" && val != "" {
-		msg = fmt.Sprintf("The task table changed (a task was added or removed) while you typed in task %d, so your last change was not saved. Your text was: «%s». Here is the table as it stands.", i+1, val)
+		msg = fmt.Sprintf("%s while you typed in task %d, so your last change was not saved. Your text was: «%s». Here is the table as it stands.", why, i+1, val)
 	}
 	sse := datastar.NewSSE(c.Response().Writer, c.Request())
 	if err := sse.PatchElementTempl(views.TasksRegion(st.tasks)); err != nil {
@@ -801,14 +876,18 @@ func (s *Server) taskOp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ws, err := s.getWS(c)
+	ws, err := s.getForEdit(c)
 	if err != nil {
 		return err
 	}
 	i, _ := strconv.Atoi(c.QueryParam("i"))
 	op := c.QueryParam("op")
-	if g, err := strconv.Atoi(c.QueryParam("g")); err == nil && g < ws.TasksShape {
-		return s.staleTaskOp(c, ws, op, i, sg.value())
+	g, err := strconv.Atoi(c.QueryParam("g"))
+	if err != nil {
+		g = -1
+	}
+	if g >= 0 && g < ws.TasksShape {
+		return s.staleTaskOp(c, ws, op, i, sg.value(), false)
 	}
 	k, val := c.QueryParam("k"), sg.value()
 	key := ""
@@ -826,7 +905,7 @@ func (s *Server) taskOp(c echo.Context) error {
 	fn := func(cur []selection.Task) ([]selection.Task, error) {
 		tasks := append([]selection.Task(nil), cur...)
 		if op != "add" && (i < 0 || i >= len(tasks)) {
-			return nil, echo.NewHTTPError(http.StatusConflict, "that task no longer exists; reload the page")
+			return nil, &staleTasks{}
 		}
 		switch op {
 		case "add":
@@ -845,8 +924,17 @@ func (s *Server) taskOp(c echo.Context) error {
 		return tasks, nil
 	}
 	structure := op != "set"
-	return s.commit(c, sg, change{edit: &Edit{TasksFn: fn, SetTasks: true, Key: key}, tool: -1, tasks: structure, select_: -1,
+	err = s.commit(c, sg, change{edit: &Edit{TasksFn: fn, ShapeBase: g, SetTasks: true, Key: key}, tool: -1, tasks: structure, select_: -1,
 		taskSet: !structure, taskRow: i})
+	var st *staleTasks
+	if errors.As(err, &st) {
+		cur, gerr := s.getWS(c)
+		if gerr != nil {
+			return gerr
+		}
+		return s.staleTaskOp(c, cur, op, i, val, st.busy)
+	}
+	return err
 }
 
 func (s *Server) undo(c echo.Context) error { return s.step(c, "undo") }

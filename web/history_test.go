@@ -823,3 +823,118 @@ func TestConcurrentTaskEditsKeepBoth(t *testing.T) {
 		t.Errorf("%d revisions, want 3 (the baseline, Bo's, Ana's)", len(revs))
 	}
 }
+
+// TestTaskChangeNotAppliedToShiftedTask: Bo removes a task between Ana's read of the task file
+// and her edit of a later task: her edit (made by index) is refused with her text given back,
+// never written into the task that moved up; and two removals of one task remove one.
+func TestTaskChangeNotAppliedToShiftedTask(t *testing.T) {
+	base := newTestStore(t)
+	rt := &raceTasks{Store: base}
+	s := serverOn(t, rt)
+	id := openExample(t, s, "library-2-draft")
+	g := regexp.MustCompile(`g=(\d+)`).FindStringSubmatch(getPageAs(t, s, ana, "/w/"+id))[1]
+	before := do(t, s, httptest.NewRequest(http.MethodGet, "/w/"+id+"/tasks.json", nil)).Body.String()
+	rt.run = func(st store.Store) {
+		tf, err := st.Tasks(context.Background(), id)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		var tasks []json.RawMessage
+		_ = json.Unmarshal(tf.Body, &tasks)
+		b, _ := json.Marshal(tasks[1:]) // Bo removes task 1
+		if _, err := st.PutTasks(context.Background(), store.TaskEdit{Workspace: id, Author: "bo", AuthorID: bo.id, Body: b, Base: &tf.Seq}); err != nil {
+			t.Error(err)
+		}
+	}
+	evs := postAs(t, s, ana, strings.Repeat("a", 32), "/w/"+id+"/task?op=set&i=1&k=task&g="+g, map[string]any{"tool": 0, "val": "Ana's edit of task 2"})
+	if n := patched(evs)["task-notice"]; !strings.Contains(n, "Ana&#39;s edit of task 2") {
+		t.Errorf("the refused change should give the text back: %q", n)
+	}
+	got := do(t, s, httptest.NewRequest(http.MethodGet, "/w/"+id+"/tasks.json", nil)).Body.String()
+	if strings.Contains(got, "Ana's edit") {
+		t.Errorf("Ana's edit was applied to the task that moved into its place:\n%s", got)
+	}
+	if got == before {
+		t.Error("Bo's removal was lost")
+	}
+	// Both remove (what they see as) task 1 from the same table: one task goes.
+	g = regexp.MustCompile(`g=(\d+)`).FindStringSubmatch(getPageAs(t, s, ana, "/w/"+id))[1]
+	count := func() int {
+		var ts []any
+		_ = json.Unmarshal([]byte(do(t, s, httptest.NewRequest(http.MethodGet, "/w/"+id+"/tasks.json", nil)).Body.String()), &ts)
+		return len(ts)
+	}
+	n0 := count()
+	postAs(t, s, ana, strings.Repeat("a", 32), "/w/"+id+"/task?op=del&i=0&g="+g, map[string]any{"tool": 0})
+	postAs(t, s, bo, strings.Repeat("b", 32), "/w/"+id+"/task?op=del&i=0&g="+g, map[string]any{"tool": 0})
+	if n := count(); n != n0-1 {
+		t.Errorf("two removals of one task from one table left %d tasks of %d", n, n0)
+	}
+}
+
+// TestTaskRowsOfOthersReachEveryPage: a task edit that lands while Ana's is being made (another
+// replica's, say) reaches every page, Ana's too, with Ana's own: pages show what differs from
+// what they showed, not only what the last edit set.
+func TestTaskRowsOfOthersReachEveryPage(t *testing.T) {
+	base := newTestStore(t)
+	rt := &raceTasks{Store: base}
+	s := serverOn(t, rt)
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	id := openExample(t, s, "library-2-draft")
+	cy := person{"cy", strings.Repeat("c3", 16)}
+	sc := openStream(t, ts.URL, id, cy, strings.Repeat("c", 32), 0)
+	sc.waitFor(t, "cy's page", func(s string) bool { return strings.Contains(s, ">cy<") })
+	rt.run = func(st store.Store) {
+		tf, _ := st.Tasks(context.Background(), id)
+		var tasks []map[string]any
+		_ = json.Unmarshal(tf.Body, &tasks)
+		tasks[2]["task"] = "Bo's edit of task 3"
+		b, _ := json.Marshal(tasks)
+		if _, err := st.PutTasks(context.Background(), store.TaskEdit{Workspace: id, Author: "bo", AuthorID: bo.id, Field: "/2/task", Body: b, Base: &tf.Seq}); err != nil {
+			t.Error(err)
+		}
+	}
+	sc.reset()
+	evs := postAs(t, s, ana, strings.Repeat("a", 32), "/w/"+id+"/task?op=set&i=0&k=task", map[string]any{"tool": 0, "val": "Ana's edit of task 1"})
+	if got := patched(evs)["t-2-task"]; !strings.Contains(got, "Bo&#39;s edit of task 3") {
+		t.Errorf("Ana's page did not get Bo's task: %v", keys(patched(evs)))
+	}
+	if _, ok := patched(evs)["t-0-task"]; ok {
+		t.Error("Ana's own field was replaced under her typing")
+	}
+	sc.waitFor(t, "both tasks on cy's page", func(s string) bool {
+		return strings.Contains(s, "Bo&#39;s edit of task 3") && strings.Contains(s, "Ana&#39;s edit of task 1")
+	})
+}
+
+// TestUndoButtonsFollowThePerson: Ana's edit in one tab enables Undo in her other tab, not in
+// Bo's; a refused undo disables the button it used.
+func TestUndoButtonsFollowThePerson(t *testing.T) {
+	st := newTestStore(t)
+	s := serverOn(t, st)
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	id := openExample(t, s, "library-2-draft")
+	a2 := openStream(t, ts.URL, id, ana, strings.Repeat("d", 32), 1)
+	b1 := openStream(t, ts.URL, id, bo, strings.Repeat("b", 32), 1)
+	b1.waitFor(t, "ana's second tab", func(s string) bool { return strings.Contains(s, ">ana<") })
+	a2.reset()
+	b1.reset()
+	postAs(t, s, ana, strings.Repeat("a", 32), "/w/"+id+"/edit?t=0&f=description", map[string]any{"tool": 0, "val": "Ana's text"})
+	body := a2.waitFor(t, "ana's other tab's buttons", func(s string) bool { return strings.Contains(s, `id="history"`) })
+	if m := regexp.MustCompile(`<button[^>]*data-testid="undo"[^>]*>`).FindString(body); m == "" || strings.Contains(m, "disabled") {
+		t.Errorf("Ana's other tab: undo not enabled: %q", m)
+	}
+	if strings.Contains(b1.waitFor(t, "the edit on bo's page", func(s string) bool { return strings.Contains(s, `id="tool-row-0"`) }), `id="history"`) {
+		t.Error("Bo's page got Ana's undo buttons")
+	}
+	// Bo overwrites; Ana's undo is refused and her button goes off.
+	postAs(t, s, bo, strings.Repeat("b", 32), "/w/"+id+"/edit?t=0&f=description", map[string]any{"tool": 0, "val": "Bo's text"})
+	evs := postAs(t, s, ana, strings.Repeat("a", 32), "/w/"+id+"/undo", map[string]any{"tool": 0})
+	h := patched(evs)["history"]
+	if m := regexp.MustCompile(`<button[^>]*data-testid="undo"[^>]*>`).FindString(h); !strings.Contains(m, "disabled") {
+		t.Errorf("after a refused undo with nothing left, the button should be off: %q", h)
+	}
+}

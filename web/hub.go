@@ -29,8 +29,11 @@ type Notice struct {
 	Field    string
 	Author   string
 	AuthorID string
-	// TaskRows are the tasks a task edit set one field of: other pages show their new fields.
+	// TaskRows are the tasks whose fields the change left different: other pages show them.
 	TaskRows []int
+	// Undo is the author's undo state after the change, when known: the author's other pages
+	// (tabs, replicas) show it too.
+	Undo *store.UndoState
 	// History asks pages whose History panel is open to show the revisions again.
 	History bool
 	// Full asks the page to re-render every region (it missed notices).
@@ -425,15 +428,9 @@ func (h *Hub) onEdit(r *room, ev store.Event) {
 	}
 	unlock()
 	if ev.Kind == store.EventTasks {
-		// One field of one task ("/3/task"): that task's fields on every page; anything else
-		// re-renders the task table (Structure).
-		n := Notice{EditorTool: -1, Author: ev.Author, AuthorID: ev.AuthorID, History: true}
-		if toks := strings.Split(ev.Field, "/"); len(toks) == 3 && toks[0] == "" {
-			if i, err := strconv.Atoi(toks[1]); err == nil && i >= 0 {
-				n.TaskRows = []int{i}
-			}
-		}
-		h.onRemoteChange(r, ev, n, len(n.TaskRows) == 0)
+		// The tasks that differ from what was shown get their fields on every page (the table
+		// whole when its shape changed): see onRemoteChange.
+		h.onRemoteChange(r, ev, Notice{EditorTool: -1, Author: ev.Author, AuthorID: ev.AuthorID, History: true}, false)
 		return
 	}
 	structure := ev.Field == ""
@@ -464,7 +461,11 @@ func (h *Hub) onRemoteChange(r *room, ev store.Event, n Notice, tasks bool) {
 	st := s.current(ws)
 	n.Version = ws.Version
 	n.State, n.cache = st, &renders{}
-	n.Shared = sharedPatches(ctx, old, st, tasks)
+	rows, reshaped := changedTaskRows(old, st)
+	n.Shared = sharedPatches(ctx, old, st, tasks || reshaped)
+	if !tasks && !reshaped {
+		n.TaskRows = rows
+	}
 	unlock()
 	h.Publish(r.ws, n)
 }

@@ -49,11 +49,15 @@ type Edit struct {
 	// Tasks replaces the task file when SetTasks is set; TasksFn, when set instead, makes the
 	// new task file from the current one (one task changed), and is made again from a fresher
 	// one when someone else's task edit lands first, so that neither is lost.
-	Tasks    []selection.Task
-	TasksFn  func(cur []selection.Task) ([]selection.Task, error)
-	SetTasks bool
-	Key      string
-	Message  string
+	Tasks   []selection.Task
+	TasksFn func(cur []selection.Task) ([]selection.Task, error)
+	// ShapeBase, for a TasksFn, is the version of the task table the change was made in (the
+	// page's): a task file whose shape changed after it (store.Workspace.TasksShape) refuses
+	// the change with a *staleTasks, since its index may name another task now. -1: unchecked.
+	ShapeBase int
+	SetTasks  bool
+	Key       string
+	Message   string
 }
 
 // Author is who makes a change: a display name and an ID that tells apart two people who chose
@@ -277,6 +281,9 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 		for attempt := 1; ; attempt++ {
 			tasks, base := e.Tasks, (*int64)(nil)
 			if e.TasksFn != nil {
+				if e.ShapeBase >= 0 && cur.TasksShape > e.ShapeBase {
+					return cur, res, &staleTasks{}
+				}
 				if tasks, err = e.TasksFn(cur.Tasks); err != nil {
 					return cur, res, err
 				}
@@ -288,7 +295,10 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 			}
 			res, err = w.st.PutTasks(ctx, store.TaskEdit{Workspace: id, Author: who.Name, AuthorID: who.ID, Body: tj, Message: e.Message,
 				Field: taskField(e.Key), Undo: &store.Undoable{Key: e.Key}, Base: base})
-			if store.KindOf(err) == store.Conflict && e.TasksFn != nil && attempt < maxTaskRetries {
+			if store.KindOf(err) == store.Conflict && e.TasksFn != nil {
+				if attempt >= maxTaskRetries {
+					return cur, res, &staleTasks{busy: true}
+				}
 				// Someone else's task edit landed first: make this one again from theirs.
 				if cur, err = w.get(ctx, id, who, false); err != nil {
 					return Workspace{}, res, err
@@ -298,8 +308,16 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 			if err != nil {
 				return Workspace{}, res, storeErr(err)
 			}
-			after, err := w.Get(ctx, id, who)
-			return after, res, err
+			// The head and the undo state changed, and the task file: the rest is as read.
+			w.cacheHead(id, res.Seq, res.Listing)
+			after := cur
+			after.Listing, after.Version, after.Head = res.Listing, int(res.Seq), res.Revision.Number
+			after.Tasks, after.TasksSeq = tasks, res.Revision.TasksSeq
+			if e.TasksFn == nil || e.Key == "" {
+				after.TasksShape = int(res.Seq) // see store.Workspace.TasksShape
+			}
+			after.CanUndo, after.CanRedo = res.Undo.CanUndo, res.Undo.CanRedo
+			return after, res, nil
 		}
 	}
 	if res.Seq == 0 {
@@ -312,6 +330,16 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 	after.Listing, after.Version, after.Head = res.Listing, int(res.Seq), res.Revision.Number
 	after.CanUndo, after.CanRedo = res.Undo.CanUndo, res.Undo.CanRedo
 	return after, res, nil
+}
+
+// staleTasks is a task change that was not applied: made in a task table whose shape has
+// changed since (its index may name another task now), naming a task that is gone, or (busy)
+// overtaken by others' task edits maxTaskRetries times. The page gets the table as it stands
+// and the text back.
+type staleTasks struct{ busy bool }
+
+func (e *staleTasks) Error() string {
+	return "the task table changed before the change reached the server"
 }
 
 // maxTaskRetries bounds the attempts of one task edit against others landing first.
