@@ -222,6 +222,8 @@ type FetchForm struct {
 	Transport  string // streamable, sse or stdio
 	Command    string // the stdio command line, when stdio is allowed
 	AllowStdio bool
+	// QueryDropped says URL lost its query when it was kept (a query may hold a key).
+	QueryDropped bool
 }
 
 // FetchProblem is a fetch that failed: what went wrong and what would work.

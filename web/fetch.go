@@ -155,6 +155,10 @@ func (s *Server) doFetch(ctx context.Context, t remote.Target) (*remote.Result, 
 		s.log.Warn("fetch failed", "err", err)
 		return nil, &views.FetchProblem{Kind: "error", Message: "The fetch failed: " + err.Error()}
 	}
+	if res.Transport != remote.Stdio {
+		// From here on (logs, revision messages, the kept report) the endpoint has no query.
+		res.Endpoint, _ = keptURL(res.Endpoint)
+	}
 	s.log.Info("fetched", "endpoint", res.Endpoint, "transport", res.Transport, "tools", len(res.Listing.Tools), "pages", len(res.Pages))
 	return res, nil
 }
@@ -178,14 +182,25 @@ func reportOf(res *remote.Result) views.FetchReport {
 		FetchedAt: res.FetchedAt.UTC().Format(time.RFC3339), Tools: len(res.Listing.Tools), Pages: len(res.Pages)}
 }
 
-// formOf is the form shown again after a fetch: where it came from, nothing secret.
+// formOf is the form shown again after a fetch, and kept with the workspace: where it came
+// from, nothing secret.
 func (s *Server) formOf(f views.FetchForm) views.FetchForm {
 	f.AllowStdio = s.fetch.AllowStdio
-	if u, err := url.Parse(f.URL); err == nil && u.User != nil {
-		u.User = nil // a password in the URL is a credential too
-		f.URL = u.String()
-	}
+	f.URL, f.QueryDropped = keptURL(f.URL)
 	return f
+}
+
+// keptURL is a URL as the workspace keeps it: without a user and password, and without its
+// query and fragment, where hosted MCP servers often take a key (?api_key=…); dropped says the
+// query or fragment went.
+func keptURL(raw string) (kept string, dropped bool) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", raw != ""
+	}
+	dropped = u.RawQuery != "" || u.ForceQuery || u.Fragment != ""
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String(), dropped
 }
 
 // fetchHome fetches a listing from the start page's form and opens it as a new workspace.
@@ -291,10 +306,15 @@ func (s *Server) fetchWorkspace(c echo.Context) error {
 	rep.Baseline = changeSet(listing.Compare(ws.Baseline, res.Listing), "the baseline (the listing this workspace started from)")
 	rep.Unchanged = !prev.Changed()
 	fi := &fetchInfo{Form: s.formOf(fr.form), Report: rep}
-	s.setFetch(c.Request().Context(), ws.ID, fi)
+	// The panel is rendered from this fetch in hand (a concurrent re-fetch may store another).
+	panel := func(version int) string {
+		p := views.ServerPanel{WS: ws.ID, Form: fi.Form, Report: &fi.Report}
+		return render(c.Request().Context(), views.ServerPanelRegion(p, version))
+	}
 	if rep.Unchanged {
 		// Nothing to apply: only the panel changes, on every page.
-		html := render(c.Request().Context(), views.ServerPanelRegion(s.serverPanel(c.Request().Context(), ws.ID, nil), ws.Version))
+		s.setFetch(c.Request().Context(), ws.ID, fi)
+		html := panel(ws.Version)
 		patch := Patch{HTML: html, Mode: string(datastar.ElementPatchModeReplace)}
 		sse := datastar.NewSSE(c.Response().Writer, c.Request())
 		_ = sendPatches(sse, []Patch{patch})
@@ -305,9 +325,10 @@ func (s *Server) fetchWorkspace(c echo.Context) error {
 	sel := min(max(tool, 0), max(len(res.Listing.Tools)-1, 0))
 	return s.commit(c, sg, change{edit: &Edit{Ops: ops}, tool: sel, structure: true, tasks: true, select_: sel,
 		extra: func(ws Workspace) []Patch {
+			// Kept once the new revision is: a report of a change that was never applied is not.
+			s.setFetch(c.Request().Context(), ws.ID, fi)
 			// Replace, not morph: a morph keeps the token field's typed value.
-			return []Patch{{HTML: render(c.Request().Context(), views.ServerPanelRegion(s.serverPanel(c.Request().Context(), ws.ID, nil), ws.Version)),
-				Mode: string(datastar.ElementPatchModeReplace)}}
+			return []Patch{{HTML: panel(ws.Version), Mode: string(datastar.ElementPatchModeReplace)}}
 		}})
 }
 

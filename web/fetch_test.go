@@ -275,3 +275,32 @@ func TestFetchFailures(t *testing.T) {
 		t.Errorf("the token appears in an answer or the log")
 	}
 }
+
+// TestFetchKeepsNoQuery: a key in the server URL's query (as hosted MCP servers take one) is
+// used for the fetch and kept nowhere: not in the form shown again, the stored record, the
+// revision message or the log.
+func TestFetchKeepsNoQuery(t *testing.T) {
+	var log bytes.Buffer
+	s := fetchServer(t, remote.LocalPolicy(), &log)
+	_, u := mcpServer(t, 2, 1, "")
+	const secret = "sk-query-9f8e7d"
+	rec := fetchHome(t, s, url.Values{"url": {u + "?api_key=" + secret}, "transport": {"streamable"}})
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body.String())
+	}
+	id := strings.TrimPrefix(rec.Header().Get("Location"), "/w/")
+	page := getPage(t, s, "/w/"+id)
+	if n := find(t, page, "wf-url"); len(n) != 1 || attr(n[0], "value") != u {
+		t.Errorf("the form shown again should hold the URL without its query")
+	}
+	if len(find(t, page, "wf-query-dropped")) != 1 {
+		t.Errorf("the page does not say the query was not kept")
+	}
+	meta, _ := s.db.Meta(context.Background(), id, fetchMetaKey)
+	revs, _ := s.db.Revisions(context.Background(), id)
+	for what, text := range map[string]string{"page": page, "stored record": string(meta), "log": log.String(), "revision message": revs[0].Message} {
+		if strings.Contains(text, secret) {
+			t.Errorf("the %s holds the query's key", what)
+		}
+	}
+}

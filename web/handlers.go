@@ -1008,6 +1008,6 @@ func (s *Server) importTasks(c echo.Context) error {
 	if _, _, err := s.store.Apply(r.Context(), ws.ID, Edit{Tasks: tasks, SetTasks: true}, s.who(c)); err != nil {
 		return err
 	}
-	s.hub.Publish(ws.ID, Notice{Full: true, From: ""})
+	// The store's event for the import re-renders the task table on every page.
 	return c.Redirect(http.StatusSeeOther, "/w/"+ws.ID)
 }
