@@ -133,6 +133,27 @@ func (l *Listing) Apply(op Op) (*Listing, error) {
 	return c, nil
 }
 
+// EditValue returns a copy of root with op applied at op.Path (relative to root; "" is root
+// itself); root is unchanged and shares all untouched values. Unlike Apply it makes no demand
+// on what root holds: it edits any JSON document, such as a task file.
+func EditValue(root *Value, op Op) (*Value, error) {
+	toks, err := SplitPointer(op.Path)
+	if err != nil {
+		return nil, &EditError{op, err.Error()}
+	}
+	if (op.Kind == OpSet || op.Kind == OpInsert) && op.Value == nil {
+		return nil, &EditError{op, "no value given"}
+	}
+	if root == nil {
+		return nil, &EditError{op, "no document to edit"}
+	}
+	out, err := edit(root, toks, op)
+	if err != nil {
+		return nil, &EditError{op, err.Error()}
+	}
+	return out, nil
+}
+
 // ApplyAll applies ops in order, stopping at the first that fails.
 func (l *Listing) ApplyAll(ops []Op) (*Listing, error) {
 	cur := l

@@ -73,3 +73,38 @@ func TestResolve(t *testing.T) {
 		}
 	}
 }
+
+func TestEditValue(t *testing.T) {
+	root, err := ParseJSON([]byte(`[{"task": "a", "expect": "x"}, {"task": "b"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		op   Op
+		want string // "" for an error
+	}{
+		{"set a member", Op{Kind: OpSet, Path: "/1/task", Value: NewString("c")}, `[{"task":"a","expect":"x"},{"task":"c"}]`},
+		{"add a member", Op{Kind: OpSet, Path: "/1/expect", Value: NewString("y")}, `[{"task":"a","expect":"x"},{"task":"b","expect":"y"}]`},
+		{"remove a member", Op{Kind: OpRemove, Path: "/0/expect"}, `[{"task":"a"},{"task":"b"}]`},
+		{"a missing element", Op{Kind: OpSet, Path: "/5/task", Value: NewString("c")}, ""},
+		{"not a pointer", Op{Kind: OpSet, Path: "1/task", Value: NewString("c")}, ""},
+		{"no value", Op{Kind: OpSet, Path: "/0/task"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := EditValue(root, tc.op)
+			switch {
+			case tc.want == "" && err == nil:
+				t.Errorf("EditValue = %s, want an error", Marshal(got, ""))
+			case tc.want != "" && err != nil:
+				t.Errorf("EditValue: %v", err)
+			case tc.want != "" && string(Marshal(got, "")) != tc.want:
+				t.Errorf("EditValue = %s, want %s", Marshal(got, ""), tc.want)
+			}
+		})
+	}
+	if string(Marshal(root, "")) != `[{"task":"a","expect":"x"},{"task":"b"}]` {
+		t.Errorf("EditValue changed its input: %s", Marshal(root, ""))
+	}
+}

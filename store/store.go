@@ -24,6 +24,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/tool-workbench/workbench/listing"
@@ -283,7 +284,15 @@ type TaskEdit struct {
 	// people's edits of different tasks never drop one another (the caller reads it again and
 	// remakes its edit).
 	Base *int64
+	// ShapeBase, when set, is the Workspace.TasksShape the edit's task indexes come from: when
+	// the file's shape changed since, the edit is refused with ErrTasksReshaped (its index may
+	// name another task now), checked under the workspace's write lock.
+	ShapeBase *int64
 }
+
+// ErrTasksReshaped is the cause of a task edit refused because the task file's shape changed
+// after the one its indexes come from (TaskEdit.ShapeBase).
+var ErrTasksReshaped = errors.New("the task file's shape changed: a task was added or removed")
 
 // Commit is a whole listing recorded as a new revision (KindReplace).
 type Commit struct {

@@ -938,3 +938,28 @@ func TestUndoButtonsFollowThePerson(t *testing.T) {
 		t.Errorf("after a refused undo with nothing left, the button should be off: %q", h)
 	}
 }
+
+// TestUndoOneTaskKeepsAnother: Ana's undo of her task edit takes back her task only, though Bo
+// edited another task since.
+func TestUndoOneTaskKeepsAnother(t *testing.T) {
+	st := newTestStore(t)
+	s := serverOn(t, st)
+	id := openExample(t, s, "library-2-draft")
+	before := do(t, s, httptest.NewRequest(http.MethodGet, "/w/"+id+"/tasks.json", nil)).Body.String()
+	postAs(t, s, ana, strings.Repeat("a", 32), "/w/"+id+"/task?op=set&i=0&k=task", map[string]any{"tool": 0, "val": "Ana's task"})
+	postAs(t, s, bo, strings.Repeat("b", 32), "/w/"+id+"/task?op=set&i=1&k=task", map[string]any{"tool": 0, "val": "Bo's task"})
+	evs := postAs(t, s, ana, strings.Repeat("a", 32), "/w/"+id+"/undo", map[string]any{"tool": 0})
+	if n := patched(evs)["field-notice"]; strings.Contains(n, "refused") {
+		t.Fatalf("Ana's undo was refused: %s", n)
+	}
+	got := do(t, s, httptest.NewRequest(http.MethodGet, "/w/"+id+"/tasks.json", nil)).Body.String()
+	if strings.Contains(got, "Ana's task") || !strings.Contains(got, "Bo's task") {
+		t.Errorf("after Ana's undo:\n%s", got)
+	}
+	var b, g []map[string]any
+	_ = json.Unmarshal([]byte(before), &b)
+	_ = json.Unmarshal([]byte(got), &g)
+	if len(b) != len(g) || b[0]["task"] != g[0]["task"] {
+		t.Errorf("Ana's task is not back to %q: %q", b[0]["task"], g[0]["task"])
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -293,8 +294,16 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 			if err != nil {
 				return Workspace{}, res, err
 			}
+			var shape *int64
+			if e.TasksFn != nil && e.ShapeBase >= 0 {
+				g := int64(e.ShapeBase)
+				shape = &g
+			}
 			res, err = w.st.PutTasks(ctx, store.TaskEdit{Workspace: id, Author: who.Name, AuthorID: who.ID, Body: tj, Message: e.Message,
-				Field: taskField(e.Key), Undo: &store.Undoable{Key: e.Key}, Base: base})
+				Field: taskField(e.Key), Undo: &store.Undoable{Key: e.Key, Path: taskField(e.Key)}, Base: base, ShapeBase: shape})
+			if errors.Is(err, store.ErrTasksReshaped) {
+				return cur, res, &staleTasks{}
+			}
 			if store.KindOf(err) == store.Conflict && e.TasksFn != nil {
 				if attempt >= maxTaskRetries {
 					return cur, res, &staleTasks{busy: true}
@@ -377,9 +386,9 @@ func (w *workspaces) Step(ctx context.Context, id string, undo bool, who Author)
 	var sc *store.StepConflict
 	switch {
 	case errors.As(err, &sc):
-		what := "the tasks"
-		if !sc.Tasks {
-			what = describePath(sc.Path)
+		what := describePath(sc.Path)
+		if sc.Tasks {
+			what = describeTaskPath(sc.Path)
 		}
 		cur, gerr := w.Get(ctx, id, who)
 		if gerr != nil {
@@ -418,6 +427,19 @@ func scopeOf(ops []listing.Op) string {
 		scope = p
 	}
 	return scope
+}
+
+// describeTaskPath names a pointer into the task file for a message: "task 4", or "the tasks"
+// for the whole file.
+func describeTaskPath(p string) string {
+	toks, err := listing.SplitPointer(p)
+	if err != nil || len(toks) == 0 {
+		return "the tasks"
+	}
+	if i, err := strconv.Atoi(toks[0]); err == nil {
+		return fmt.Sprintf("task %d", i+1)
+	}
+	return "the tasks"
 }
 
 // describePath names a pointer for a message: "the description of tool 3".

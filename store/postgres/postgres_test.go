@@ -373,7 +373,7 @@ func TestToolLocksArePerTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer holder.Rollback() //nolint:errcheck // committed below
-	if _, err := holder.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, key); err != nil {
+	if _, err := holder.ExecContext(ctx, `SELECT pg_advisory_xact_lock(1953460076, $1::integer)`, key); err != nil {
 		t.Fatal(err)
 	}
 	// Another tool: not held up.

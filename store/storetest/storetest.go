@@ -45,9 +45,11 @@ func Run(t *testing.T, open Opener) {
 		{"TasksShape", testTasksShape},
 		{"Undo", testUndo},
 		{"UndoTasks", testUndoTasks},
+		{"UndoTaskField", testUndoTaskField},
 		{"UndoLargeValues", testUndoLargeValues},
 		{"UndoBursts", testUndoBursts},
 		{"UndoFollowsMovedTool", testUndoFollowsMovedTool},
+		{"UndoDuplicateNames", testUndoDuplicateNames},
 		{"LongHistoryDeletes", testLongHistoryDeletes},
 		{"ConcurrentImports", testConcurrentImports},
 		{"Meta", testMeta},
@@ -1522,6 +1524,22 @@ func testRunCompareAndSwap(t *testing.T, s store.Store) {
 	if out, err := s.UpdateRun(ctx, save, again.Updated); err != nil || !out.Updated.Equal(save.Updated) {
 		t.Errorf("the save from a fresh read: %+v, %v", out, err)
 	}
+	// A write that would leave Updated where it was moves it on anyway: a second writer with
+	// the same read must not swap too.
+	cur, _ := s.Run(ctx, w.ID, r.ID)
+	if err := s.TouchRun(ctx, w.ID, r.ID, cur.Updated, cur.Updated); err != nil {
+		t.Fatal(err)
+	}
+	wantKind(t, "a second touch from the same read", s.TouchRun(ctx, w.ID, r.ID, cur.Updated, cur.Updated.Add(time.Second)), store.Conflict)
+	cur, _ = s.Run(ctx, w.ID, r.ID)
+	same := cur
+	same.Label = "first"
+	if _, err := s.UpdateRun(ctx, same, cur.Updated); err != nil {
+		t.Fatal(err)
+	}
+	same.Label = "second"
+	_, err = s.UpdateRun(ctx, same, cur.Updated)
+	wantKind(t, "a second update from the same read, both stamped alike", err, store.Conflict)
 	_, err = s.UpdateRun(ctx, store.Run{Workspace: w.ID, ID: store.NewID(), Status: "x"}, t0)
 	wantKind(t, "update of an unknown run", err, store.NotFound)
 	wantKind(t, "touch of an unknown run", s.TouchRun(ctx, w.ID, store.NewID(), t0, t0), store.NotFound)
@@ -1698,6 +1716,18 @@ func testTasksShape(t *testing.T, s store.Store) {
 			return s.Restore(ctx, store.Restore{Workspace: w.ID, Number: 1, Now: t0})
 		}, true},
 	}
+	// An edit whose task indexes come from before the last shape change is refused.
+	defer func() {
+		old, cur := int64(0), shape()
+		_, err := s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Field: "/0/task", Body: json.RawMessage(`[{"task": "x"}]`), ShapeBase: &old, Now: t0})
+		wantKind(t, "a task edit from before the shape changed", err, store.Conflict)
+		if !errors.Is(err, store.ErrTasksReshaped) {
+			t.Errorf("its cause is %v, want ErrTasksReshaped", err)
+		}
+		if _, err := s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Field: "/0/task", Body: json.RawMessage(`[{"task": "x"}]`), ShapeBase: &cur, Now: t0}); err != nil {
+			t.Errorf("a task edit from the current shape: %v", err)
+		}
+	}()
 	for _, st := range steps {
 		before := shape()
 		res, err := st.do()
@@ -1710,5 +1740,92 @@ func testTasksShape(t *testing.T, s store.Store) {
 		case !st.moves && got != before:
 			t.Errorf("%s: TasksShape moved from %d to %d", st.name, before, got)
 		}
+	}
+}
+
+// testUndoTaskField: a step that set one field of one task takes back that field only, so that
+// someone else's edit of another task neither blocks it nor is taken back with it.
+func testUndoTaskField(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	w, err := s.CreateWorkspace(ctx, store.NewWorkspace{Title: "tasks", Listing: Sample(t), Now: t0,
+		Tasks: json.RawMessage(`[{"task": "a", "expect": "search"}, {"task": "b", "expect": null}]`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(who, field, body string) {
+		t.Helper()
+		if _, err := s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Author: who, AuthorID: who, Field: field, Body: json.RawMessage(body),
+			Now: t0, Undo: &store.Undoable{Key: "k" + field, Path: field}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("ann", "/0/task", `[{"task": "ann's", "expect": "search"}, {"task": "b", "expect": null}]`)
+	put("bob", "/1/task", `[{"task": "ann's", "expect": "search"}, {"task": "bob's", "expect": null}]`)
+	shape := func() int64 { rec, _ := s.Workspace(ctx, w.ID); return rec.TasksShape }
+	before := shape()
+	if _, err := s.Step(ctx, store.Step{Workspace: w.ID, Author: "ann", AuthorID: "ann", Now: t0}); err != nil {
+		t.Fatalf("undo of one task's field after another task changed: %v", err)
+	}
+	tf, _ := s.Tasks(ctx, w.ID)
+	var got []map[string]any
+	if err := json.Unmarshal(tf.Body, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got[0]["task"] != "a" || got[1]["task"] != "bob's" || got[0]["expect"] != "search" {
+		t.Errorf("after Ann's undo: %s", tf.Body)
+	}
+	if shape() != before {
+		t.Errorf("undoing one field changed the task file's shape")
+	}
+	// Bob's field is overwritten by Ann: Bob's undo is refused.
+	put("ann", "/1/task", `[{"task": "a", "expect": "search"}, {"task": "ann again", "expect": null}]`)
+	_, err = s.Step(ctx, store.Step{Workspace: w.ID, Author: "bob", AuthorID: "bob", Now: t0})
+	wantKind(t, "undo of a task field someone else changed", err, store.Conflict)
+	var sc *store.StepConflict
+	if !errors.As(err, &sc) || !sc.Tasks || sc.Path != "/1/task" {
+		t.Errorf("conflict cause = %#v", sc)
+	}
+}
+
+// testUndoDuplicateNames: with two tools of one name, an undo after tools moved takes back the
+// one its step changed (the one holding the value it left), and a rename is undone on the tool
+// that bears the new name.
+func testUndoDuplicateNames(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	l, err := listing.Parse([]byte(`{"tools": [{"name": "search", "description": "same"}, {"name": "x"}, {"name": "search", "description": "same"}]}`), listing.Options{Name: "dup"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.CreateWorkspace(ctx, store.NewWorkspace{Title: "dup", Listing: l, Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(who string, u *store.Undoable, ops ...listing.Op) {
+		t.Helper()
+		if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: who, AuthorID: who, Ops: ops, Now: t0, Undo: u}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit("ann", &store.Undoable{Path: "/tools/2/description"}, set("/tools/2/description", "Ann's")[0])
+	edit("ann", &store.Undoable{Path: "/tools/1/name"}, set("/tools/1/name", "renamed")[0])
+	edit("bob", nil, listing.Op{Kind: listing.OpInsert, Path: "/tools/0", Value: listing.NewObject(listing.Member{Key: "name", Value: listing.NewString("new"), KeyPos: -1})})
+	for range 2 {
+		if _, err := s.Step(ctx, store.Step{Workspace: w.ID, Author: "ann", AuthorID: "ann", Now: t0}); err != nil {
+			t.Fatalf("undo after a tool was inserted above: %v", err)
+		}
+	}
+	head, _ := s.Revision(ctx, w.ID, -1)
+	var names, descs []string
+	for _, tl := range head.Listing.Tools {
+		names = append(names, tl.Get("name").Str)
+		if d := tl.Get("description"); d != nil {
+			descs = append(descs, d.Str)
+		}
+	}
+	if got := strings.Join(names, " "); got != "new search x search" {
+		t.Errorf("names after undoing the rename: %s", got)
+	}
+	if got := strings.Join(descs, " "); got != "same same" {
+		t.Errorf("descriptions after undoing Ann's: %s", got)
 	}
 }

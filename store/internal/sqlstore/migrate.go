@@ -46,7 +46,7 @@ func ReadMigrations(fsys fs.FS, dir string) ([]Migration, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read migration %s: %w", name, err)
 		}
-		first, _, _ := strings.Cut(string(b), "\n")
+		first, _, _ := strings.Cut(strings.TrimPrefix(string(b), "\ufeff"), "\n")
 		out = append(out, Migration{Version: v, Name: name, SQL: string(b), NoForeignKeys: strings.TrimRight(first, "\r \t") == noForeignKeys})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })

@@ -529,6 +529,8 @@ type state struct {
 	// tasksBody is the task file's JSON, when a task edit's undo needs it (nil: none, or not
 	// read).
 	tasksBody []byte
+	// shape is the workspace's TasksShape.
+	shape int64
 }
 
 // taskRef names a stored task file of a workspace (ok false: none).
@@ -568,7 +570,7 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		before := state{head: head, l: cur, refs: curRefs, tasks: tasksOf(head)}
+		before := state{head: head, l: cur, refs: curRefs, tasks: tasksOf(head), shape: w.TasksShape}
 		out, err := c.next(tx, before)
 		if err != nil {
 			return nil, err
@@ -692,7 +694,8 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 			return nil, fmt.Errorf("write edit %d: %w", seq, err)
 		}
 		shape := w.TasksShape
-		if tasksChanged && (c.kind != store.KindTasks || field == "") {
+		oneField := c.kind == store.KindTasks && (field != "" || c.moved != nil && c.moved.tasks && c.moved.path != "")
+		if tasksChanged && !oneField {
 			shape = seq // not one field of one task: indexes may name other tasks now
 		}
 		// The guard on seq turns a lost race (possible only if a dialect failed to lock) into a
@@ -1114,7 +1117,9 @@ func (s *DB) UpdateRun(ctx context.Context, r store.Run, prev time.Time) (store.
 		store.CheckJSON(op, "run body", r.Body, store.MaxRunBody, false)); err != nil {
 		return store.Run{}, err
 	}
-	r.Updated = now(r.Updated)
+	// The swap's token must move: a write that left Updated as it was would let a second
+	// writer holding the same read swap too.
+	r.Updated = after(now(r.Updated), now(prev))
 	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
 		res, err := tx.ExecContext(ctx, s.q(`UPDATE runs SET revision = ?, label = ?, status = ?, author = ?, updated_at = ?, meta = ?, body = ?
 			WHERE id = ? AND workspace_id = ? AND updated_at = ?`),
@@ -1131,6 +1136,14 @@ func (s *DB) UpdateRun(ctx context.Context, r store.Run, prev time.Time) (store.
 		return store.Run{}, err
 	}
 	return r, nil
+}
+
+// after is t, or the first microsecond after prev when t is not later.
+func after(t, prev time.Time) time.Time {
+	if t.After(prev) {
+		return t
+	}
+	return prev.Add(time.Microsecond)
 }
 
 // runMissedSwap tells why a compare-and-swap of a run changed nothing: no such run, or another
@@ -1155,7 +1168,7 @@ func (s *DB) TouchRun(ctx context.Context, ws, id string, prev, at time.Time) er
 	}
 	return s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
 		res, err := tx.ExecContext(ctx, s.q(`UPDATE runs SET updated_at = ? WHERE id = ? AND workspace_id = ? AND updated_at = ?`),
-			store.Micros(now(at)), id, ws, store.Micros(now(prev)))
+			store.Micros(after(now(at), now(prev))), id, ws, store.Micros(now(prev)))
 		if err != nil {
 			return nil, err
 		}

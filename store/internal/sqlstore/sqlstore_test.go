@@ -154,6 +154,7 @@ func TestMigrationMarker(t *testing.T) {
 		{"LF", "-- workbench: foreign keys off\nDROP TABLE x;\n", true},
 		{"CRLF", "-- workbench: foreign keys off\r\nDROP TABLE x;\r\n", true},
 		{"trailing space", "-- workbench: foreign keys off  \nDROP TABLE x;", true},
+		{"byte-order mark", "\ufeff-- workbench: foreign keys off\nDROP TABLE x;", true},
 		{"not first", "-- a comment\n-- workbench: foreign keys off\n", false},
 		{"none", "CREATE TABLE x (a INTEGER);", false},
 	}

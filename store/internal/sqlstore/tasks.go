@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 
+	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/store"
 )
 
@@ -71,14 +73,15 @@ func (s *DB) PutTasks(ctx context.Context, te store.TaskEdit) (store.EditResult,
 		return store.EditResult{}, err
 	}
 	te.Now = now(te.Now)
-	var undo *store.Undoable
-	if te.Undo != nil {
-		undo = &store.Undoable{Key: te.Undo.Key} // a task step takes back the whole file
-	}
+	undo := te.Undo // Path: one field of one task ("/3/task"); "" takes back the whole file
 	return s.record(ctx, change{op: op, ws: te.Workspace, author: te.Author, authorID: te.AuthorID, message: te.Message, at: te.Now,
 		kind: store.KindTasks, field: te.Field, restored: -1, undo: undo,
 		coalesce: func(head store.Revision) bool { return store.CoalescesTasks(head, te) },
 		next: func(_ *sql.Tx, cur state) (outcome, error) {
+			if te.ShapeBase != nil && cur.shape > *te.ShapeBase {
+				return outcome{}, &store.Error{Kind: store.Conflict, Op: op, Err: store.ErrTasksReshaped,
+					Msg: fmt.Sprintf("the task file's shape changed (at edit %d, after %d) since the edit was made; its task indexes may name other tasks now", cur.shape, *te.ShapeBase)}
+			}
 			if te.Base != nil {
 				have := int64(-1)
 				if cur.tasks.ok {
@@ -90,4 +93,19 @@ func (s *DB) PutTasks(ctx context.Context, te store.TaskEdit) (store.EditResult,
 			}
 			return outcome{l: cur.l, refs: cur.refs, tasks: &taskChange{body: te.Body}}, nil
 		}})
+}
+
+// taskField is the JSON of the value at path within a task file (nil: absent, or no file).
+func taskField(body []byte, path string) ([]byte, error) {
+	if body == nil {
+		return nil, nil
+	}
+	root, err := listing.ParseJSON(body)
+	if err != nil {
+		return nil, fmt.Errorf("%w: a stored task file: %v", errCorrupt, err)
+	}
+	if v := listing.Resolve(root, path); v != nil {
+		return listing.Marshal(v, ""), nil
+	}
+	return nil, nil
 }

@@ -59,24 +59,53 @@ func stepTool(l *listing.Listing, path string) string {
 	return ""
 }
 
-// locate is where a step's path is in l: the same index when the tool there still has the
-// step's tool name (or the step has none), else the index of the first tool of that name, so
-// that an undo still finds its tool after tools were added, removed or moved.
-func locate(l *listing.Listing, r stepRow) string {
-	if r.tool == "" || stepTool(l, r.path) == r.tool {
-		return r.path
-	}
+// locate is where a step's path is in l, so that an undo still finds its tool after tools were
+// added, removed or moved. want, when known, is the value the step expects to find there. A
+// step on a tool's name finds the tool that has the name want; another finds a tool named as
+// its tool was: the one at the step's index if it is, else, among those so named (names may
+// repeat), first one that holds want at the path, then the nearest to the step's index.
+func locate(l *listing.Listing, r stepRow, want *listing.Value) string {
 	toks, err := listing.SplitPointer(r.path)
-	if err != nil || len(toks) < 3 {
+	if err != nil || len(toks) < 3 || toks[0] != "tools" {
 		return r.path
 	}
+	at, err := strconv.Atoi(toks[1])
+	if err != nil {
+		return r.path
+	}
+	name := r.tool
+	if toks[2] == "name" && len(toks) == 3 {
+		if want == nil || want.Kind != listing.String {
+			return r.path
+		}
+		name = want.Str
+	}
+	if name == "" {
+		return r.path
+	}
+	pathAt := func(j int) string {
+		t := append([]string(nil), toks...)
+		t[1] = strconv.Itoa(j)
+		return listing.JoinPointer(t...)
+	}
+	best, bestFits, bestDist := -1, false, 0
 	for j, t := range l.Tools {
-		if n := t.Get("name"); n != nil && n.Kind == listing.String && n.Str == r.tool {
-			toks[1] = strconv.Itoa(j)
-			return listing.JoinPointer(toks...)
+		if n := t.Get("name"); n == nil || n.Kind != listing.String || n.Str != name {
+			continue
+		}
+		fits := want != nil && sameValue(l.Get(pathAt(j)), want)
+		dist := j - at
+		if dist < 0 {
+			dist = -dist
+		}
+		if best < 0 || fits && !bestFits || fits == bestFits && dist < bestDist {
+			best, bestFits, bestDist = j, fits, dist
 		}
 	}
-	return r.path
+	if best < 0 {
+		return r.path
+	}
+	return pathAt(best)
 }
 
 // errStepConflict is a step whose path changed since; Step drops it.
@@ -104,10 +133,18 @@ func checkUndoable(op string, u *store.Undoable) error {
 // to revision st.head when it is large and frozen says no later edit can change that revision.
 func encodeStepValue(st state, path string, tasksBody []byte, tasks, frozen bool) ([]byte, error) {
 	var raw []byte
-	if tasks {
+	switch {
+	case tasks && path == "":
 		raw = tasksBody
-	} else if v := st.l.Get(path); v != nil {
-		raw = listing.Marshal(v, "")
+	case tasks:
+		var err error
+		if raw, err = taskField(tasksBody, path); err != nil {
+			return nil, err
+		}
+	default:
+		if v := st.l.Get(path); v != nil {
+			raw = listing.Marshal(v, "")
+		}
 	}
 	switch {
 	case raw == nil:
@@ -125,10 +162,7 @@ func encodeStepValue(st state, path string, tasksBody []byte, tasks, frozen bool
 // extended when c continues it (same key and path). Any redo is gone: a new edit forks history.
 func (s *DB) pushStep(ctx context.Context, tx *sql.Tx, c change, before, after state, coalesced bool) error {
 	isTasks := c.kind == store.KindTasks
-	path := c.undo.Path
-	if isTasks {
-		path = ""
-	}
+	path := c.undo.Path // for a task edit: one field of one task, or "" for the whole file
 	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM undo_steps WHERE workspace_id = ? AND author_id = ? AND stack = 'redo'`), c.ws, c.authorID); err != nil {
 		return fmt.Errorf("clear redo: %w", err)
 	}
@@ -284,13 +318,17 @@ func (s *DB) resolveStep(ctx context.Context, tx *sql.Tx, ws string, r stepRow, 
 				return nil, nil, fmt.Errorf("read revision %d of an undo step: %w", *sv.Rev, err)
 			}
 			b, err := s.taskBody(ctx, tx, ws, taskRef{ok: id.Valid, id: id.Int64})
-			return nil, b, err
+			if err != nil || r.path == "" {
+				return nil, b, err
+			}
+			f, err := taskField(b, r.path)
+			return nil, f, err
 		}
 		l, err := s.revisionListing(ctx, tx, ws, *sv.Rev)
 		if err != nil {
 			return nil, nil, err
 		}
-		return l.Get(locate(l, r)), nil, nil
+		return l.Get(locate(l, r, nil)), nil, nil
 	}
 	if sv.V == nil {
 		return nil, nil, nil
@@ -387,13 +425,20 @@ func (s *DB) Step(ctx context.Context, st store.Step) (store.EditResult, error) 
 				if err != nil {
 					return outcome{}, err
 				}
+				if r.path != "" {
+					body, err := stepTaskField(curT, r, wantT, putT)
+					if err != nil {
+						return outcome{}, err
+					}
+					return outcome{l: cur.l, refs: cur.refs, tasks: &taskChange{body: body}, kind: store.KindTasks}, nil
+				}
 				if !sameJSON(curT, wantT) {
 					return outcome{}, &errStepConflict{r}
 				}
 				return outcome{l: cur.l, refs: cur.refs, tasks: &taskChange{body: putT}, kind: store.KindTasks}, nil
 			}
 			// The tool may have moved since: the step follows it (and keeps its new place).
-			path := locate(cur.l, r)
+			path := locate(cur.l, r, wantV)
 			moved.path = path
 			if !sameValue(cur.l.Get(path), wantV) {
 				return outcome{}, &errStepConflict{r}
@@ -427,4 +472,48 @@ func (s *DB) Step(ctx context.Context, st store.Step) (store.EditResult, error) 
 			Msg: "someone else changed it since; their change stands", Err: &store.StepConflict{Path: sc.row.path, Tasks: sc.row.tasks}}
 	}
 	return res, err
+}
+
+// stepTaskField takes back one field of one task: the task file cur with the value at the
+// step's path set to put (removed when nil), provided it still holds want there. Other tasks
+// may have changed meanwhile; a change to this field, or a task file without that task, is
+// someone else's change and refuses the step.
+func stepTaskField(cur []byte, r stepRow, want, put []byte) ([]byte, error) {
+	if cur == nil {
+		return nil, &errStepConflict{r}
+	}
+	root, err := listing.ParseJSON(cur)
+	if err != nil {
+		return nil, fmt.Errorf("%w: a stored task file: %v", errCorrupt, err)
+	}
+	parse := func(b []byte) (*listing.Value, error) {
+		if b == nil {
+			return nil, nil
+		}
+		v, err := listing.ParseJSON(b)
+		if err != nil {
+			return nil, fmt.Errorf("%w: undo step %d: %v", errCorrupt, r.pos, err)
+		}
+		return v, nil
+	}
+	wantV, err := parse(want)
+	if err != nil {
+		return nil, err
+	}
+	putV, err := parse(put)
+	if err != nil {
+		return nil, err
+	}
+	if !sameValue(listing.Resolve(root, r.path), wantV) {
+		return nil, &errStepConflict{r}
+	}
+	op := listing.Op{Kind: listing.OpSet, Path: r.path, Value: putV}
+	if putV == nil {
+		op = listing.Op{Kind: listing.OpRemove, Path: r.path}
+	}
+	out, err := listing.EditValue(root, op)
+	if err != nil {
+		return nil, &errStepConflict{r} // the task is gone
+	}
+	return listing.Marshal(out, ""), nil
 }

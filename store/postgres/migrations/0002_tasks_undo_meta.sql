@@ -65,10 +65,12 @@ CREATE TABLE workspace_meta (
 CREATE FUNCTION workbench_lock_tools(keys BIGINT[], exclusive BOOLEAN[]) RETURNS VOID LANGUAGE plpgsql AS $$
 BEGIN
   FOR i IN 1 .. coalesce(array_length(keys, 1), 0) LOOP
+    -- The two-number form, in a space of the workbench's own (1953460076 is "tool"), so that
+    -- another application's advisory locks on the same database never meet these.
     IF exclusive[i] THEN
-      PERFORM pg_advisory_xact_lock(keys[i]);
+      PERFORM pg_advisory_xact_lock(1953460076, keys[i]::integer);
     ELSE
-      PERFORM pg_advisory_xact_lock_shared(keys[i]);
+      PERFORM pg_advisory_xact_lock_shared(1953460076, keys[i]::integer);
     END IF;
   END LOOP;
 END
