@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -232,32 +231,26 @@ func TestFetchCommandErrors(t *testing.T) {
 	}
 }
 
-// stdioServer builds the stdio test server of package remote once.
-var stdioServer = sync.OnceValues(func() (string, error) {
+// stdioServer builds the stdio test server of package remote into the test's own folder (the
+// go build cache makes a second build cheap).
+func stdioServer(t *testing.T) string {
+	t.Helper()
 	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(goBin); err != nil {
 		if goBin, err = exec.LookPath("go"); err != nil {
-			return "", err
+			t.Fatalf("no go command to build the stdio test server: %v", err)
 		}
 	}
-	dir, err := os.MkdirTemp("", "workbench-fetch")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "testserver")
+	bin := filepath.Join(t.TempDir(), "testserver")
 	cmd := exec.Command(goBin, "build", "-o", bin, "../../listing/remote/internal/testserver")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the stdio test server: %v\n%s", err, out)
+		t.Fatalf("building the stdio test server: %v\n%s", err, out)
 	}
-	return bin, nil
-})
+	return bin
+}
 
 func TestFetchCommandStdio(t *testing.T) {
-	bin, err := stdioServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(filepath.Dir(bin)) })
+	bin := stdioServer(t)
 	pin := filepath.Join(t.TempDir(), "pin.json")
 	_, errOut, code := fetchCLI(t, nil, "fetch", "--stdio", "--out", pin, "--", bin, "-tools", "3", "-pagesize", "2")
 	if code != 0 || !strings.Contains(errOut, `fetched 3 tools in 2 page(s) from "testserver"`) {
