@@ -109,6 +109,7 @@ type activeRun struct {
 	rec     store.Run
 	claim   string    // the nonce in the stored meta that says this process holds the run
 	prev    time.Time // the Updated this process last wrote (or read, after a refused write)
+	renewed time.Time // when this process last saved or touched the run (its own clock)
 	listing []byte
 	job     *runner.Job
 	stop    context.CancelCauseFunc
@@ -198,6 +199,11 @@ var (
 	// another replica resumed it after this one missed its lease (a long pause, a partition).
 	// This process stops without saving, so that the run is never written by two.
 	errTakenOver = errors.New("another server took the run over")
+	// errLeaseLost is the cause of a run stopped because this process could not save it for
+	// as long as its lease lasts but one beat: other replicas may soon read it as interrupted
+	// and resume it, and a run going on here as well would call the endpoint twice for the
+	// same tasks. It is left resumable.
+	errLeaseLost = errors.New("could not save the run for most of its lease")
 )
 
 func newRuns(cfg RunsConfig, st RunStore, log interface {
@@ -637,7 +643,7 @@ func (s *Server) launch(rec store.Run, src []byte, l *listing.Listing, tasks []s
 	ctx, stop := context.WithCancelCause(s.runs.ctx)
 	meta := runMeta{}
 	_ = json.Unmarshal(rec.Meta, &meta)
-	a := &activeRun{id: rec.ID, ws: rec.Workspace, rec: rec, prev: rec.Updated, claim: meta.Claim, listing: src, stop: stop, calls: map[[2]int]runner.Call{}}
+	a := &activeRun{id: rec.ID, ws: rec.Workspace, rec: rec, prev: rec.Updated, renewed: time.Now(), claim: meta.Claim, listing: src, stop: stop, calls: map[[2]int]runner.Call{}}
 	opts := runner.Options{Spec: spec, Resume: resume, Estimate: s.runs.cfg.Estimate, NoCache: noCache}
 	if resume != nil {
 		for _, cl := range resume.Calls {
@@ -737,6 +743,8 @@ loop:
 	case err == nil:
 	case errors.Is(cause, errCancelled):
 		status = runCancelled
+	case errors.Is(cause, errLeaseLost):
+		status, problem = runInterrupted, "This server could not save the run for several seconds, so it stopped it rather than risk another server running it too; resume it to finish."
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		// The server's context ended (a shutdown); the fail-fast rule's cause is an error of
 		// its own and lands below.
@@ -851,7 +859,7 @@ func (s *Server) write(ctx context.Context, a *activeRun, rec store.Run) error {
 	if err != nil {
 		return err
 	}
-	a.prev = out.Updated
+	a.prev, a.renewed = out.Updated, time.Now()
 	return nil
 }
 
@@ -862,15 +870,15 @@ func (s *Server) touch(ctx context.Context, a *activeRun) error {
 	if err := s.runs.store.TouchRun(ctx, a.ws, a.id, a.prev, at); err != nil {
 		return err
 	}
-	a.prev = at
+	a.prev, a.renewed = at, time.Now()
 	return nil
 }
 
 // persist saves the running run (full: its finished calls; else only its heartbeat) and
 // returns why it must stop, if another process said so: errCancelled for a cancel asked from
 // another replica, errTakenOver for a claim that is no longer this process's. A store that
-// cannot be written leaves the run going: the next beat tries again, and meanwhile its lease
-// runs down as it would for a dead process.
+// cannot be written leaves the run going while its lease holds (the next beat tries again),
+// and stops it (errLeaseLost) one beat before other replicas would read it as interrupted.
 func (s *Server) persist(a *activeRun, full bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.runs.cfg.SaveEvery+5*time.Second)
 	defer cancel()
@@ -886,6 +894,9 @@ func (s *Server) persist(a *activeRun, full bool) error {
 		}
 		if !errors.Is(err, store.ErrConflict) || attempt > 0 {
 			s.log.Error("saving a run in progress", "run", a.id, "heartbeatOnly", !full, "err", err)
+			if time.Since(a.renewed) >= time.Duration(runLeaseBeats-1)*s.runs.cfg.SaveEvery {
+				return errLeaseLost
+			}
 			return nil
 		}
 		if cause, ok := s.reconcile(ctx, a); !ok || cause != nil {
