@@ -359,13 +359,9 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 		// instead; their next keystroke writes their value (last writer wins).
 		return sse.PatchElementTempl(views.FieldNotice(p.ws, sel, fieldNoticeText(n, typing)))
 	}
-	st := n.State
-	if st == nil {
-		ws, err := s.store.Get(sse.Context(), p.ws, p.who)
-		if err != nil {
-			return err
-		}
-		st = s.current(ws)
+	st, err := s.noticeState(sse, p, n)
+	if err != nil {
+		return err
 	}
 	if sel >= len(st.ws.Listing.Tools) {
 		sel = max(len(st.ws.Listing.Tools)-1, 0)
@@ -389,6 +385,18 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 	return sse.PatchElements(html, datastar.WithModeReplace())
 }
 
+// noticeState is the workspace as a notice left it: the sender's, or read when it sent none.
+func (s *Server) noticeState(sse *datastar.ServerSentEventGenerator, p *page, n Notice) (*state, error) {
+	if n.State != nil {
+		return n.State, nil
+	}
+	ws, err := s.store.Get(sse.Context(), p.ws, p.who)
+	if err != nil {
+		return nil, err
+	}
+	return s.current(ws), nil
+}
+
 // forwardTaskRows shows another person's edit of a task on a page: the task's fields replaced,
 // or, when the page is typing in that task, a notice instead (its text stays; the last writer
 // wins, and History keeps both).
@@ -396,13 +404,9 @@ func (s *Server) forwardTaskRows(sse *datastar.ServerSentEventGenerator, p *page
 	if len(n.TaskRows) == 0 {
 		return nil
 	}
-	st := n.State
-	if st == nil {
-		ws, err := s.store.Get(sse.Context(), p.ws, p.who)
-		if err != nil {
-			return err
-		}
-		st = s.current(ws)
+	st, err := s.noticeState(sse, p, n)
+	if err != nil {
+		return err
 	}
 	for _, i := range n.TaskRows {
 		if i < 0 || i >= len(st.tasks.Rows) {

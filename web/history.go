@@ -151,15 +151,11 @@ func (s *Server) historyPanel(c echo.Context) error {
 }
 
 func (s *Server) historyView(c echo.Context) error {
-	n, err := pathRevision(c)
+	_, rev, err := s.revisionAt(c)
 	if err != nil {
 		return err
 	}
 	id := c.Param("id")
-	rev, err := s.db.Revision(c.Request().Context(), id, n)
-	if err != nil {
-		return revisionErr(storeErr(err))
-	}
 	ws, err := s.db.Workspace(c.Request().Context(), id)
 	if err != nil {
 		return storeErr(err)
@@ -176,14 +172,23 @@ func (s *Server) historyView(c echo.Context) error {
 	return nil
 }
 
-func (s *Server) historyDownload(c echo.Context) error {
+// revisionAt reads the revision the request's path names.
+func (s *Server) revisionAt(c echo.Context) (int, store.Revision, error) {
 	n, err := pathRevision(c)
 	if err != nil {
-		return err
+		return n, store.Revision{}, err
 	}
 	rev, err := s.db.Revision(c.Request().Context(), c.Param("id"), n)
 	if err != nil {
-		return revisionErr(storeErr(err))
+		return n, rev, revisionErr(storeErr(err))
+	}
+	return n, rev, nil
+}
+
+func (s *Server) historyDownload(c echo.Context) error {
+	n, rev, err := s.revisionAt(c)
+	if err != nil {
+		return err
 	}
 	c.Response().Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="listing-r%d.json"`, n))
 	return c.Blob(http.StatusOK, "application/json", append(rev.Listing.Marshal("  "), '\n'))
@@ -191,13 +196,9 @@ func (s *Server) historyDownload(c echo.Context) error {
 
 // historyTasksDownload sends a revision's task file as it was stored.
 func (s *Server) historyTasksDownload(c echo.Context) error {
-	n, err := pathRevision(c)
+	n, rev, err := s.revisionAt(c)
 	if err != nil {
 		return err
-	}
-	rev, err := s.db.Revision(c.Request().Context(), c.Param("id"), n)
-	if err != nil {
-		return revisionErr(storeErr(err))
 	}
 	if !rev.HasTasks {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("revision %d has no task file", n))

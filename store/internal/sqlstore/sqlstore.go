@@ -79,6 +79,17 @@ func rebind(postgres bool, query string) string {
 	return b.String()
 }
 
+// lockWorkspace takes a workspace's write lock for the rest of tx, as every edit does first
+// (PostgreSQL's row lock; SQLite's write transaction holds it already); NotFound if none.
+func (s *DB) lockWorkspace(ctx context.Context, tx *sql.Tx, op, ws string) error {
+	var one int
+	err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM workspaces WHERE id = ?`+s.forUpdate()), ws).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFoundWorkspace(op, ws)
+	}
+	return err
+}
+
 // forUpdate is the row-lock suffix of a SELECT in a write transaction.
 func (s *DB) forUpdate() string {
 	if s.d.Postgres {
@@ -319,12 +330,7 @@ func (s *DB) DeleteWorkspace(ctx context.Context, id string) error {
 	}
 	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
 		// Lock the workspace first, so that the tools its revisions list are all of them.
-		var one int
-		err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM workspaces WHERE id = ?`+s.forUpdate()), id).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, notFoundWorkspace(op, id)
-		}
-		if err != nil {
+		if err := s.lockWorkspace(ctx, tx, op, id); err != nil {
 			return nil, err
 		}
 		listed, err := s.listedTools(ctx, tx, id)
@@ -951,12 +957,7 @@ func (s *DB) NameRevision(ctx context.Context, ws string, n int, name string) (s
 	err := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
 		// The workspace's write lock first, as every edit takes it: an edit about to extend the
 		// head then sees the name (a named revision is never extended).
-		var one int
-		err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM workspaces WHERE id = ?`+s.forUpdate()), ws).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, notFoundWorkspace(op, ws)
-		}
-		if err != nil {
+		if err := s.lockWorkspace(ctx, tx, op, ws); err != nil {
 			return nil, err
 		}
 		res, err := tx.ExecContext(ctx, s.q(`UPDATE revisions SET name = ? WHERE workspace_id = ? AND number = ?`), nameArg, ws, n)
@@ -1070,11 +1071,7 @@ func (s *DB) PutRun(ctx context.Context, r store.Run) (store.Run, error) {
 		if r.ID == "" {
 			// The workspace's write lock first, as edits take it: the seal below then never
 			// meets an edit extending the same revision.
-			var one int
-			if err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM workspaces WHERE id = ?`+s.forUpdate()), r.Workspace).Scan(&one); err != nil {
-				if errors.Is(err, sql.ErrNoRows) {
-					return nil, notFoundWorkspace(op, r.Workspace)
-				}
+			if err := s.lockWorkspace(ctx, tx, op, r.Workspace); err != nil {
 				return nil, err
 			}
 			r.ID, r.Created = store.NewID(), now(r.Created)
