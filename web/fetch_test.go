@@ -304,3 +304,24 @@ func TestFetchKeepsNoQuery(t *testing.T) {
 		}
 	}
 }
+
+// FuzzKeptURL: whatever is typed as a server URL, the kept form holds no query, fragment or
+// password, and never panics.
+func FuzzKeptURL(f *testing.F) {
+	for _, s := range []string{"https://example.com/mcp?api_key=k#frag", "http://u:p@h/x?", "", "::", "https://h/p?%zz", "mcp?x", "https://h/#"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		kept, dropped := keptURL(raw)
+		u, err := url.Parse(kept)
+		if err != nil {
+			t.Fatalf("keptURL(%q) = %q, which does not parse: %v", raw, kept, err)
+		}
+		if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			t.Errorf("keptURL(%q) = %q keeps a query, fragment or user", raw, kept)
+		}
+		if orig, err := url.Parse(raw); err == nil && (orig.RawQuery != "" || orig.Fragment != "") && !dropped {
+			t.Errorf("keptURL(%q) dropped its query or fragment without saying so", raw)
+		}
+	})
+}
