@@ -147,12 +147,18 @@ func (s *Server) doFetch(ctx context.Context, t remote.Target) (*remote.Result, 
 	res, err := remote.Fetch(ctx, t, opts)
 	t.Bearer, t.Headers = "", nil
 	if err != nil {
+		// Messages name the URL; its query (which may hold a key) goes to no log. The page,
+		// which the person who typed it sees, keeps it.
+		quiet := func(msg string) string { return msg }
+		if u, perr := url.Parse(t.URL); perr == nil && u.RawQuery != "" {
+			quiet = func(msg string) string { return strings.ReplaceAll(msg, "?"+u.RawQuery, "?…") }
+		}
 		var fe *remote.Error
 		if errors.As(err, &fe) {
-			s.log.Info("fetch failed", "kind", fe.Kind, "msg", fe.Msg)
+			s.log.Info("fetch failed", "kind", fe.Kind, "msg", quiet(fe.Msg))
 			return nil, &views.FetchProblem{Kind: string(fe.Kind), Message: fe.Msg, Hint: fe.Hint}
 		}
-		s.log.Warn("fetch failed", "err", err)
+		s.log.Warn("fetch failed", "err", quiet(err.Error()))
 		return nil, &views.FetchProblem{Kind: "error", Message: "The fetch failed: " + err.Error()}
 	}
 	if res.Transport != remote.Stdio {

@@ -303,6 +303,14 @@ func TestFetchKeepsNoQuery(t *testing.T) {
 			t.Errorf("the %s holds the query's key", what)
 		}
 	}
+	// A fetch that fails (a server that wants a token) logs no key either.
+	_, locked := mcpServer(t, 2, 1, testToken)
+	if rec := fetchHome(t, s, url.Values{"url": {locked + "?api_key=" + secret}, "transport": {"streamable"}}); rec.Code == http.StatusSeeOther {
+		t.Fatal("a fetch without the server's token succeeded")
+	}
+	if !strings.Contains(log.String(), "fetch failed") || strings.Contains(log.String(), secret) {
+		t.Errorf("the failed fetch's log line is missing or holds the key:\n%s", log.String())
+	}
 }
 
 // FuzzKeptURL: whatever is typed as a server URL, the kept form holds no query, fragment or

@@ -619,7 +619,7 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 		if field != "" {
 			p.setFocus(field)
 		}
-		if len(n.TaskRows) > 0 {
+		if ch.taskSet {
 			p.setFocus(ch.edit.Key) // "tasks/3/task"
 		}
 	}
@@ -1012,6 +1012,8 @@ func (s *Server) importTasks(c echo.Context) error {
 	if _, _, err := s.store.Apply(r.Context(), ws.ID, Edit{Tasks: tasks, SetTasks: true}, s.who(c)); err != nil {
 		return err
 	}
-	// The store's event for the import re-renders the task table on every page.
+	// Every page shows the imported tasks (its event alone may find this state shown already,
+	// by the importer's own reload).
+	s.hub.Publish(ws.ID, Notice{Full: true})
 	return c.Redirect(http.StatusSeeOther, "/w/"+ws.ID)
 }

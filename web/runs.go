@@ -109,7 +109,7 @@ type activeRun struct {
 	rec     store.Run
 	claim   string    // the nonce in the stored meta that says this process holds the run
 	prev    time.Time // the Updated this process last wrote (or read, after a refused write)
-	renewed time.Time // when this process last saved or touched the run (its own clock)
+	renewed time.Time // the stamp of this process's last save or touch of the run: its lease runs from it
 	listing []byte
 	job     *runner.Job
 	stop    context.CancelCauseFunc
@@ -643,7 +643,7 @@ func (s *Server) launch(rec store.Run, src []byte, l *listing.Listing, tasks []s
 	ctx, stop := context.WithCancelCause(s.runs.ctx)
 	meta := runMeta{}
 	_ = json.Unmarshal(rec.Meta, &meta)
-	a := &activeRun{id: rec.ID, ws: rec.Workspace, rec: rec, prev: rec.Updated, renewed: time.Now(), claim: meta.Claim, listing: src, stop: stop, calls: map[[2]int]runner.Call{}}
+	a := &activeRun{id: rec.ID, ws: rec.Workspace, rec: rec, prev: rec.Updated, renewed: rec.Updated, claim: meta.Claim, listing: src, stop: stop, calls: map[[2]int]runner.Call{}}
 	opts := runner.Options{Spec: spec, Resume: resume, Estimate: s.runs.cfg.Estimate, NoCache: noCache}
 	if resume != nil {
 		for _, cl := range resume.Calls {
@@ -859,7 +859,7 @@ func (s *Server) write(ctx context.Context, a *activeRun, rec store.Run) error {
 	if err != nil {
 		return err
 	}
-	a.prev, a.renewed = out.Updated, time.Now()
+	a.prev, a.renewed = out.Updated, out.Updated
 	return nil
 }
 
@@ -870,7 +870,7 @@ func (s *Server) touch(ctx context.Context, a *activeRun) error {
 	if err := s.runs.store.TouchRun(ctx, a.ws, a.id, a.prev, at); err != nil {
 		return err
 	}
-	a.prev, a.renewed = at, time.Now()
+	a.prev, a.renewed = at, at
 	return nil
 }
 
@@ -880,7 +880,12 @@ func (s *Server) touch(ctx context.Context, a *activeRun) error {
 // cannot be written leaves the run going while its lease holds (the next beat tries again),
 // and stops it (errLeaseLost) one beat before other replicas would read it as interrupted.
 func (s *Server) persist(a *activeRun, full bool) error {
-	ctx, cancel := context.WithTimeout(context.Background(), s.runs.cfg.SaveEvery+5*time.Second)
+	// Other replicas time the lease from the last stamp written (a.renewed): past the lease but
+	// one beat, this process stops the run rather than keep calling the endpoint, so a write
+	// may not wait longer than that.
+	keepUntil := a.renewed.Add(s.runs.ownLease() - s.runs.cfg.SaveEvery)
+	wait := min(s.runs.cfg.SaveEvery+5*time.Second, max(time.Until(keepUntil), 100*time.Millisecond))
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	for attempt := 0; ; attempt++ {
 		var err error
@@ -894,7 +899,7 @@ func (s *Server) persist(a *activeRun, full bool) error {
 		}
 		if !errors.Is(err, store.ErrConflict) || attempt > 0 {
 			s.log.Error("saving a run in progress", "run", a.id, "heartbeatOnly", !full, "err", err)
-			if time.Since(a.renewed) >= time.Duration(runLeaseBeats-1)*s.runs.cfg.SaveEvery {
+			if !time.Now().Before(keepUntil) {
 				return errLeaseLost
 			}
 			return nil
@@ -990,6 +995,9 @@ func (s *Server) claimRun(ctx context.Context, rec store.Run) (store.Run, error)
 }
 
 // runLease is how long after its Updated a stored running run counts as alive.
+// ownLease is the lease of the runs this process runs.
+func (r *runs) ownLease() time.Duration { return max(runLeaseBeats*r.cfg.SaveEvery, runLeaseMin) }
+
 func (r *runs) runLease(rec store.Run) time.Duration {
 	meta := runMeta{}
 	_ = json.Unmarshal(rec.Meta, &meta)

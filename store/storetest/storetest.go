@@ -1777,8 +1777,17 @@ func testUndoTaskField(t *testing.T, s store.Store) {
 	if shape() != before {
 		t.Errorf("undoing one field changed the task file's shape")
 	}
+	// A task removed above Ann's: the task now at her step's index holds the same value, but it
+	// is not hers, so her undo is refused rather than applied to it.
+	put("ann", "/1/task", `[{"task": "a", "expect": "search"}, {"task": "same", "expect": null}, {"task": "same", "expect": null}]`)
+	if _, err := s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Author: "bob", AuthorID: "bob", Body: json.RawMessage(`[{"task": "same", "expect": null}, {"task": "same", "expect": null}]`), Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Step(ctx, store.Step{Workspace: w.ID, Author: "ann", AuthorID: "ann", Now: t0})
+	wantKind(t, "undo of a task field after a task was removed above it", err, store.Conflict)
 	// Bob's field is overwritten by Ann: Bob's undo is refused.
-	put("ann", "/1/task", `[{"task": "a", "expect": "search"}, {"task": "ann again", "expect": null}]`)
+	put("bob", "/1/task", `[{"task": "same", "expect": null}, {"task": "bob's", "expect": null}]`)
+	put("ann", "/1/task", `[{"task": "same", "expect": null}, {"task": "ann again", "expect": null}]`)
 	_, err = s.Step(ctx, store.Step{Workspace: w.ID, Author: "bob", AuthorID: "bob", Now: t0})
 	wantKind(t, "undo of a task field someone else changed", err, store.Conflict)
 	var sc *store.StepConflict

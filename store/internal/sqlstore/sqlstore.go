@@ -714,7 +714,7 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if n, _ := up.RowsAffected(); n != 1 {
 			return nil, store.Errorf(store.Conflict, c.op, "another edit to workspace %s was accepted at the same time; send the edit again", c.ws)
 		}
-		after := state{head: rev, l: next, refs: sn.refs, tasks: tasks}
+		after := state{head: rev, l: next, refs: sn.refs, tasks: tasks, shape: shape}
 		if out.tasks != nil && out.tasks.reuse == nil {
 			after.tasksBody = out.tasks.body
 		}

@@ -38,6 +38,7 @@ type stepRow struct {
 	tasks  bool
 	path   string
 	tool   string // the name of the tool path is in, to find it after tools moved ("" if none)
+	shape  int64  // a task step: the task file's shape it was made in (its path is an index)
 	before []byte
 	after  []byte
 }
@@ -208,13 +209,14 @@ func (s *DB) pushStep(ctx context.Context, tx *sql.Tx, c change, before, after s
 	if !isTasks {
 		tool = stepTool(after.l, path)
 	}
-	return s.insertStep(ctx, tx, c.ws, c.authorID, stepRow{stack: "undo", pos: pos, key: c.undo.Key, tasks: isTasks, path: path, tool: tool, before: bv, after: av})
+	return s.insertStep(ctx, tx, c.ws, c.authorID, stepRow{stack: "undo", pos: pos, key: c.undo.Key, tasks: isTasks, path: path, tool: tool,
+		shape: after.shape, before: bv, after: av})
 }
 
 // insertStep stores r and forgets the steps of its stack beyond store.MaxUndoSteps.
 func (s *DB) insertStep(ctx context.Context, tx *sql.Tx, ws, author string, r stepRow) error {
-	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO undo_steps (workspace_id, author_id, stack, pos, step_key, tasks, path, tool, before, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		ws, author, r.stack, r.pos, r.key, boolInt(r.tasks), r.path, r.tool, r.before, r.after); err != nil {
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO undo_steps (workspace_id, author_id, stack, pos, step_key, tasks, path, tool, shape, before, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		ws, author, r.stack, r.pos, r.key, boolInt(r.tasks), r.path, r.tool, r.shape, r.before, r.after); err != nil {
 		return fmt.Errorf("write %s step: %w", r.stack, err)
 	}
 	if r.pos > store.MaxUndoSteps {
@@ -228,7 +230,7 @@ func (s *DB) insertStep(ctx context.Context, tx *sql.Tx, ws, author string, r st
 
 // topStep reads the top step of a stack.
 func (s *DB) topStep(ctx context.Context, q querier, ws, author, stack string) (stepRow, bool, error) {
-	rows, err := q.QueryContext(ctx, s.q(`SELECT pos, step_key, tasks, path, tool, before, after FROM undo_steps
+	rows, err := q.QueryContext(ctx, s.q(`SELECT pos, step_key, tasks, path, tool, shape, before, after FROM undo_steps
 		WHERE workspace_id = ? AND author_id = ? AND stack = ? ORDER BY pos DESC LIMIT 1`), ws, author, stack)
 	if err != nil {
 		return stepRow{}, false, fmt.Errorf("read %s step: %w", stack, err)
@@ -239,7 +241,7 @@ func (s *DB) topStep(ctx context.Context, q querier, ws, author, stack string) (
 	}
 	r := stepRow{stack: stack}
 	var tasks int
-	if err := rows.Scan(&r.pos, &r.key, &tasks, &r.path, &r.tool, &r.before, &r.after); err != nil {
+	if err := rows.Scan(&r.pos, &r.key, &tasks, &r.path, &r.tool, &r.shape, &r.before, &r.after); err != nil {
 		return stepRow{}, false, fmt.Errorf("read %s step: %w", stack, err)
 	}
 	r.tasks = tasks != 0
@@ -265,7 +267,7 @@ func (s *DB) moveStep(ctx context.Context, tx *sql.Tx, ws, author string, r step
 	if ok {
 		pos = top.pos + 1
 	}
-	if err := s.insertStep(ctx, tx, ws, author, stepRow{stack: to, pos: pos, tasks: r.tasks, path: r.path, tool: r.tool, before: r.before, after: r.after}); err != nil {
+	if err := s.insertStep(ctx, tx, ws, author, stepRow{stack: to, pos: pos, tasks: r.tasks, path: r.path, tool: r.tool, shape: r.shape, before: r.before, after: r.after}); err != nil {
 		return store.UndoState{}, err
 	}
 	// After an undo or redo, typing starts a new step: it never extends an older one.
@@ -426,6 +428,11 @@ func (s *DB) Step(ctx context.Context, st store.Step) (store.EditResult, error) 
 					return outcome{}, err
 				}
 				if r.path != "" {
+					// Its path is a task's index: a task added or removed since may have moved
+					// another task into its place, holding the same value.
+					if cur.shape > r.shape {
+						return outcome{}, &errStepConflict{r}
+					}
 					body, err := stepTaskField(curT, r, wantT, putT)
 					if err != nil {
 						return outcome{}, err

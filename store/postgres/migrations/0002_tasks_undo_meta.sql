@@ -45,6 +45,7 @@ CREATE TABLE undo_steps (
   tasks        INTEGER NOT NULL,  -- 1: the step takes back the task file, 0: the value at path
   path         TEXT NOT NULL,
   tool         TEXT NOT NULL,     -- the name of the tool path is in ('' if none): found by name if tools moved
+  shape        BIGINT NOT NULL,  -- a task step: the task file's shape it was made in (workspaces.tasks_shape)
   before       BYTEA NOT NULL,
   after        BYTEA NOT NULL,
   PRIMARY KEY (workspace_id, author_id, stack, pos)
