@@ -577,6 +577,9 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 			sse := datastar.NewSSE(c.Response().Writer, c.Request())
 			_ = sse.PatchElementTempl(views.FieldNotice(id, sg.Tool, ue.msg))
 			_ = sse.PatchElementTempl(views.History(id, ws.CanUndo, ws.CanRedo, ws.Version))
+			// and on the person's other pages here (other replicas learn at their next change)
+			s.hub.Publish(id, Notice{Version: ws.Version, From: sg.PID, EditorTool: -1, AuthorID: who.ID,
+				Undo: &store.UndoState{CanUndo: ws.CanUndo, CanRedo: ws.CanRedo}})
 			return nil
 		case ch.step == "restore":
 			return revisionErr(err)

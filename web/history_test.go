@@ -932,11 +932,15 @@ func TestUndoButtonsFollowThePerson(t *testing.T) {
 	}
 	// Bo overwrites; Ana's undo is refused and her button goes off.
 	postAs(t, s, bo, strings.Repeat("b", 32), "/w/"+id+"/edit?t=0&f=description", map[string]any{"tool": 0, "val": "Bo's text"})
+	a2.reset()
 	evs := postAs(t, s, ana, strings.Repeat("a", 32), "/w/"+id+"/undo", map[string]any{"tool": 0})
 	h := patched(evs)["history"]
 	if m := regexp.MustCompile(`<button[^>]*data-testid="undo"[^>]*>`).FindString(h); !strings.Contains(m, "disabled") {
 		t.Errorf("after a refused undo with nothing left, the button should be off: %q", h)
 	}
+	a2.waitFor(t, "the button off on ana's other tab", func(s string) bool {
+		return strings.Contains(regexp.MustCompile(`<button[^>]*data-testid="undo"[^>]*>`).FindString(s[max(0, strings.LastIndex(s, `id="history"`)):]), "disabled")
+	})
 }
 
 // TestUndoOneTaskKeepsAnother: Ana's undo of her task edit takes back her task only, though Bo
