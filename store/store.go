@@ -322,6 +322,8 @@ type EditResult struct {
 	Listing   *listing.Listing // the head listing
 	// Undo is the author's undo state after the edit, when the edit was Undoable or a Step.
 	Undo UndoState
+	// TasksShape is the workspace's Workspace.TasksShape after the edit.
+	TasksShape int64
 }
 
 // EditRecord is one accepted edit, as kept in history.

@@ -321,10 +321,7 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 			w.cacheHead(id, res.Seq, res.Listing)
 			after := cur
 			after.Listing, after.Version, after.Head = res.Listing, int(res.Seq), res.Revision.Number
-			after.Tasks, after.TasksSeq = tasks, res.Revision.TasksSeq
-			if e.TasksFn == nil || e.Key == "" {
-				after.TasksShape = int(res.Seq) // see store.Workspace.TasksShape
-			}
+			after.Tasks, after.TasksSeq, after.TasksShape = tasks, res.Revision.TasksSeq, int(res.TasksShape)
 			after.CanUndo, after.CanRedo = res.Undo.CanUndo, res.Undo.CanRedo
 			return after, res, nil
 		}

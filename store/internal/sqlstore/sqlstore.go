@@ -729,7 +729,7 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 			}
 			res.Undo = store.UndoState{CanUndo: true}
 		}
-		res.Seq, res.Revision, res.Listing = seq, rev, next
+		res.Seq, res.Revision, res.Listing, res.TasksShape = seq, rev, next, shape
 		kind := store.EventEdit
 		if len(out.ops) == 0 && tasksChanged {
 			kind = store.EventTasks
