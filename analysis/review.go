@@ -60,7 +60,15 @@ func ReviewWith(counter *cost.Counter, lt *lint.Linter, tasks []selection.Task) 
 	return opts
 }
 
-// ReviewOptions is ReviewEngines with the engine's tokenizer.
+// ReviewOptions is ReviewEngines with the engine's tokenizer and, when it has one, its extended
+// linter: the review then reports what the Findings tab shows, from the same caches.
 func (e *Engine) ReviewOptions(tasks []selection.Task) (export.ReviewOptions, error) {
-	return ReviewEngines(e.tok, tasks)
+	if e.ext == nil {
+		return ReviewEngines(e.tok, tasks)
+	}
+	counter, err := cost.NewCounter(e.tok, "compact", cost.Options{})
+	if err != nil {
+		return export.ReviewOptions{}, fmt.Errorf("review engines: %w", err)
+	}
+	return ReviewWith(counter, e.ext, tasks), nil
 }

@@ -343,12 +343,15 @@ func (c *Counter) Listing(l *listing.Listing) Report {
 		}
 		c.mu.Unlock()
 	}
-	ptrs := make(map[*listing.Value]listing.Hash, len(l.Tools))
-	for i, t := range l.Tools {
-		ptrs[t] = hashes[i]
-	}
+	// Kept across listings (one counter serves every workspace of a server), bounded like the
+	// other caches.
 	c.mu.Lock()
-	c.byPtr = ptrs
+	if c.byPtr == nil || len(c.byPtr)+len(l.Tools) > c.limit {
+		c.byPtr = make(map[*listing.Value]listing.Hash, len(l.Tools))
+	}
+	for i, t := range l.Tools {
+		c.byPtr[t] = hashes[i]
+	}
 	c.mu.Unlock()
 
 	for i, e := range entries {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -90,7 +91,7 @@ func OpenTokenizer(spec string) (Tokenizer, error) {
 	if !strings.ContainsAny(spec, `/\`) && !strings.HasSuffix(spec, ".json") {
 		return NewTokenizer(spec)
 	}
-	b, err := os.ReadFile(spec)
+	b, err := readLimited(spec, maxTokenizerFile)
 	if err != nil {
 		return nil, fmt.Errorf("reading tokenizer file: %w", err)
 	}
@@ -111,7 +112,28 @@ type HuggingFaceInfo struct {
 }
 
 func (h HuggingFaceInfo) String() string {
-	return fmt.Sprintf("model %s, pre-tokenizer %s, %d vocabulary entries, %d merges", h.Model, h.PreTokenizer, h.Vocab, h.Merges)
+	// Quoted: the names come from the file and may hold anything.
+	return fmt.Sprintf("model %q, pre-tokenizer %q, %d vocabulary entries, %d merges", h.Model, h.PreTokenizer, h.Vocab, h.Merges)
+}
+
+// maxTokenizerFile bounds a tokenizer.json read (Qwen3's is about 11 MB).
+const maxTokenizerFile = 64 << 20
+
+// readLimited reads a file of at most max bytes, and says so when it is larger.
+func readLimited(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s is over %d MiB; a tokenizer.json is far smaller", path, max>>20)
+	}
+	return b, nil
 }
 
 // InspectHuggingFace reads the outline of a Hugging Face tokenizer.json and says what is wrong

@@ -21,6 +21,9 @@ type Ignore struct {
 // A pointer may use * for the tool index (/tools/*/description) and matches a finding at that
 // pointer or below it.
 func ParseIgnores(src []byte) ([]Ignore, error) {
+	if err := listing.CheckUTF8(src); err != nil {
+		return nil, fmt.Errorf("ignore file: %w", err)
+	}
 	v, err := listing.ParseJSON(src)
 	if err != nil {
 		return nil, fmt.Errorf("ignore file is not JSON: %w", err)

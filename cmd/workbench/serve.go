@@ -15,6 +15,7 @@ import (
 
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/api"
+	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing/remote"
 	"github.com/tool-workbench/workbench/web"
@@ -66,7 +67,13 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("--datastar-js: %w", err)
 		}
 	}
-	engine, err := analysis.New(analysis.Options{Extended: lint.New(lint.Config{})})
+	// The extended rules count tokens as the engine does (o200k_base), so that budgets on the
+	// page, in the review export and in `workbench check` agree.
+	tok, err := cost.NewTokenizer("o200k_base")
+	if err != nil {
+		return err
+	}
+	engine, err := analysis.New(analysis.Options{Tokenizer: tok.Name(), Extended: lint.New(lint.Config{Tokens: tok.Count})})
 	if err != nil {
 		return err
 	}

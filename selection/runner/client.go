@@ -423,6 +423,11 @@ func retryAfter(h http.Header) (time.Duration, bool) {
 		return 0, false
 	}
 	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
+		// A huge or infinite value would overflow a Duration into a negative wait: cap it at a
+		// day, which is past any maximum the client honours.
+		if n > (24 * time.Hour).Seconds() {
+			return 24 * time.Hour, true
+		}
 		return time.Duration(n * float64(time.Second)), true
 	}
 	if t, err := http.ParseTime(v); err == nil {

@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"regexp"
 	"strings"
@@ -199,8 +200,11 @@ func ParseEndpoints(src []byte) ([]Endpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the endpoint configuration: %w (expected {\"endpoints\": [{\"name\", \"baseURL\", \"model\", \"apiKeyEnv\", \"concurrency\", \"headers\"}]})", err)
 	}
-	if dec.More() {
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("reading the endpoint configuration: text follows the JSON value")
+	}
+	if len(eps) == 0 {
+		return nil, fmt.Errorf(`reading the endpoint configuration: it lists no endpoints; write {"endpoints": [{"name", "baseURL", "model", "apiKeyEnv"}]}`)
 	}
 	seen := map[string]bool{}
 	for i, e := range eps {

@@ -27,6 +27,10 @@ func TestParseEndpoints(t *testing.T) {
 		{"api type", `[{"name": "a", "baseURL": "http://h", "model": "m", "apiType": "anthropic"}]`, "unknown"},
 		{"timeout", `[{"name": "a", "baseURL": "http://h", "model": "m", "timeout": "soon"}]`, "not a positive Go duration"},
 		{"trailing", `[] []`, "text follows"},
+		{"trailing bracket", `[{"name": "a", "baseURL": "http://h/v1", "model": "m"}]]`, "text follows"},
+		{"trailing brace", `{"endpoints": [{"name": "a", "baseURL": "http://h/v1", "model": "m"}]}}`, "text follows"},
+		{"no endpoints", `{"endpoints": []}`, "lists no endpoints"},
+		{"null", `null`, "lists no endpoints"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

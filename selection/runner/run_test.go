@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -266,5 +267,16 @@ func TestRefusedBeforeSending(t *testing.T) {
 	}
 	if cl := run.Calls[0]; cl.Outcome != OutError || cl.Attempts != 1 || !strings.Contains(cl.Error, "the request was not sent") || srv.Requests() != 0 {
 		t.Errorf("call = %s after %d attempts: %q; server saw %d requests", cl.Outcome, cl.Attempts, cl.Error, srv.Requests())
+	}
+}
+
+// TestRetryAfterHuge: a Retry-After too large for a Duration (or infinite) reads as a very long
+// wait, never as a negative one that would retry at once.
+func TestRetryAfterHuge(t *testing.T) {
+	for _, v := range []string{"1e300", "Inf", "1e10", "9223372037"} {
+		d, ok := retryAfter(http.Header{"Retry-After": {v}})
+		if !ok || d < time.Hour {
+			t.Errorf("Retry-After %s = %v, %v; want a long wait", v, d, ok)
+		}
 	}
 }
