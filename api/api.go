@@ -239,9 +239,6 @@ func (a *API) read(c echo.Context, fields ...string) (*request, error) {
 //go:embed openapi.json
 var openapiDoc []byte
 
-// OpenAPI returns the API's OpenAPI 3.1 document.
-func OpenAPI() []byte { return slices.Clone(openapiDoc) }
-
 func (a *API) openapi(c echo.Context) error {
 	return c.Blob(http.StatusOK, "application/json", openapiDoc)
 }

@@ -29,10 +29,9 @@ func (a *API) check(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := checkReport(in)
-	if err != nil {
-		return err
-	}
+	// The one check engine `workbench check --rules all` uses too.
+	r := in.linter.Check(lint.CheckInput{Name: in.name, Listing: in.listing, Tasks: in.tasks, Others: in.others,
+		Ignores: in.ignores, Baseline: in.baseline, FailOn: in.failOn, Tokenizer: in.tokenizer}).Report
 	var b bytes.Buffer
 	if err := lint.WriteJSON(&b, r); err != nil {
 		return fmt.Errorf("check: %w", err)
@@ -120,6 +119,12 @@ func (a *API) checkInput(req *request) (*checkInput, error) {
 		if v.Kind != listing.Array {
 			return nil, req.invalid("merge", v, `"merge": [{"name": "other-server", "listing": {...}}]`, `"merge" must be an array, not a %s`, v.Kind)
 		}
+		if len(v.Items) > MaxMerge {
+			// Each listing's positions are read against the whole body: many of them would cost
+			// time growing with their square.
+			return nil, &Error{Code: CodeTooLarge, Field: "merge", Message: fmt.Sprintf("\"merge\" lists %d servers; the limit is %d", len(v.Items), MaxMerge),
+				Hint: "check the servers a host connects together, at most " + strconv.Itoa(MaxMerge) + " at a time"}
+		}
 		for i, it := range v.Items {
 			field := "merge/" + strconv.Itoa(i)
 			name, l, err := req.namedListing(field, it, a.opts.Limits)
@@ -131,6 +136,9 @@ func (a *API) checkInput(req *request) (*checkInput, error) {
 	}
 	return in, nil
 }
+
+// MaxMerge bounds the other servers' listings one check merges.
+const MaxMerge = 64
 
 // namedListing reads {"name": ..., "listing": ...} at field (merge/0).
 func (r *request) namedListing(field string, v *listing.Value, lim listing.Limits) (string, *listing.Listing, error) {
@@ -184,15 +192,4 @@ func (a *API) linter(tokenizer string, cfg lint.Config) (*lint.Linter, error) {
 	}
 	a.mu.Unlock()
 	return lt, nil
-}
-
-// checkReport builds the report `workbench check --rules all` builds (cmd/workbench/check.go,
-// checkAll): the reference's checks where the reference can read the listing, the ranking of
-// the tasks, the extended rules and merge collisions, then ignores, baseline and verdict.
-//
-// It knows nothing of HTTP; it belongs in package lint, shared with the CLI, and is kept here
-// only until it moves there.
-func checkReport(in *checkInput) (*lint.Report, error) {
-	return in.linter.Check(lint.CheckInput{Name: in.name, Listing: in.listing, Tasks: in.tasks, Others: in.others,
-		Ignores: in.ignores, Baseline: in.baseline, FailOn: in.failOn, Tokenizer: in.tokenizer}).Report, nil
 }

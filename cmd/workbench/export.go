@@ -75,7 +75,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 
 	l, err := exportReadListing(e, pos[0])
 	if err != nil {
-		return err
+		return unreadable(e, err)
 	}
 	var data []byte
 	switch *format {
@@ -91,7 +91,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	case "review":
 		base, err := exportReadListing(e, *baseline)
 		if err != nil {
-			return err
+			return unreadable(e, err)
 		}
 		opts, err := reviewEngines(e, *tokName, *tasksPath)
 		if err != nil {
@@ -135,6 +135,12 @@ func reviewEngines(e *env, tokName, tasksPath string) (export.ReviewOptions, err
 		opts.RankingNote = "no --tasks file given"
 	}
 	return opts, nil
+}
+
+// unreadable reports an input that cannot be read and exits 2, as every command does.
+func unreadable(e *env, err error) error {
+	fmt.Fprintln(e.stderr, "workbench "+err.Error())
+	return exitError{2}
 }
 
 // exportReadListing reads and parses a listing from a file or stdin ("-"), refusing input over

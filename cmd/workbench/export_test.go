@@ -129,14 +129,16 @@ func TestExportCommandErrors(t *testing.T) {
 		{"main with json", "", []string{"export", clear, "--main"}, 2, "apply to --format go only"},
 		{"bare with go", "", []string{"export", clear, "--format", "go", "--bare"}, 2, "apply to --format json only"},
 		{"both on stdin", "", []string{"export", "-", "--format", "review", "--baseline", "-"}, 2, "only one of SOURCE, --baseline and --tasks"},
-		{"missing file", "", []string{"export", filepath.Join(dir, "nope.json")}, 1, "no such file"},
-		{"malformed JSON", "", []string{"export", broken}, 1, "line 2 column"},
-		{"empty stdin", "", []string{"export", "-"}, 1, "stdin"},
-		{"no tools", `{"result": {"items": []}}`, []string{"export", "-"}, 1, "no tools array"},
+		{"missing file", "", []string{"export", filepath.Join(dir, "nope.json")}, 2, "no such file"},
+		{"malformed JSON", "", []string{"export", broken}, 2, "line 2 column"},
+		{"empty stdin", "", []string{"export", "-"}, 2, "stdin"},
+		{"no tools", `{"result": {"items": []}}`, []string{"export", "-"}, 2, "no tools array"},
 		{"go refused", "", []string{"export", noSchema, "--format", "go"}, 1, "missing input schema"},
 		{"bad package", "", []string{"export", clear, "--format", "go", "--package", "9lives"}, 1, "not a Go identifier"},
 		{"unwritable out", "", []string{"export", clear, "--out", filepath.Join(dir, "no", "such", "dir", "x.json")}, 1, "writing"},
 	}
+	// Exit 2: the input could not be read or is not a listing (as every command); 1: the
+	// export itself failed.
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, errs, code := exportRun(t, tt.stdin, tt.args...)

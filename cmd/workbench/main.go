@@ -1,5 +1,5 @@
 // Command workbench designs the tools of MCP servers: a browser workbench (serve) and the same
-// engine headless (check, cost, fetch, export, run, rules).
+// engine headless (check, cost, fetch, export, run, rules), and db to check its database.
 package main
 
 import (
@@ -74,7 +74,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 
 func logLevel(getenv func(string) string) slog.Level {
 	var l slog.Level
-	if err := l.UnmarshalText([]byte(getenv("WORKBENCH_LOG_LEVEL"))); err != nil {
+	v := getenv("WORKBENCH_LOG_LEVEL")
+	if v == "" {
+		return slog.LevelInfo
+	}
+	if err := l.UnmarshalText([]byte(v)); err != nil {
+		fmt.Fprintf(os.Stderr, "workbench: WORKBENCH_LOG_LEVEL=%q is not a level (debug, info, warn, error); logging at info\n", v)
 		return slog.LevelInfo
 	}
 	return l

@@ -53,11 +53,7 @@ func loadListing(e *env, path string) (*listing.Listing, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := path
-	if path == "-" {
-		name = "-"
-	}
-	return listing.Parse(src, listing.Options{Name: name})
+	return listing.Parse(src, listing.Options{Name: path})
 }
 
 // loadTasks reads a task file; strict accepts only the reference's format.

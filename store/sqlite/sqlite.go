@@ -7,9 +7,8 @@
 // read-only connections that WAL lets run beside the writer. Commits are synchronous=NORMAL,
 // SQLite's advice for WAL mode: an acknowledged edit survives a killed process (the crash test
 // kills one mid-burst), and the database stays consistent through a power cut, which may take
-// back the last moments of typing. That halves the browser's edit latency (p99 2.6-3.8 ms against
-// 4.0-5.3 ms with FULL, `go test ./web/ -bench EditRecompute`); teams that need every keystroke to
-// outlive a power cut run PostgreSQL.
+// back the last moments of typing. FULL would make every keystroke wait for an fsync; teams that
+// need every keystroke to outlive a power cut run PostgreSQL.
 //
 // The writer never checkpoints (wal_autocheckpoint=0): copying the WAL back into the database
 // would land on whichever edit happened to cross the threshold. A background goroutine with a

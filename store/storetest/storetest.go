@@ -1117,8 +1117,8 @@ func testConcurrentEdits(t *testing.T, s store.Store) {
 // revision (INSERT); "coalesced" edits type into one field (UPDATE of the head).
 //
 // It runs on the suite's three-tool sample and, when the shared listings are there, on the
-// GitHub MCP server's listing (about 200 kB): every revision keeps the whole listing, so the
-// listing's size is the cost to watch.
+// GitHub MCP server's listing (about 200 kB), where an edit writes the one tool it changed (tools
+// are stored once by hash) and its undo step.
 func BenchmarkEdits(b *testing.B, open Opener) {
 	s := open(b)
 	defer s.Close()
@@ -1127,7 +1127,9 @@ func BenchmarkEdits(b *testing.B, open Opener) {
 		l    *listing.Listing
 	}{{"sample", Sample(b)}}
 	big := filepath.Join(moduleRoot(b), "..", "shared", "listings", "real", "github-mcp-server.json")
-	if src, err := os.ReadFile(big); err == nil {
+	if src, err := os.ReadFile(big); err != nil {
+		b.Logf("skipping the github-mcp-server listing: %v", err)
+	} else {
 		l, err := listing.Parse(src, listing.Options{Name: big})
 		if err != nil {
 			b.Fatal(err)
