@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -227,10 +228,10 @@ func paramOps(tool *listing.Value, t, p int, key, val string) ([]listing.Op, err
 	case "minimum", "maximum":
 		var v *listing.Value
 		if val != "" {
-			if _, err := strconv.ParseFloat(val, 64); err != nil {
-				return nil, &problem{Msg: fmt.Sprintf("%s of %s must be a number, such as 0 or 2.5; got %q", key, name, val)}
+			if !isJSONNumber(val) {
+				return nil, &problem{Msg: fmt.Sprintf("%s of %s must be a JSON number, such as 0, 2.5 or 1e3; got %q", key, name, val)}
 			}
-			v = listing.NewNumber(val)
+			v = listing.NewNumber(strings.TrimSpace(val))
 		}
 		spec = set(spec, key, v)
 	case "default":
@@ -253,7 +254,7 @@ func paramOps(tool *listing.Value, t, p int, key, val string) ([]listing.Op, err
 				if part == "" {
 					continue
 				}
-				if _, err := strconv.ParseFloat(part, 64); numeric && err == nil {
+				if numeric && isJSONNumber(part) {
 					items = append(items, listing.NewNumber(part))
 				} else {
 					items = append(items, listing.NewString(part))
@@ -380,4 +381,12 @@ func toolStructOps(l *listing.Listing, op string, i int) ([]listing.Op, int, err
 		return []listing.Op{{Kind: listing.OpMove, Path: "/tools", From: i, To: to}}, to, nil
 	}
 	return nil, 0, fmt.Errorf("unknown tool operation %q", op)
+}
+
+// isJSONNumber reports whether s is a number as JSON writes one (strconv also takes Inf, NaN
+// and hexadecimal, and Python's JSON NaN and Infinity, none of which a listing can hold).
+func isJSONNumber(s string) bool {
+	return json.Valid([]byte(s)) && strings.IndexFunc(strings.TrimSpace(s), func(r rune) bool {
+		return !strings.ContainsRune("0123456789-+.eE", r)
+	}) < 0 && strings.TrimSpace(s) != ""
 }

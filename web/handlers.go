@@ -113,7 +113,7 @@ func (s *Server) importListing(c echo.Context) error {
 		h.Pasted = string(src)
 		return htmlPage(c, http.StatusBadRequest, views.HomePage(h))
 	}
-	ws, err := s.store.Create(r.Context(), name, l, nil, s.who(c), "imported from "+name)
+	ws, err := s.store.Create(r.Context(), name, l, nil, s.who(c), "imported from "+title(name))
 	if err != nil {
 		return fmt.Errorf("create workspace: %w", err)
 	}
@@ -688,6 +688,20 @@ func (s *Server) getForEdit(c echo.Context) (Workspace, error) {
 	return s.store.get(c.Request().Context(), c.Param("id"), s.who(c), false)
 }
 
+// intParam reads an index from the query: absent is 0 (operations that need none), anything
+// but a number a 400, never a silent 0 that would change the first item.
+func intParam(c echo.Context, key string) (int, error) {
+	v := c.QueryParam(key)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("malformed index %s=%q; reload the page", key, v))
+	}
+	return n, nil
+}
+
 func toolIndex(c echo.Context, ws Workspace, key string) (int, error) {
 	t, err := strconv.Atoi(c.QueryParam(key))
 	if err != nil || t < 0 || t >= len(ws.Listing.Tools) {
@@ -755,7 +769,10 @@ func (s *Server) editField(c echo.Context) error {
 	var ops []listing.Op
 	key := fmt.Sprintf("tools/%d/%s", t, field)
 	if field == "param" {
-		p, _ := strconv.Atoi(c.QueryParam("p"))
+		p, perr := intParam(c, "p")
+		if perr != nil {
+			return perr
+		}
 		k := c.QueryParam("k")
 		key += fmt.Sprintf("/%d/%s", p, k)
 		ops, err = paramOps(tool, t, p, k, val)
@@ -812,7 +829,10 @@ func (s *Server) toolOp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	i, _ := strconv.Atoi(c.QueryParam("i"))
+	i, err := intParam(c, "i")
+	if err != nil {
+		return err
+	}
 	op := c.QueryParam("op")
 	ops, sel, err := toolStructOps(ws.Listing, op, i)
 	if err != nil {
@@ -841,7 +861,10 @@ func (s *Server) paramOp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, _ := strconv.Atoi(c.QueryParam("p"))
+	p, err := intParam(c, "p")
+	if err != nil {
+		return err
+	}
 	ops, err := paramStructOps(ws.Listing.Tools[t], t, c.QueryParam("op"), p)
 	if err != nil {
 		var pr *problem
@@ -887,7 +910,10 @@ func (s *Server) taskOp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	i, _ := strconv.Atoi(c.QueryParam("i"))
+	i, err := intParam(c, "i")
+	if err != nil {
+		return err
+	}
 	op := c.QueryParam("op")
 	g, err := strconv.Atoi(c.QueryParam("g"))
 	if err != nil {
@@ -995,6 +1021,10 @@ func (s *Server) importTasks(c echo.Context) error {
 		return htmlPage(c, code, views.WorkspacePage(m))
 	}
 	fh, err := c.FormFile("file")
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("The task file is larger than %d MB.", s.max>>20))
+	}
 	if err != nil {
 		return fail(http.StatusBadRequest, "Choose a task file to import: a JSON array of {\"task\": …, \"expect\": tool name or null}.")
 	}
@@ -1012,7 +1042,7 @@ func (s *Server) importTasks(c echo.Context) error {
 		return fail(http.StatusBadRequest, "The task file could not be used: "+err.Error()+
 			`. It should be a JSON array such as [{"task": "Renew my loan", "expect": "loans_renew"}].`)
 	}
-	if _, _, err := s.store.Apply(r.Context(), ws.ID, Edit{Tasks: tasks, SetTasks: true}, s.who(c)); err != nil {
+	if _, _, err := s.store.Apply(r.Context(), ws.ID, Edit{Tasks: tasks, SetTasks: true, Message: "imported tasks from " + title(fh.Filename)}, s.who(c)); err != nil {
 		return err
 	}
 	// Every page shows the imported tasks (its event alone may find this state shown already,

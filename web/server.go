@@ -293,7 +293,7 @@ func (s *Server) lock(id string) func() {
 	return m.Unlock
 }
 
-// analyze returns the analysis of a workspace's current revision, from the last shown state
+// current returns the analysis of a workspace's current revision, from the last shown state
 // when it is current.
 func (s *Server) current(ws Workspace) *state {
 	s.mu.Lock()
@@ -304,9 +304,23 @@ func (s *Server) current(ws Workspace) *state {
 	}
 	st = s.buildState(ws, s.engine.Analyze(ws.Listing, ws.Tasks))
 	s.mu.Lock()
+	evictOne(s.states, ws.ID)
 	s.states[ws.ID] = st
 	s.mu.Unlock()
 	return st
+}
+
+// evictOne makes room for key in a per-workspace cache bounded by maxCached, dropping any one
+// other entry (map order is random): a dropped state costs the next change of that workspace
+// one full render, an unbounded cache a server's memory.
+func evictOne[V any](m map[string]V, key string) {
+	if _, ok := m[key]; ok || len(m) < maxCached {
+		return
+	}
+	for k := range m {
+		delete(m, k)
+		return
+	}
 }
 
 func (s *Server) lastState(id string) *state {
@@ -325,6 +339,7 @@ func (s *Server) baseline(ws Workspace) *analysis.Result {
 	}
 	b = s.engine.Analyze(ws.Baseline, nil)
 	s.mu.Lock()
+	evictOne(s.bases, ws.ID)
 	s.bases[ws.ID] = b
 	s.mu.Unlock()
 	return b

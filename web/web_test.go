@@ -303,9 +303,19 @@ func TestParamEdits(t *testing.T) {
 	if !strings.Contains(schema, `"catalog_id"`) || strings.Contains(schema, `"book_id"`) {
 		t.Fatalf("schema after rename: %s", schema)
 	}
-	p = patched(post(t, s, "/w/"+id+"/edit?t=0&f=param&p=0&k=maximum", sig(0, "ten")))
-	if !strings.Contains(p["msg-f-params"], "must be a number") {
-		t.Errorf("bad maximum: %v", p)
+	for _, bad := range []string{"ten", "Inf", "NaN", "0x1p3"} {
+		p = patched(post(t, s, "/w/"+id+"/edit?t=0&f=param&p=0&k=maximum", sig(0, bad)))
+		if !strings.Contains(p["msg-f-params"], "must be a JSON number") {
+			t.Errorf("maximum %q: %v", bad, p)
+		}
+	}
+	if rec := do(t, s, func() *http.Request {
+		req := httptest.NewRequest(http.MethodPost, "/w/"+id+"/edit?t=0&f=param&p=x&k=maximum", strings.NewReader(sigJSON(sig(0, "1"))))
+		req.Header.Set("Datastar-Request", "true")
+		req.Header.Set("Content-Type", "application/json")
+		return req
+	}()); rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "malformed index") {
+		t.Errorf("a malformed parameter index: %d %s", rec.Code, rec.Body.String())
 	}
 	p = patched(post(t, s, "/w/"+id+"/param?op=add&t=0&p=0", sig(0, "")))
 	if !strings.Contains(p["editor"], `value="param_2"`) {
