@@ -14,7 +14,6 @@ package analysis
 
 import (
 	"fmt"
-	"sort"
 	"sync"
 
 	"github.com/tool-workbench/workbench/cost"
@@ -162,14 +161,8 @@ func New(opts Options) (*Engine, error) {
 		byPtr: map[*listing.Value]*toolFacts{}, byHash: map[listing.Hash]*toolFacts{}}, nil
 }
 
-// Tokenizer names the tokenizer the engine counts with.
-func (e *Engine) Tokenizer() string { return e.tok.Name() }
-
 // Context is the context window, in tokens, that cost shares refer to.
 func (e *Engine) Context() int { return e.context }
-
-// CountTokens counts the tokens of a text with the engine's tokenizer.
-func (e *Engine) CountTokens(s string) int { return e.tok.Count(s) }
 
 // facts returns the cached facts of every tool of l, computing those of new tools. It keeps the
 // pointer cache to the tools of the latest listings so that it does not grow without bound.
@@ -315,14 +308,6 @@ func tally(sev string, errs, warns, infos *int) {
 	}
 }
 
-// Baseline compares a result's cost with an earlier one's (the listing as imported).
-func (r *Result) Baseline(base *Result) error {
-	if err := r.Cost.Compare(base.Cost); err != nil {
-		return fmt.Errorf("analysis: compare with baseline: %w", err)
-	}
-	return nil
-}
-
 // AllFindings returns every finding, listing-wide ones first, then by tool.
 func (r *Result) AllFindings() []Finding {
 	out := append([]Finding(nil), r.Listing...)
@@ -330,10 +315,4 @@ func (r *Result) AllFindings() []Finding {
 		out = append(out, t.Findings...)
 	}
 	return out
-}
-
-// SortBySeverity orders findings from most to least severe, keeping rule order otherwise.
-func SortBySeverity(fs []Finding) {
-	rank := map[string]int{Error: 0, Warning: 1, Info: 2}
-	sort.SliceStable(fs, func(i, j int) bool { return rank[fs[i].Severity] < rank[fs[j].Severity] })
 }

@@ -159,9 +159,6 @@ func NewCounter(tok Tokenizer, render string, opts Options) (*Counter, error) {
 // Tokenizer returns the Counter's tokenizer.
 func (c *Counter) Tokenizer() Tokenizer { return c.tok }
 
-// Render returns the Counter's rendering name.
-func (c *Counter) Render() string { return c.r.name }
-
 func (c *Counter) count(r rendered) int {
 	n := r.fixed
 	for _, s := range r.texts {

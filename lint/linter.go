@@ -98,9 +98,6 @@ func New(cfg Config) *Linter {
 		schemaPtr: map[*listing.Value]listing.Hash{}}
 }
 
-// Config returns the linter's configuration with defaults filled in.
-func (lt *Linter) Config() Config { return lt.cfg }
-
 // toolFacts is everything the per-tool rules computed for one tool's content.
 type toolFacts struct {
 	findings  []Finding // pointers relative to the tool

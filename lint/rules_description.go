@@ -56,10 +56,10 @@ func init() {
 			Good:    `"status": {"type": "string", "enum": ["open", "closed", "merged"], "description": "Only pull requests in this state."}`},
 		&Rule{ID: "description-sibling-unnamed", Category: CatDescription, Severity: Warning, Scope: ListingWide, Seed: seed002 + "; " + seed003,
 			Summary: "two near-duplicate tools, and neither description names the other",
-			What:    "For each pair of tools whose descriptions share half of their content words or more (the reference's near-duplicate measure), reports the pair when neither description mentions the other tool's name.",
+			What:    "For each pair of tools that nothing tells apart (the same distinguishing words in name and description, verbs such as get and fetch folded together) and whose descriptions share half of their content words or more (the reference's near-duplicate measure), reports the pair when neither description mentions the other tool's name. Pairs that differ in what they act on (create_branch, create_issue) are not reported.",
 			Why:     "The hard problem is helping the model choose between two tools that both sound plausible. Naming the sibling inside the description, and saying when to use it instead, is the change that cut wrong-tool calls most; the seed's revision sent refund questions from get_order_status to quote_refund and took 5 of 8 to 8 of 8.",
-			Bad:     "get_order_status: \"Look up an order's status.\"\nquote_refund: \"Look up what refund an order would get.\"",
-			Good:    "get_order_status: \"… For refund questions use quote_refund instead.\"\nquote_refund: \"… Call it first: it checks the order itself, so get_order_status is not needed.\""},
+			Bad:     "get_data: \"Get ticket data by id.\"\nfetch_data: \"Fetch ticket data by id.\"",
+			Good:    "get_data: \"Get ticket data by id. Use fetch_data for many.\"\nfetch_data: \"Fetch ticket data by id.\""},
 	)
 	toolChecks = append(toolChecks, checkDescriptionText, checkExamples)
 	listingChecks = append(listingChecks, checkSiblings)

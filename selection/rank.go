@@ -100,13 +100,6 @@ func NewCache(limit int) *Cache {
 	return &Cache{limit: limit, tools: map[*listing.Value]*toolWords{}, tasks: map[string][]string{}}
 }
 
-// Ranker builds a ranker for tools, reusing the word sets of tools it has seen.
-func (c *Cache) Ranker(tools []*listing.Value) *Ranker {
-	r := newRanker(c.toolWords(tools))
-	r.cache = c
-	return r
-}
-
 // toolWords returns the word sets of tools, reading only the tools it has not seen.
 func (c *Cache) toolWords(tools []*listing.Value) []*toolWords {
 	tw := make([]*toolWords, len(tools))
@@ -507,9 +500,6 @@ func (r *Ranker) filter(all []string) []string {
 	}
 	return ws
 }
-
-// Explain lists the words of task that score for tool i.
-func (r *Ranker) Explain(task string, i int) []WordScore { return r.explain(r.taskWords(task), i) }
 
 func (r *Ranker) explain(ws []string, i int) []WordScore {
 	var out []WordScore

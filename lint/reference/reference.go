@@ -508,10 +508,4 @@ func Counts(lines []Line) (pass, warn, fail int) {
 	return pass, warn, fail
 }
 
-// Failed reports whether any line is a FAIL.
-func Failed(lines []Line) bool {
-	_, _, f := Counts(lines)
-	return f > 0
-}
-
 func popcount(x uint64) int { return bits.OnesCount64(x) }
