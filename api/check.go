@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -78,6 +79,9 @@ func (a *API) checkInput(req *request) (*checkInput, error) {
 	}
 	if cfg.Revision, err = req.str("revision", lint.DefaultRevision); err != nil {
 		return nil, err
+	}
+	if _, perr := time.Parse("2006-01-02", cfg.Revision); perr != nil {
+		return nil, req.invalid("revision", req.get("revision"), `"revision": "`+lint.DefaultRevision+`"`, "revision %q is not a protocol revision (a date)", cfg.Revision)
 	}
 	if in.linter, err = a.linter(in.tokenizer, cfg); err != nil {
 		return nil, err

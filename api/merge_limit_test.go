@@ -23,3 +23,12 @@ func TestMergeLimit(t *testing.T) {
 		t.Errorf("a check merging %d listings: %d %s", MaxMerge, rec.Code, rec.Body.String())
 	}
 }
+
+// TestRevisionMustBeADate: a revision is compared as a date, so anything else is refused.
+func TestRevisionMustBeADate(t *testing.T) {
+	e := newRouter(t, Options{})
+	rec := call(e, http.MethodPost, Prefix+"/check", body("listing", `{"tools": [{"name": "b", "description": "Get b."}]}`, "revision", `"garbage"`))
+	if er := apiError(t, rec); er.Code != CodeInvalidField || er.Field != "revision" {
+		t.Errorf("error = %+v", er)
+	}
+}

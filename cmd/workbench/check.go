@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/lint"
@@ -64,16 +66,23 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return usageError{"check takes one SOURCE (a file, or - for standard input)"}
 	}
+	if pos[0] == "-" && *tasksPath == "-" {
+		return usageError{"SOURCE and --tasks cannot both be standard input"}
+	}
 	out := bufio.NewWriterSize(e.stdout, 64<<10)
 	defer out.Flush()
 	switch *rules {
 	case "reference":
-		extended := map[string]bool{"format": *format != "text", "ignore": *ignore != "", "baseline": *baseline != "",
-			"merge": len(merge) > 0, "fail-on": *failOn != "error"}
-		for _, name := range []string{"format", "ignore", "baseline", "merge", "fail-on"} {
-			if extended[name] {
-				return usageError{fmt.Sprintf("--%s needs --rules all: --rules reference prints exactly what the reference checker prints", name)}
+		// Every option of the extended rules, given on the command line, is refused rather
+		// than silently ignored.
+		var given []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "tasks" && f.Name != "rules" {
+				given = append(given, f.Name)
 			}
+		})
+		if len(given) > 0 {
+			return usageError{fmt.Sprintf("--%s needs --rules all: --rules reference prints exactly what the reference checker prints", given[0])}
 		}
 		return checkReference(out, e, pos[0], *tasksPath)
 	case "all":
@@ -89,6 +98,9 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	}
 	if *maxTools < 1 || *maxTokens < 1 || *maxDesc < 1 {
 		return usageError{"--max-tools, --max-tokens and --max-description-tokens take a positive number"}
+	}
+	if _, err := time.Parse("2006-01-02", *revision); err != nil {
+		return usageError{fmt.Sprintf("--revision %q: give a protocol revision as a date, such as %s", *revision, lint.DefaultRevision)}
 	}
 	o := checkOptions{source: pos[0], tasks: *tasksPath, format: *format, ignore: *ignore, baseline: *baseline,
 		tokenizer: *tokenizer, failOn: sev, merge: merge,

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -231,5 +233,26 @@ func TestRulesCommand(t *testing.T) {
 	_, errOut, code := runCLI(t, "", "rules", "hidden-unicod")
 	if code != 2 || !strings.Contains(errOut, "did you mean hidden-unicode") {
 		t.Errorf("unknown rule: exit %d, %q", code, errOut)
+	}
+}
+
+// TestCheckRefusesOptionsItWouldIgnore: --rules reference refuses every extended option rather
+// than silently ignoring it, --revision must be a date, and standard input is read once.
+func TestCheckRefusesOptionsItWouldIgnore(t *testing.T) {
+	const l = `{"tools": [{"name": "a", "description": "Get a thing by its id."}]}`
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "-", "--rules", "reference", "--tokenizer", "bogus"}, "--tokenizer needs --rules all"},
+		{[]string{"check", "-", "--rules", "reference", "--max-tools", "0"}, "--max-tools needs --rules all"},
+		{[]string{"check", "-", "--revision", "garbage"}, `--revision "garbage"`},
+		{[]string{"check", "-", "--tasks", "-"}, "cannot both be standard input"},
+	} {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), tt.args, func(string) string { return "" }, strings.NewReader(l), &out, &errb)
+		if code := exitCode(err, &errb); code != 2 || !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", tt.args, code, errb.String(), tt.want)
+		}
 	}
 }
