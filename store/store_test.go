@@ -134,6 +134,10 @@ func TestCheckText(t *testing.T) {
 		{"bell\a", false, true, "U+0007"},
 		{"\xff", false, false, "not valid UTF-8"},
 		{strings.Repeat("x", 11), false, false, "11 characters long; the limit is 10"},
+		{"a\u0085b", false, false, "control character U+0085"},
+		{"a\u202eb", false, false, "bidirectional control U+202E"},
+		{"a\u2067b", false, true, "bidirectional control U+2067"},
+		{"שלום world", false, false, ""},
 	}
 	for _, tc := range cases {
 		err := CheckText("op", "name", tc.s, 10, tc.required, tc.multiline)

@@ -39,8 +39,12 @@ func CheckText(op, what, s string, max int, required, multiline bool) error {
 		return Errorf(Invalid, op, "the %s is %d characters long; the limit is %d", what, n, max)
 	}
 	for _, r := range s {
-		if r < 0x20 && !(multiline && (r == '\n' || r == '\t')) || r == 0x7f {
+		if r < 0x20 && !(multiline && (r == '\n' || r == '\t')) || r >= 0x7f && r <= 0x9f {
 			return Errorf(Invalid, op, "the %s holds the control character %U; remove it", what, r)
+		}
+		// Bidirectional overrides and isolates make a title or name display as other text.
+		if r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+			return Errorf(Invalid, op, "the %s holds the bidirectional control %U, which makes it display as other text; remove it", what, r)
 		}
 	}
 	return nil

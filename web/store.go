@@ -129,12 +129,7 @@ func storeErr(err error) error {
 
 // title makes a workspace title the store accepts from a file or server name.
 func title(name string) string {
-	name = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(name, "?"))
+	name = strings.Map(displayRune, strings.ToValidUTF8(name, "?"))
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return "Untitled"
@@ -145,8 +140,18 @@ func title(name string) string {
 	return name
 }
 
+// displayRune is r as a one-line display text may hold it (store.CheckText): control characters
+// and bidirectional controls become spaces.
+func displayRune(r rune) rune {
+	if r < 0x20 || r >= 0x7f && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+		return ' '
+	}
+	return r
+}
+
 // authorName keeps a display name within the store's limits.
 func authorName(a Author) Author {
+	a.Name = strings.TrimSpace(strings.Map(displayRune, strings.ToValidUTF8(a.Name, "?")))
 	if a.Name == "" {
 		a.Name = "Anonymous"
 	}
