@@ -219,7 +219,7 @@ func (s *Server) workspaceModel(ctx context.Context, ws Workspace, st *state, se
 }
 
 func (s *Server) workspacePage(c echo.Context) error {
-	ws, err := s.getWS(c)
+	ws, err := s.getPageWS(c)
 	if err != nil {
 		return err
 	}
@@ -678,14 +678,15 @@ func (s *Server) problemPatch(c echo.Context, sg signals, tool int, msg string) 
 	return nil
 }
 
+// getWS reads the request's workspace without the person's undo state: only a whole page shows
+// the Undo and Redo buttons (getPageWS), and a change's answer carries them.
 func (s *Server) getWS(c echo.Context) (Workspace, error) {
-	return s.store.Get(c.Request().Context(), c.Param("id"), s.who(c))
+	return s.store.get(c.Request().Context(), c.Param("id"), s.who(c), false)
 }
 
-// getForEdit is getWS for a handler about to change the workspace: without the person's undo
-// state, which the change's answer carries.
-func (s *Server) getForEdit(c echo.Context) (Workspace, error) {
-	return s.store.get(c.Request().Context(), c.Param("id"), s.who(c), false)
+// getPageWS reads the request's workspace as a whole page shows it, undo state included.
+func (s *Server) getPageWS(c echo.Context) (Workspace, error) {
+	return s.store.Get(c.Request().Context(), c.Param("id"), s.who(c))
 }
 
 // intParam reads an index from the query: absent is 0 (operations that need none), anything
@@ -756,7 +757,7 @@ func (s *Server) editField(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ws, err := s.getForEdit(c)
+	ws, err := s.getWS(c)
 	if err != nil {
 		return err
 	}
@@ -825,7 +826,7 @@ func (s *Server) toolOp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ws, err := s.getForEdit(c)
+	ws, err := s.getWS(c)
 	if err != nil {
 		return err
 	}
@@ -853,7 +854,7 @@ func (s *Server) paramOp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ws, err := s.getForEdit(c)
+	ws, err := s.getWS(c)
 	if err != nil {
 		return err
 	}
@@ -906,7 +907,7 @@ func (s *Server) taskOp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ws, err := s.getForEdit(c)
+	ws, err := s.getWS(c)
 	if err != nil {
 		return err
 	}
@@ -1009,7 +1010,7 @@ func (s *Server) exportTasks(c echo.Context) error {
 
 // importTasks replaces the task file from an upload, then shows the workspace again.
 func (s *Server) importTasks(c echo.Context) error {
-	ws, err := s.getWS(c)
+	ws, err := s.getPageWS(c) // a refusal renders the whole page
 	if err != nil {
 		return err
 	}
