@@ -55,6 +55,27 @@ const (
 	DiffNone Difference = "notice"
 )
 
+// Summary says in a few words what a kind of difference does, for reports of the warnings.
+func (d Difference) Summary() string {
+	switch d {
+	case DiffOrder:
+		return "go-sdk lists the tools sorted by name, not in the listing's order"
+	case DiffHintDefault:
+		return "unset readOnlyHint/idempotentHint sent as false"
+	case DiffMemberOrder:
+		return "objects whose members go-sdk writes in its own order"
+	case DiffDropped:
+		return "members go-sdk has no field for, left out"
+	case DiffEmptyOmitted:
+		return "empty optional values left out"
+	case DiffEnvelope:
+		return "result members (besides tools) that go-sdk writes itself"
+	case DiffNone:
+		return "notes"
+	}
+	return string(d)
+}
+
 // Warning is something the generated code cannot reproduce exactly, or a note on it.
 type Warning struct {
 	Kind    Difference

@@ -93,17 +93,6 @@ func (s *Server) exportFile(c echo.Context) error {
 	return c.Blob(http.StatusOK, ctype, body)
 }
 
-// goNoteSummary says in a few words what each kind of difference does.
-var goNoteSummary = map[export.Difference]string{
-	export.DiffOrder:        "go-sdk lists the tools sorted by name, not in the listing's order",
-	export.DiffHintDefault:  "unset readOnlyHint/idempotentHint sent as false",
-	export.DiffMemberOrder:  "objects whose members go-sdk writes in its own order",
-	export.DiffDropped:      "members go-sdk has no field for, left out",
-	export.DiffEmptyOmitted: "empty optional values left out",
-	export.DiffEnvelope:     "result members (besides tools) that go-sdk writes itself",
-	export.DiffNone:         "notes",
-}
-
 // exportNotes patches the Go export's warnings for the current revision into the export menu.
 func (s *Server) exportNotes(c echo.Context) error {
 	ws, err := s.getWS(c)
@@ -140,7 +129,7 @@ func goNotes(ws Workspace) views.ExportNotes {
 	for _, w := range warns {
 		g := byKind[w.Kind]
 		if g == nil {
-			sum := goNoteSummary[w.Kind]
+			sum := w.Kind.Summary()
 			if sum == "" {
 				sum = string(w.Kind)
 			}

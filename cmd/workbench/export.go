@@ -187,17 +187,6 @@ func sourceName(path string) string {
 	return path
 }
 
-// exportKindSummary says in a few words what each kind of difference does.
-var exportKindSummary = map[export.Difference]string{
-	export.DiffOrder:        "go-sdk lists the tools sorted by name, not in the listing's order",
-	export.DiffHintDefault:  "unset readOnlyHint/idempotentHint sent as false",
-	export.DiffMemberOrder:  "objects whose members go-sdk writes in its own order",
-	export.DiffDropped:      "members go-sdk has no field for, left out",
-	export.DiffEmptyOmitted: "empty optional values left out",
-	export.DiffEnvelope:     "result members (besides tools) that go-sdk writes itself",
-	export.DiffNone:         "notes",
-}
-
 // printExportWarnings says, one line per kind, what go-sdk's tools/list answer will differ in
 // and for which tools; the generated file's comments name every case.
 func printExportWarnings(w io.Writer, warns []export.Warning) {
@@ -224,10 +213,10 @@ func printExportWarnings(w io.Writer, warns []export.Warning) {
 		g := groups[k]
 		switch {
 		case k == export.DiffOrder:
-			fmt.Fprintf(w, "workbench export: warning: %s\n", exportKindSummary[k])
+			fmt.Fprintf(w, "workbench export: warning: %s\n", k.Summary())
 			continue
 		case len(g.tools) == 0:
-			fmt.Fprintf(w, "workbench export: warning: %d %s (%s); e.g. %s\n", g.n, exportKindSummary[k], k, g.first)
+			fmt.Fprintf(w, "workbench export: warning: %d %s (%s); e.g. %s\n", g.n, k.Summary(), k, g.first)
 			continue
 		}
 		names := make([]string, 0, 3)
@@ -239,7 +228,7 @@ func printExportWarnings(w io.Writer, warns []export.Warning) {
 			more = fmt.Sprintf(" and %d more", len(g.tools)-len(names))
 		}
 		fmt.Fprintf(w, "workbench export: warning: %d %s (%s): tools %s%s; e.g. %s\n",
-			g.n, exportKindSummary[k], k, strings.Join(names, ", "), more, g.first)
+			g.n, k.Summary(), k, strings.Join(names, ", "), more, g.first)
 	}
 }
 
