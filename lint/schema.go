@@ -53,6 +53,12 @@ var errRefused = errors.New("the workbench never fetches a schema from outside t
 // can (linear time) and otherwise as ECMA-262, the dialect JSON Schema specifies (look-arounds,
 // backreferences), with a timeout on every match so that a pathological pattern cannot hang the
 // linter. A match that times out counts as a match and sets *slow, which stops the value checks.
+// SchemaRegexpEngine is the regular-expression engine schemas are compiled with, for other
+// packages that compile the same schemas (model runs check arguments against them): Go's RE2
+// when it can, else ECMA-262 (what JSON Schema specifies) with a 10 ms match timeout, after which
+// a value counts as matching.
+func SchemaRegexpEngine() jsonschema.RegexpEngine { return regexpEngine(new(atomic.Bool)) }
+
 func regexpEngine(slow *atomic.Bool) jsonschema.RegexpEngine {
 	return func(s string) (jsonschema.Regexp, error) {
 		if re, err := regexp.Compile(s); err == nil {

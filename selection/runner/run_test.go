@@ -280,3 +280,17 @@ func TestRetryAfterHuge(t *testing.T) {
 		}
 	}
 }
+
+// TestArgsCheckedWithECMAPatterns: a schema whose pattern only ECMA-262 reads (a look-ahead, as
+// JSON Schema allows) still checks a call's arguments, as the linter compiles it.
+func TestArgsCheckedWithECMAPatterns(t *testing.T) {
+	l := mustListing(t, `{"tools": [{"name": "set_code", "description": "Set a code.", "inputSchema": {"type": "object",
+		"properties": {"code": {"type": "string", "pattern": "^(?=.*[0-9])[a-z0-9]+$"}}, "required": ["code"]}}]}`)
+	ts := newToolSet(l)
+	for args, want := range map[string]bool{`{"code": "abc1"}`: true, `{"code": "abc"}`: false} {
+		ac := ts.check("set_code", args, nil, "set_code")
+		if ac.Valid == nil || *ac.Valid != want {
+			t.Errorf("%s: Valid = %v (problems %v), want %v", args, ac.Valid, ac.Problems, want)
+		}
+	}
+}

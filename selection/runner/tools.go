@@ -10,6 +10,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
 )
 
@@ -66,6 +67,8 @@ func compileSchema(raw json.RawMessage, i int) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(jsonschema.SchemeURLLoader{})
+	// The patterns the linter accepts (ECMA-262, as JSON Schema specifies) check arguments too.
+	c.UseRegexpEngine(lint.SchemaRegexpEngine())
 	url := fmt.Sprintf("urn:workbench:tool:%d", i)
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, fmt.Errorf("the input schema cannot be loaded: %w", err)
