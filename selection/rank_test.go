@@ -63,6 +63,44 @@ func TestJudge(t *testing.T) {
 	}
 }
 
+// TestMathematicalTies: scores that are equal as real numbers but whose floating-point sums may
+// differ in the last place are a tie, broken by name as the reference breaks exact ties.
+func TestMathematicalTies(t *testing.T) {
+	tests := []struct {
+		name, tools, task, winner string
+	}{
+		// A name word counts three times its weight; three body words of the same weight tie
+		// with it (found by TestDifferential against the reference, seed 1795973664096486805).
+		{"name word against body words",
+			`[{"name": "lookup_check_run", "description": "Delete user by fetch due tickets and HTTP a from set and execute café the."},
+			  {"name": "record", "description": ""},
+			  {"name": "find-v2", "description": "lookup ticket JSON describe the loan members address returns run execute"}]`,
+			"Delete user by fetch due tickets and HTTP a from set and execute café the. v2 address", "find-v2"},
+		// With 8 tools a word in one tool weighs log 9 and a word in four tools log 3: one rare
+		// word ties two of those, and summed with two words of 6 tools the floats differ by one
+		// unit in the last place (able 3.8918202981106265, the others …627).
+		{"log 9 = 2 log 3",
+			`[{"name": "able", "description": "xray pear quince"},
+			  {"name": "baker", "description": "yank zulu pear quince"},
+			  {"name": "cedar", "description": "yank zulu pear quince"},
+			  {"name": "cider", "description": "yank zulu pear quince"},
+			  {"name": "cobra", "description": "yank zulu pear quince"},
+			  {"name": "delta", "description": "pear quince"},
+			  {"name": "eagle", "description": "other"},
+			  {"name": "ember", "description": "other"}]`,
+			"xray yank zulu pear quince", "able"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewRanker(parse(t, tt.tools).Tools)
+			v := r.Judge(1, Task{Task: tt.task, Expect: strp("nothing_like_it")}, false)
+			if v.Winner.Name != tt.winner {
+				t.Errorf("winner %s (%v), want %s by name order", v.Winner.Name, r.Scores(tt.task), tt.winner)
+			}
+		})
+	}
+}
+
 func TestParseTasks(t *testing.T) {
 	tests := []struct {
 		in     string
@@ -198,19 +236,20 @@ func TestJudgeMatchesFullScan(t *testing.T) {
 		r := NewRanker(l.Tools)
 		for i, v := range Rank(l, tasks, true) {
 			task := tasks[i]
-			s := r.Scores(task.Task)
+			ws := r.taskWords(task.Task)
+			s := r.scores(ws)
 			top, second, mine, runner := -1, -1, -1, -1
 			for j := range s {
-				if top < 0 || r.before(s, j, top) {
+				if top < 0 || r.before(s, ws, j, top) {
 					top, second = j, top
-				} else if second < 0 || r.before(s, j, second) {
+				} else if second < 0 || r.before(s, ws, j, second) {
 					second = j
 				}
 				if task.Expect != nil && r.names[j] == *task.Expect {
-					if mine < 0 || r.before(s, j, mine) {
+					if mine < 0 || r.before(s, ws, j, mine) {
 						mine = j
 					}
-				} else if runner < 0 || r.before(s, j, runner) {
+				} else if runner < 0 || r.before(s, ws, j, runner) {
 					runner = j
 				}
 			}

@@ -19,20 +19,30 @@ import (
 
 // TestDifferential compares `workbench check --rules reference` with the reference checker on
 // random listings and task files, byte for byte. It needs python3 and ../shared/reference.
-// WORKBENCH_DIFF_SEED repeats a run; WORKBENCH_DIFF_CASES sets how many cases (default 600).
+// The seed is fixed so that CI is repeatable; WORKBENCH_DIFF_SEED=random explores new cases (a
+// disagreement found so becomes a test of its own, as TestMathematicalTies in selection did),
+// WORKBENCH_DIFF_SEED=N repeats a run, and WORKBENCH_DIFF_CASES sets how many cases (default 600).
 func TestDifferential(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 is not installed: skipping the differential test against the reference checker")
 	}
 	checker := filepath.Join(sharedDir(t), "reference", "tool_design_check.py")
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("WORKBENCH_DIFF_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
+	seed := uint64(1795973664096486805) // the seed whose case 175 found the mathematical ties
+	switch s := os.Getenv("WORKBENCH_DIFF_SEED"); s {
+	case "":
+	case "random":
+		seed = uint64(time.Now().UnixNano())
+	default:
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("WORKBENCH_DIFF_SEED=%q: want a number or \"random\"", s)
+		}
 	}
 	n := 600
 	if s := os.Getenv("WORKBENCH_DIFF_CASES"); s != "" {
-		n, _ = strconv.Atoi(s)
+		if n, err = strconv.Atoi(s); err != nil || n < 1 {
+			t.Fatalf("WORKBENCH_DIFF_CASES=%q: want a positive number", s)
+		}
 	}
 	t.Logf("seed %d (repeat with WORKBENCH_DIFF_SEED=%d)", seed, seed)
 	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
@@ -52,15 +62,17 @@ func TestDifferential(t *testing.T) {
 			cases[i][1] = tasks
 		}
 	}
-	manifest, _ := json.Marshal(cases)
-	mpath := filepath.Join(dir, "cases.json")
-	if err := os.WriteFile(mpath, manifest, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// Python's set order follows PYTHONHASHSEED; lines on which runs under different seeds
-	// disagree are exact ties (../shared/reference/README.md).
-	var runs [][][2]any
-	for _, hs := range []string{"0", "1", "2"} {
+	// Python's set order follows PYTHONHASHSEED, and the reference sums a tool's weights in its
+	// task's set order, so a score that ties another as a real number can come out either way
+	// (../shared/reference/README.md). Three runs under different seeds show most such lines;
+	// a case that still differs is run again under more seeds, and a line is accepted when the
+	// reference prints it under one of them.
+	ref := func(hs string, cases [][2]any) [][2]any {
+		manifest, _ := json.Marshal(cases)
+		mpath := filepath.Join(dir, "cases.json")
+		if err := os.WriteFile(mpath, manifest, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		cmd := exec.Command(py, filepath.Join("testdata", "refdriver.py"), checker, mpath)
 		cmd.Env = append(os.Environ(), "PYTHONHASHSEED="+hs, "PYTHONIOENCODING=utf-8")
 		out, err := cmd.Output()
@@ -71,7 +83,11 @@ func TestDifferential(t *testing.T) {
 		if err := json.Unmarshal(out, &res); err != nil {
 			t.Fatalf("reference driver output: %v", err)
 		}
-		runs = append(runs, res)
+		return res
+	}
+	var runs [][][2]any
+	for _, hs := range []string{"0", "1", "2"} {
+		runs = append(runs, ref(hs, cases))
 	}
 	failures := 0
 	for i := range cases {
@@ -81,7 +97,15 @@ func TestDifferential(t *testing.T) {
 		}
 		var stdout, stderr bytes.Buffer
 		code := exitCode(run(context.Background(), args, func(string) string { return "" }, strings.NewReader(""), &stdout, &stderr), &stderr)
-		if msg := compareWithReference(stdout.String(), code, runs, i); msg != "" {
+		msg := compareWithReference(stdout.String(), code, runs, i)
+		if msg != "" {
+			more := [][][2]any{runs[0][i : i+1]}
+			for hs := 3; hs < 24; hs++ {
+				more = append(more, ref(strconv.Itoa(hs), cases[i:i+1]))
+			}
+			msg = compareWithReference(stdout.String(), code, more, 0)
+		}
+		if msg != "" {
 			failures++
 			if failures <= 5 {
 				src, _ := os.ReadFile(cases[i][0].(string))
