@@ -11,16 +11,27 @@ type Edit struct {
 	Text string
 }
 
-// maxDiffCells bounds the longest-common-subsequence table (words of a × words of b after the
-// common prefix and suffix are set aside). Real descriptions are far below it; beyond it the
-// differing middle is reported as one removal and one addition rather than using memory
-// quadratic in a hostile input.
+// maxDiffCells bounds the longest-common-subsequence table that Align builds (one cell per
+// pair of items, plus a row and a column, once the common prefix and suffix are set aside).
+// Real descriptions and task files are far below it; beyond it the differing middle is
+// reported as one removal and one addition rather than using memory quadratic in a hostile
+// input (16 MiB of table at most).
 const maxDiffCells = 1 << 22
 
-// WordDiff returns the edits that turn a into b, word by word (runs of spaces are words too),
-// so that joining the '=' and '-' runs gives a and joining the '=' and '+' runs gives b.
-func WordDiff(a, b string) []Edit {
-	x, y := words(a), words(b)
+// Step is one step of an alignment of two sequences x and y: an item kept ('='), removed from
+// x ('-') or added from y ('+'). I indexes x and J indexes y; the side a step does not touch
+// is -1.
+type Step struct {
+	Op   byte
+	I, J int
+}
+
+// Align returns the steps that turn x into y along a longest common subsequence: word diffs
+// align words, the History panel aligns whole tasks. Equal items at both ends are set aside
+// first, so that an edit in a long sequence costs little; if the table for the rest would
+// exceed maxDiffCells, the rest is all removals followed by all additions. Where two
+// alignments are equally long, a removal comes before an addition.
+func Align[T comparable](x, y []T) []Step {
 	pre := 0
 	for pre < len(x) && pre < len(y) && x[pre] == y[pre] {
 		pre++
@@ -29,28 +40,76 @@ func WordDiff(a, b string) []Edit {
 	for suf < len(x)-pre && suf < len(y)-pre && x[len(x)-1-suf] == y[len(y)-1-suf] {
 		suf++
 	}
-	var out []Edit
-	add := func(op byte, s string) {
-		if s == "" {
-			return
-		}
-		if n := len(out); n > 0 && out[n-1].Op == op {
-			out[n-1].Text += s
-			return
-		}
-		out = append(out, Edit{op, s})
+	out := make([]Step, 0, len(x)+len(y)-pre-suf)
+	for k := range pre {
+		out = append(out, Step{'=', k, k})
 	}
-	add('=', strings.Join(x[:pre], ""))
-	xm, ym := x[pre:len(x)-suf], y[pre:len(y)-suf]
-	if len(xm)*len(ym) > maxDiffCells || len(xm) == 0 || len(ym) == 0 {
-		add('-', strings.Join(xm, ""))
-		add('+', strings.Join(ym, ""))
+	xs, ys := x[pre:len(x)-suf], y[pre:len(y)-suf]
+	n, m := len(xs), len(ys)
+	if (n+1)*(m+1) > maxDiffCells {
+		for i := range n {
+			out = append(out, Step{'-', pre + i, -1})
+		}
+		for j := range m {
+			out = append(out, Step{'+', -1, pre + j})
+		}
 	} else {
-		for _, e := range lcsEdits(xm, ym) {
-			add(e.Op, e.Text)
+		// t[i*(m+1)+j] is the LCS length of xs[i:] and ys[j:].
+		t := make([]int32, (n+1)*(m+1))
+		for i := n - 1; i >= 0; i-- {
+			for j := m - 1; j >= 0; j-- {
+				if xs[i] == ys[j] {
+					t[i*(m+1)+j] = t[(i+1)*(m+1)+j+1] + 1
+				} else {
+					t[i*(m+1)+j] = max(t[(i+1)*(m+1)+j], t[i*(m+1)+j+1])
+				}
+			}
+		}
+		i, j := 0, 0
+		for i < n && j < m {
+			switch {
+			case xs[i] == ys[j]:
+				out = append(out, Step{'=', pre + i, pre + j})
+				i, j = i+1, j+1
+			case t[(i+1)*(m+1)+j] >= t[i*(m+1)+j+1]:
+				out = append(out, Step{'-', pre + i, -1})
+				i++
+			default:
+				out = append(out, Step{'+', -1, pre + j})
+				j++
+			}
+		}
+		for ; i < n; i++ {
+			out = append(out, Step{'-', pre + i, -1})
+		}
+		for ; j < m; j++ {
+			out = append(out, Step{'+', -1, pre + j})
 		}
 	}
-	add('=', strings.Join(x[len(x)-suf:], ""))
+	for k := range suf {
+		out = append(out, Step{'=', len(x) - suf + k, len(y) - suf + k})
+	}
+	return out
+}
+
+// WordDiff returns the edits that turn a into b, word by word (runs of spaces are words too),
+// so that joining the '=' and '-' runs gives a and joining the '=' and '+' runs gives b.
+func WordDiff(a, b string) []Edit {
+	x, y := words(a), words(b)
+	var out []Edit
+	for _, st := range Align(x, y) {
+		var text string
+		if st.Op == '+' {
+			text = y[st.J]
+		} else {
+			text = x[st.I]
+		}
+		if n := len(out); n > 0 && out[n-1].Op == st.Op {
+			out[n-1].Text += text
+			continue
+		}
+		out = append(out, Edit{st.Op, text})
+	}
 	return coalesce(out)
 }
 
@@ -127,44 +186,6 @@ func commonSpaceSuffix(a, b string) string {
 		n++
 	}
 	return a[len(a)-n:]
-}
-
-// lcsEdits diffs two word lists with the classic longest-common-subsequence table.
-func lcsEdits(x, y []string) []Edit {
-	n, m := len(x), len(y)
-	// t[i*(m+1)+j] is the LCS length of x[i:] and y[j:].
-	t := make([]int32, (n+1)*(m+1))
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if x[i] == y[j] {
-				t[i*(m+1)+j] = t[(i+1)*(m+1)+j+1] + 1
-			} else {
-				t[i*(m+1)+j] = max(t[(i+1)*(m+1)+j], t[i*(m+1)+j+1])
-			}
-		}
-	}
-	var out []Edit
-	i, j := 0, 0
-	for i < n && j < m {
-		switch {
-		case x[i] == y[j]:
-			out = append(out, Edit{'=', x[i]})
-			i, j = i+1, j+1
-		case t[(i+1)*(m+1)+j] >= t[i*(m+1)+j+1]:
-			out = append(out, Edit{'-', x[i]})
-			i++
-		default:
-			out = append(out, Edit{'+', y[j]})
-			j++
-		}
-	}
-	for ; i < n; i++ {
-		out = append(out, Edit{'-', x[i]})
-	}
-	for ; j < m; j++ {
-		out = append(out, Edit{'+', y[j]})
-	}
-	return out
 }
 
 // words splits s into alternating runs of space and non-space.

@@ -8,12 +8,9 @@ import (
 	"github.com/tool-workbench/workbench/views"
 )
 
-// maxTaskDiffRows bounds the task changes a diff lists (an LCS table of two 4 MiB task files
-// would not fit either).
-const (
-	maxTaskDiffRows  = 200
-	maxTaskDiffCells = 4 << 20
-)
+// maxTaskDiffRows bounds the task changes a diff lists. (The alignment bounds its own table:
+// two wholly different 4 MiB task files read as every task removed and every task added.)
+const maxTaskDiffRows = 200
 
 // revisionTasks parses a revision's task file; a file that no longer parses reads as no tasks,
 // as it does on the page.
@@ -43,59 +40,7 @@ func taskDiff(a, b []selection.Task) (rows []views.TaskChange, more int) {
 	for i, t := range b {
 		y[i] = key(t)
 	}
-	// Trim what is equal at both ends, so that an edit in a long file costs little.
-	pre := 0
-	for pre < len(x) && pre < len(y) && x[pre] == y[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(x)-pre && suf < len(y)-pre && x[len(x)-1-suf] == y[len(y)-1-suf] {
-		suf++
-	}
-	xs, ys := x[pre:len(x)-suf], y[pre:len(y)-suf]
-	type op struct {
-		kind byte // '=', '-', '+'
-		i, j int  // indexes into a and b
-	}
-	var ops []op
-	if (len(xs)+1)*(len(ys)+1) > maxTaskDiffCells {
-		// Too large to align: everything in the middle was replaced.
-		for i := range xs {
-			ops = append(ops, op{'-', pre + i, -1})
-		}
-		for j := range ys {
-			ops = append(ops, op{'+', -1, pre + j})
-		}
-	} else {
-		n, m := len(xs), len(ys)
-		l := make([][]int32, n+1)
-		for i := range l {
-			l[i] = make([]int32, m+1)
-		}
-		for i := n - 1; i >= 0; i-- {
-			for j := m - 1; j >= 0; j-- {
-				if xs[i] == ys[j] {
-					l[i][j] = l[i+1][j+1] + 1
-				} else {
-					l[i][j] = max(l[i+1][j], l[i][j+1])
-				}
-			}
-		}
-		i, j := 0, 0
-		for i < n || j < m {
-			switch {
-			case i < n && j < m && xs[i] == ys[j]:
-				ops = append(ops, op{'=', pre + i, pre + j})
-				i, j = i+1, j+1
-			case j < m && (i == n || l[i][j+1] >= l[i+1][j]):
-				ops = append(ops, op{'+', -1, pre + j})
-				j++
-			default:
-				ops = append(ops, op{'-', pre + i, -1})
-				i++
-			}
-		}
-	}
+	steps := export.Align(x, y)
 	add := func(r views.TaskChange) {
 		if len(rows) >= maxTaskDiffRows {
 			more++
@@ -103,18 +48,18 @@ func taskDiff(a, b []selection.Task) (rows []views.TaskChange, more int) {
 		}
 		rows = append(rows, r)
 	}
-	for k := 0; k < len(ops); {
-		if ops[k].kind == '=' {
+	for k := 0; k < len(steps); {
+		if steps[k].Op == '=' {
 			k++
 			continue
 		}
 		// A run of removals and additions between two equal tasks: pair them up in order.
 		var del, ins []int
-		for ; k < len(ops) && ops[k].kind != '='; k++ {
-			if ops[k].kind == '-' {
-				del = append(del, ops[k].i)
+		for ; k < len(steps) && steps[k].Op != '='; k++ {
+			if steps[k].Op == '-' {
+				del = append(del, steps[k].I)
 			} else {
-				ins = append(ins, ops[k].j)
+				ins = append(ins, steps[k].J)
 			}
 		}
 		for p := 0; p < max(len(del), len(ins)); p++ {

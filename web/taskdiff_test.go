@@ -46,6 +46,9 @@ func TestTaskDiff(t *testing.T) {
 		{"to no tool", "find:search", "find", "changed 1 =find [search→no tool]"},
 		{"from nothing", "", "a:x", "added 1 +a [→x]"},
 		{"to nothing", "a:x b:y", "", "removed 1 -a [x→]; removed 2 -b [y→]"},
+		// Two alignments are equally long; the word diff's rule holds: the removal comes first.
+		{"swapped", "a:x b:y", "b:y a:x", "removed 1 -a [x→]; added 2 +a [→x]"},
+		{"one of two alike edited", "a:x a:x", "a:x b:x", "changed 2 -a+b [x→x]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,6 +57,23 @@ func TestTaskDiff(t *testing.T) {
 				t.Errorf("taskDiff(%q, %q) = %q (%d more), want %q", tc.a, tc.b, got, more, tc.want)
 			}
 		})
+	}
+}
+
+// TestTaskDiffLongFile: an edit in a file too long to align whole is found, since the equal
+// tasks around it are set aside before the alignment is sized.
+func TestTaskDiffLongFile(t *testing.T) {
+	var a, b []selection.Task
+	for i := range 3000 {
+		a = append(a, selection.Task{Task: fmt.Sprintf("task %d", i)})
+		b = append(b, selection.Task{Task: fmt.Sprintf("task %d", i)})
+	}
+	b[1500].Task = "task 1500 edited"
+	b = append(b[:10], b[11:]...)
+	rows, more := taskDiff(a, b)
+	want := "removed 11 -task 10 [no tool→]; changed 1500 =task 1500+ edited [no tool→no tool]"
+	if got := diffString(rows); got != want || more != 0 {
+		t.Errorf("got %q (%d more), want %q", got, more, want)
 	}
 }
 
