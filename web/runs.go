@@ -26,6 +26,7 @@ import (
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/selection/runner"
+	"github.com/tool-workbench/workbench/selection/stats"
 	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/views"
 )
@@ -1175,9 +1176,9 @@ func (s *Server) runList(ctx context.Context, ws string) ([]store.Run, []views.R
 		_ = json.Unmarshal(r.Meta, &meta)
 		row := views.RunRow{ID: r.ID, Label: r.Label, Endpoint: meta.Endpoint, Model: meta.Model, Status: r.Status,
 			Created: r.Created.UTC().Format("2006-01-02 15:04:05 UTC"), Revision: r.Revision, Tasks: meta.Tasks, Samples: meta.Samples,
-			Done: meta.Done, Total: meta.Total, Accuracy: "–", Problem: meta.Problem}
+			Done: meta.Done, Total: meta.Total, Accuracy: stats.NoValue, Problem: meta.Problem}
 		if meta.Accuracy != nil {
-			row.Accuracy = strconv.FormatFloat(*meta.Accuracy, 'f', 3, 64)
+			row.Accuracy = stats.FormatProportion(*meta.Accuracy)
 		}
 		if a := s.runs.get(r.ID); a != nil {
 			row.Active, row.Status = true, runRunning
@@ -1220,19 +1221,8 @@ func (s *Server) loadRun(ctx context.Context, ws, id string) (store.Run, runBody
 	return rec, body, nil
 }
 
-func fmtRate(r runner.Rate) string {
-	if r.N == 0 {
-		return "n/a"
-	}
-	return fmt.Sprintf("%d/%d = %.3f (95%% CI %.3f–%.3f)", r.K, r.N, r.Rate, r.Interval.Low, r.Interval.High)
-}
-
-func fmtOpt(p *float64) string {
-	if p == nil {
-		return "–"
-	}
-	return strconv.FormatFloat(*p, 'f', 2, 64)
-}
+// fmtRate formats a rate as the run report does.
+func fmtRate(r runner.Rate) string { return stats.FormatRate(r.K, r.N, r.Interval) }
 
 // resultModel formats a run's score for the page.
 func (s *Server) resultModel(ctx context.Context, ws string, rec store.Run, body runBody) (views.RunResult, error) {
@@ -1270,16 +1260,16 @@ func (s *Server) resultModel(ctx context.Context, ws string, rec store.Run, body
 	m.Correct, m.Scored = sc.Correct, sc.Scored
 	m.Accuracy, m.Interval = "n/a", "n/a"
 	if sc.Scored > 0 {
-		m.Accuracy = strconv.FormatFloat(sc.Accuracy, 'f', 3, 64)
-		m.Interval = fmt.Sprintf("%.3f–%.3f", sc.Interval.Low, sc.Interval.High)
+		m.Accuracy = stats.FormatProportion(sc.Accuracy)
+		m.Interval = stats.FormatRange(sc.Interval)
 	}
 	m.NoTool, m.NoToolDetail = "n/a", "no task expects no tool"
 	if sc.NoTool.N > 0 {
-		m.NoTool = strconv.FormatFloat(sc.NoTool.Rate, 'f', 3, 64)
-		m.NoToolDetail = fmt.Sprintf("%d/%d, 95%% CI %.3f–%.3f", sc.NoTool.K, sc.NoTool.N, sc.NoTool.Interval.Low, sc.NoTool.Interval.High)
+		m.NoTool = stats.FormatProportion(sc.NoTool.Rate)
+		m.NoToolDetail = fmt.Sprintf("%d/%d, 95%% CI %s", sc.NoTool.K, sc.NoTool.N, stats.FormatRange(sc.NoTool.Interval))
 	}
 	m.ArgsCalls, m.ArgsJSON, m.ArgsValid, m.ArgsMatched = sc.Args.Calls, fmtRate(sc.Args.JSON), fmtRate(sc.Args.Valid), fmtRate(sc.Args.Matched)
-	m.Consistency, m.Unanimous = strconv.FormatFloat(sc.Consistency, 'f', 3, 64), sc.Unanimous
+	m.Consistency, m.Unanimous = stats.FormatProportion(sc.Consistency), sc.Unanimous
 	m.PromptTokens, m.PromptDetail = "n/a", "the endpoint reported no usage"
 	if sc.Tokens.Calls > 0 {
 		m.PromptTokens = fmt.Sprintf("%.0f", sc.Tokens.PromptMean)
@@ -1316,7 +1306,7 @@ func (s *Server) resultModel(ctx context.Context, ws string, rec store.Run, body
 	}
 	for _, t := range sc.PerTool {
 		m.PerTool = append(m.PerTool, views.RunToolRow{Name: t.Name, Known: t.Known, Expected: t.Expected, Chosen: t.Chosen,
-			Correct: t.Correct, Precision: fmtOpt(t.Precision), Recall: fmtOpt(t.Recall), Share: strconv.FormatFloat(t.Share, 'f', 2, 64)})
+			Correct: t.Correct, Precision: stats.FormatOptional(t.Precision), Recall: stats.FormatOptional(t.Recall), Share: stats.FormatProportion(t.Share)})
 	}
 	m.Labels, m.Matrix = sc.Confusion.Labels, sc.Confusion.Counts
 	for _, t := range sc.PerTask {
@@ -1369,21 +1359,18 @@ func compareModel(base store.Run, baseBody runBody, cur store.Run, curBody runBo
 		return out
 	}
 	out.Notes, out.SameListing = cmp.Notes, cmp.SameListing
-	out.BaseAcc = strconv.FormatFloat(cmp.BaselineAccuracy, 'f', 3, 64)
-	out.CurAcc = strconv.FormatFloat(cmp.CurrentAccuracy, 'f', 3, 64)
+	out.BaseAcc = stats.FormatProportion(cmp.BaselineAccuracy)
+	out.CurAcc = stats.FormatProportion(cmp.CurrentAccuracy)
 	out.Difference = fmt.Sprintf("%+.3f", cmp.Difference)
-	out.Interval = fmt.Sprintf("%+.3f to %+.3f", cmp.Interval.Low, cmp.Interval.High)
-	if math.IsNaN(cmp.Interval.Low) || cmp.Pairs.N() == 0 {
-		out.Interval = "n/a"
-	}
+	out.Interval = stats.FormatDifference(cmp.Interval, cmp.Pairs.N())
 	out.P = strconv.FormatFloat(cmp.McNemarP, 'g', 4, 64)
 	out.Pairs, out.Fixed, out.Broken = cmp.Pairs.N(), cmp.Pairs.CurrentOnly, cmp.Pairs.BaseOnly
 	for _, f := range cmp.Flipped {
 		out.Flips = append(out.Flips, views.RunFlip{Index: f.Index, Task: f.Task, Expected: f.Expected, Before: f.Before, After: f.After, Fixed: f.Fixed})
 	}
 	for _, p := range cmp.Persuasive {
-		out.Persuasive = append(out.Persuasive, views.RunShift{Tool: p.Tool, ShareBefore: strconv.FormatFloat(p.ShareBefore, 'f', 2, 64),
-			ShareAfter: strconv.FormatFloat(p.ShareAfter, 'f', 2, 64), PrecisionBefore: fmtOpt(p.PrecisionBefore), PrecisionAfter: fmtOpt(p.PrecisionAfter)})
+		out.Persuasive = append(out.Persuasive, views.RunShift{Tool: p.Tool, ShareBefore: stats.FormatProportion(p.ShareBefore),
+			ShareAfter: stats.FormatProportion(p.ShareAfter), PrecisionBefore: stats.FormatOptional(p.PrecisionBefore), PrecisionAfter: stats.FormatOptional(p.PrecisionAfter)})
 	}
 	return out
 }

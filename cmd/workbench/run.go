@@ -20,6 +20,7 @@ import (
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/selection/runner"
+	"github.com/tool-workbench/workbench/selection/stats"
 )
 
 func init() {
@@ -419,19 +420,8 @@ func writeJSONFile(path string, v any) error {
 	return os.WriteFile(path, append(b, '\n'), 0o600)
 }
 
-func pct(r runner.Rate) string {
-	if r.N == 0 {
-		return "n/a"
-	}
-	return fmt.Sprintf("%d/%d = %.3f (95%% CI %.3f–%.3f)", r.K, r.N, r.Rate, r.Interval.Low, r.Interval.High)
-}
-
-func optf(p *float64) string {
-	if p == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f", *p)
-}
+// pct formats a rate as the Runs tab does.
+func pct(r runner.Rate) string { return stats.FormatRate(r.K, r.N, r.Interval) }
 
 // writeRunText prints the report for a person. Task texts and tool names come from files and
 // from the model: they are printed quoted, so no control character reaches the terminal.
@@ -446,11 +436,11 @@ func writeRunText(w io.Writer, s *runner.Score, cmp *runner.Comparison, baseline
 	}
 	fmt.Fprintf(w, "run: %d tasks × %d samples on %s (model %q), temperature %g, seed %s, tools %s\n",
 		s.Tasks, s.Spec.Samples, s.Spec.Endpoint, s.Spec.Model, s.Spec.Temperature, seed, order)
-	fmt.Fprintf(w, "accuracy: %s\n", pct(runner.Rate{K: s.Correct, N: s.Scored, Rate: s.Accuracy, Interval: s.Interval}))
+	fmt.Fprintf(w, "accuracy: %s\n", stats.FormatRate(s.Correct, s.Scored, s.Interval))
 	fmt.Fprintf(w, "tasks that expect no tool: %s\n", pct(s.NoTool))
 	fmt.Fprintf(w, "arguments: %d calls; JSON objects %s; valid against the schema %s; hold the expected args %s\n",
 		s.Args.Calls, pct(s.Args.JSON), pct(s.Args.Valid), pct(s.Args.Matched))
-	fmt.Fprintf(w, "consistency: %.3f (%d of %d tasks unanimous)\n", s.Consistency, s.Unanimous, s.Tasks)
+	fmt.Fprintf(w, "consistency: %s (%d of %d tasks unanimous)\n", stats.FormatProportion(s.Consistency), s.Unanimous, s.Tasks)
 	if s.Tokens.Calls > 0 {
 		fmt.Fprintf(w, "prompt tokens (endpoint): mean %.0f, min %d, max %d per call", s.Tokens.PromptMean, s.Tokens.PromptMin, s.Tokens.PromptMax)
 		if s.Tokens.Estimated != nil {
@@ -470,7 +460,7 @@ func writeRunText(w io.Writer, s *runner.Score, cmp *runner.Comparison, baseline
 		if !t.Known {
 			name += " (not in the listing)"
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t\n", name, t.Expected, t.Chosen, t.Correct, optf(t.Precision), optf(t.Recall))
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t\n", name, t.Expected, t.Chosen, t.Correct, stats.FormatOptional(t.Precision), stats.FormatOptional(t.Recall))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nconfusion (rows: expected, columns: chosen):")
@@ -513,9 +503,9 @@ func writeRunText(w io.Writer, s *runner.Score, cmp *runner.Comparison, baseline
 	for _, n := range cmp.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
-	fmt.Fprintf(w, "  accuracy %.3f → %.3f, difference %+.3f (paired 95%% CI %+.3f to %+.3f), exact McNemar p = %.4g (%d pairs, %d fixed, %d broken)\n",
-		cmp.BaselineAccuracy, cmp.CurrentAccuracy, cmp.Difference, cmp.Interval.Low, cmp.Interval.High, cmp.McNemarP,
-		cmp.Pairs.N(), cmp.Pairs.CurrentOnly, cmp.Pairs.BaseOnly)
+	fmt.Fprintf(w, "  accuracy %s → %s, difference %+.3f (paired 95%% CI %s), exact McNemar p = %.4g (%d pairs, %d fixed, %d broken)\n",
+		stats.FormatProportion(cmp.BaselineAccuracy), stats.FormatProportion(cmp.CurrentAccuracy), cmp.Difference,
+		stats.FormatDifference(cmp.Interval, cmp.Pairs.N()), cmp.McNemarP, cmp.Pairs.N(), cmp.Pairs.CurrentOnly, cmp.Pairs.BaseOnly)
 	for _, f := range cmp.Flipped {
 		way := "broke"
 		if f.Fixed {
@@ -525,8 +515,9 @@ func writeRunText(w io.Writer, s *runner.Score, cmp *runner.Comparison, baseline
 			strconv.Quote(f.Expected), strconv.Quote(f.Before), strconv.Quote(f.After))
 	}
 	for _, p := range cmp.Persuasive {
-		fmt.Fprintf(w, "  persuasive? %s takes %.3f of calls (was %.3f) with precision %s (was %s): it draws more calls without being right more often\n",
-			strconv.Quote(p.Tool), p.ShareAfter, p.ShareBefore, optf(p.PrecisionAfter), optf(p.PrecisionBefore))
+		fmt.Fprintf(w, "  persuasive? %s takes %s of calls (was %s) with precision %s (was %s): it draws more calls without being right more often\n",
+			strconv.Quote(p.Tool), stats.FormatProportion(p.ShareAfter), stats.FormatProportion(p.ShareBefore),
+			stats.FormatOptional(p.PrecisionAfter), stats.FormatOptional(p.PrecisionBefore))
 	}
 }
 
