@@ -48,7 +48,8 @@ type Config struct {
 	// browsers do not close it (default 25 s).
 	KeepAlive time.Duration
 	// Mount, when set, adds routes to the server's router before it serves: the JSON API
-	// mounts itself under /api/v1 here, with its own middleware.
+	// mounts itself under /api/v1 here, with its own middleware. Routes under /api/ must
+	// refuse cross-origin requests themselves: the pages' check (sameOrigin) leaves them alone.
 	Mount func(e *echo.Echo)
 	// Identity says who makes a request: a display name and an ID that tells apart two people
 	// of one name. Nil: the auth mode's identity (Server.identity in auth.go).
@@ -207,10 +208,17 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 // sameOrigin refuses state-changing requests that a browser made on behalf of another site.
 // Requests without Origin or Sec-Fetch-Site come from non-browser clients, which cannot be
 // tricked into carrying someone's session (whose cookies are SameSite=Lax besides).
+// Routes under /api/ are the mounted JSON API's: it makes the same check itself and answers
+// in its own error shape (code cross_origin, its allowed origins), so it is left to it here.
 func sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
+			return next(c)
+		}
+		// c.Path() is the matched route (this middleware runs after routing), so only routes
+		// that Mount registered under /api/ skip the check, whatever the raw URL says.
+		if strings.HasPrefix(c.Path(), "/api/") {
 			return next(c)
 		}
 		if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
