@@ -7,7 +7,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -295,7 +294,7 @@ func PythonRepr(s string) string {
 			fmt.Fprintf(&b, `\x%02x`, r)
 		case r < 0x7f:
 			b.WriteRune(r)
-		case unicode.IsPrint(r):
+		case pythonPrintable(r):
 			b.WriteRune(r)
 		case r <= 0xff:
 			fmt.Fprintf(&b, `\x%02x`, r)
