@@ -56,6 +56,9 @@ func ParseTasks(src []byte, strict bool) ([]Task, error) {
 	if err != nil {
 		return nil, &TaskError{Msg: err.Error(), Err: err}
 	}
+	if d := listing.Depth(v); strict && d > listing.PythonMaxDepth {
+		return nil, &TaskError{Msg: fmt.Sprintf("the task file nests arrays and objects %d levels deep; the reference checker's Python stops at %d (RecursionError)", d, listing.PythonMaxDepth)}
+	}
 	switch v.Kind {
 	case listing.Array:
 	case listing.Object, listing.String:

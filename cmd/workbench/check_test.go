@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/tool-workbench/workbench/listing"
 	"testing"
 )
 
@@ -200,5 +202,68 @@ func TestCheckHugeInputs(t *testing.T) {
 	out, _, code = runCLI(t, "", "check", many)
 	if code != 2 || !strings.Contains(out, "100000 tools") || !strings.Contains(out, "up to") {
 		t.Errorf("100,000 tools: exit %d, %q", code, out)
+	}
+}
+
+// The reference's Python decodes arrays and objects nested up to listing.PythonMaxDepth levels
+// and stops with a RecursionError one level deeper, in a listing or a task file; the workbench
+// reads the first and refuses the second. With python3 present, the reference confirms both.
+func TestCheckNestingAtPythonsLimit(t *testing.T) {
+	dir := t.TempDir()
+	nest := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	// The tools wrapper opens 4 levels: {"tools": [{... "inputSchema": {... "x": here}}]}.
+	listingAt := func(depth int) string {
+		return `{"tools": [{"name": "a", "description": "x", "inputSchema": {"type": "object", "x": ` + nest(depth-4) + `}}]}`
+	}
+	// The task file opens 2: [{"task": ..., "args": here}].
+	tasksAt := func(depth int) string {
+		return `[{"task": "find a book", "expect": "a", "args": ` + nest(depth-2) + `}]`
+	}
+	plain := filepath.Join(dir, "plain.json")
+	os.WriteFile(plain, []byte(`[{"name": "a", "description": "x"}]`), 0o644)
+	py, _ := exec.LookPath("python3")
+	for _, tt := range []struct {
+		name          string
+		depth         int
+		listing, task bool
+	}{
+		{"listing at the limit", listing.PythonMaxDepth, true, false},
+		{"listing one deeper", listing.PythonMaxDepth + 1, true, false},
+		{"task file at the limit", listing.PythonMaxDepth, false, true},
+		{"task file one deeper", listing.PythonMaxDepth + 1, false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := []string{"check", plain, "--rules", "reference"}
+			if tt.listing {
+				src := filepath.Join(dir, "deep.json")
+				os.WriteFile(src, []byte(listingAt(tt.depth)), 0o644)
+				args[1] = src
+			}
+			if tt.task {
+				tasks := filepath.Join(dir, "tasks.json")
+				os.WriteFile(tasks, []byte(tasksAt(tt.depth)), 0o644)
+				args = append(args, "--tasks", tasks)
+			}
+			deeper := tt.depth > listing.PythonMaxDepth
+			out, _, code := runCLI(t, "", args...)
+			refused := code == 2 && strings.HasPrefix(out, "ERROR ") && strings.Contains(out, "RecursionError")
+			if refused != deeper {
+				t.Errorf("depth %d: exit %d, %q; want refused %v", tt.depth, code, out, deeper)
+			}
+			if py == "" {
+				return
+			}
+			refArgs := []string{filepath.Join(sharedDir(t), "reference", "tool_design_check.py"), args[1]}
+			if tt.task {
+				refArgs = append(refArgs, args[4:]...) // --tasks FILE
+			}
+			ref := exec.Command(py, refArgs...)
+			var stderr strings.Builder
+			ref.Stderr = &stderr
+			_ = ref.Run()
+			if crashed := strings.Contains(stderr.String(), "RecursionError"); crashed != deeper {
+				t.Errorf("depth %d: the reference crashed %v; listing.PythonMaxDepth is wrong for this python3", tt.depth, crashed)
+			}
+		})
 	}
 }

@@ -135,8 +135,10 @@ func compareWithReference(got string, code int, runs [][][2]any, i int) string {
 			return fmt.Sprintf("exit %d, reference %v\n got:\n%s\nwant:\n%s", code, wantCode, got, want)
 		}
 	}
-	if got == want {
-		return ""
+	for _, r := range runs {
+		if got == r[i][0] {
+			return "" // the reference prints exactly this under one of the seeds
+		}
 	}
 	gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
 	if len(gl) != len(wl) {
