@@ -155,6 +155,11 @@ type Workspace struct {
 	// undone), 0 if none. A task is addressed by its index, so an edit made from a task file
 	// older than its shape may name the wrong task.
 	TasksShape int64 `json:"-"`
+	// ToolsShape is the Seq of the last edit that changed the listing's shape: a tool added,
+	// removed or moved, a parameter of a tool added, removed or moved (ReshapesTools), a whole
+	// listing committed, restored or undone; 0 if none. Pages address tools and parameters by
+	// position, so an edit made from a listing older than its shape may name the wrong one.
+	ToolsShape int64 `json:"-"`
 }
 
 // NewWorkspace is what CreateWorkspace needs.
@@ -238,7 +243,21 @@ type Edit struct {
 	Now     time.Time
 	// Undo, when set (and AuthorID is), records the edit as a step of its author's undo.
 	Undo *Undoable
+	// Make, when set instead of Ops, makes the edit's ops from the head listing under the
+	// workspace's write lock: an edit that rewrites a value from what it holds (a parameter
+	// renamed inside its schema) is then never made from a stale read, on any replica. Its
+	// error is returned, wrapped as Invalid; no ops means nothing to do (a zero EditResult).
+	// An Undo without a Path then takes the scope of the ops made (UndoScope).
+	Make func(head *listing.Listing) ([]listing.Op, error)
+	// ToolsBase, when set, is the Workspace.ToolsShape the edit's tool and parameter positions
+	// come from: when the listing's shape changed since, the edit is refused with
+	// ErrToolsReshaped, checked under the workspace's write lock.
+	ToolsBase *int64
 }
+
+// ErrToolsReshaped is the cause of an edit refused because the listing's shape changed after
+// the one its positions come from (Edit.ToolsBase).
+var ErrToolsReshaped = errors.New("the listing's shape changed: a tool or parameter was added, removed or moved")
 
 // Undoable marks an edit as a step of its author's undo.
 type Undoable struct {
@@ -322,8 +341,9 @@ type EditResult struct {
 	Listing   *listing.Listing // the head listing
 	// Undo is the author's undo state after the edit, when the edit was Undoable or a Step.
 	Undo UndoState
-	// TasksShape is the workspace's Workspace.TasksShape after the edit.
+	// TasksShape and ToolsShape are the workspace's after the edit.
 	TasksShape int64
+	ToolsShape int64
 }
 
 // EditRecord is one accepted edit, as kept in history.

@@ -54,8 +54,8 @@ func taskOp(ws, op string, i, g int) string {
 }
 
 // pageSignals are the page's initial signals; pid is server-made hex, the rest are numbers.
-func pageSignals(pid string, version, selected int) string {
-	return fmt.Sprintf("{pid: '%s', ver: %d, tool: %d, val: '', sev: 'all', panel: 'findings'}", pid, version, selected)
+func pageSignals(pid string, version, toolsShape, selected int) string {
+	return fmt.Sprintf("{pid: '%s', ver: %d, tshape: %d, tool: %d, val: '', sev: 'all', panel: 'findings'}", pid, version, toolsShape, selected)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

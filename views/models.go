@@ -197,20 +197,23 @@ type Tasks struct {
 
 // Workspace is the whole workspace screen.
 type Workspace struct {
-	Page     Page
-	ID       string
-	PID      string // this page's id, for the live stream (server-made hex)
-	Name     string
-	Version  int
-	CanUndo  bool
-	CanRedo  bool
-	Tools    []ToolRow
-	Selected int
-	Editor   *Editor
-	Findings Findings
-	Cost     Cost
-	Tasks    Tasks
-	Server   ServerPanel
+	Page    Page
+	ID      string
+	PID     string // this page's id, for the live stream (server-made hex)
+	Name    string
+	Version int
+	// ToolsShape is the listing's shape the page's tool and parameter positions come from
+	// (its tshape signal).
+	ToolsShape int
+	CanUndo    bool
+	CanRedo    bool
+	Tools      []ToolRow
+	Selected   int
+	Editor     *Editor
+	Findings   Findings
+	Cost       Cost
+	Tasks      Tasks
+	Server     ServerPanel
 	// Presence is who is on the workspace (the History issue's live presence).
 	Presence []PresenceRow
 }

@@ -179,7 +179,7 @@ func paramOps(tool *listing.Value, t, p int, key, val string) ([]listing.Op, err
 	if !spec.IsObject() {
 		spec = listing.NewObject()
 	}
-	var newProps *listing.Value
+	var newProps, v *listing.Value
 	switch key {
 	case "name":
 		if val == "" {
@@ -220,22 +220,17 @@ func paramOps(tool *listing.Value, t, p int, key, val string) ([]listing.Op, err
 		}
 		return schemaOp(t, withRequired(schema, out)), nil
 	case "type", "description", "format":
-		var v *listing.Value
 		if val != "" {
 			v = listing.NewString(val)
 		}
-		spec = set(spec, key, v)
 	case "minimum", "maximum":
-		var v *listing.Value
 		if val != "" {
 			if !isJSONNumber(val) {
 				return nil, &problem{Msg: fmt.Sprintf("%s of %s must be a JSON number, such as 0, 2.5 or 1e3; got %q", key, name, val)}
 			}
 			v = listing.NewNumber(strings.TrimSpace(val))
 		}
-		spec = set(spec, key, v)
 	case "default":
-		var v *listing.Value
 		if strings.TrimSpace(val) != "" {
 			pv, err := listing.ParseJSON([]byte(val))
 			if err != nil {
@@ -243,9 +238,7 @@ func paramOps(tool *listing.Value, t, p int, key, val string) ([]listing.Op, err
 			}
 			v = pv
 		}
-		spec = set(spec, key, v)
 	case "enum":
-		var v *listing.Value
 		if strings.TrimSpace(val) != "" {
 			numeric := spec.Get("type").String() == "integer" || spec.Get("type").String() == "number"
 			var items []*listing.Value
@@ -262,13 +255,25 @@ func paramOps(tool *listing.Value, t, p int, key, val string) ([]listing.Op, err
 			}
 			v = listing.NewArray(items...)
 		}
-		spec = set(spec, key, v)
 	default:
 		return nil, fmt.Errorf("unknown parameter field %q", key)
 	}
+	if fields[p].Value.IsObject() {
+		// One member of one parameter: two people editing different parameters (or fields)
+		// of a tool at once both keep their edit, and undo takes back this field only.
+		path := toolPtr(t, "inputSchema", "properties", name, key)
+		if v == nil {
+			if spec.Get(key) == nil {
+				return nil, nil
+			}
+			return []listing.Op{{Kind: listing.OpRemove, Path: path}}, nil
+		}
+		return []listing.Op{{Kind: listing.OpSet, Path: path, Value: v}}, nil
+	}
+	// The parameter's schema is not an object (true, say): it becomes one, in place.
 	ms := make([]listing.Member, len(fields))
 	copy(ms, fields)
-	ms[p] = listing.Member{Key: name, Value: spec, KeyPos: -1}
+	ms[p] = listing.Member{Key: name, Value: set(spec, key, v), KeyPos: -1}
 	return schemaOp(t, set(schema, "properties", listing.NewObject(ms...))), nil
 }
 

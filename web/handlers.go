@@ -26,10 +26,13 @@ import (
 // signals are the page's Datastar signals. Val carries the value of the field being edited; the
 // field itself is named in the URL, which the server wrote.
 type signals struct {
-	PID  string          `json:"pid"`
-	Tool int             `json:"tool"`
-	Ver  int             `json:"ver"`
-	Val  json.RawMessage `json:"val"`
+	PID  string `json:"pid"`
+	Tool int    `json:"tool"`
+	Ver  int    `json:"ver"`
+	// TShape is the listing's shape the page's tool and parameter positions come from; the
+	// pages always send it (absent: a client that is not a page, unchecked).
+	TShape *int            `json:"tshape"`
+	Val    json.RawMessage `json:"val"`
 }
 
 func (sg signals) value() string {
@@ -213,7 +216,7 @@ func (s *Server) workspaceModel(ctx context.Context, ws Workspace, st *state, se
 	selected = max(selected, 0)
 	tasks := st.tasks
 	tasks.Problem = problem
-	return views.Workspace{Page: s.page, ID: ws.ID, Name: ws.Name, Version: ws.Version, CanUndo: ws.CanUndo, CanRedo: ws.CanRedo,
+	return views.Workspace{Page: s.page, ID: ws.ID, Name: ws.Name, Version: ws.Version, ToolsShape: ws.ToolsShape, CanUndo: ws.CanUndo, CanRedo: ws.CanRedo,
 		PID: NewID(), Tools: st.rows, Selected: selected, Editor: s.editorModel(ws, st.res, selected),
 		Findings: st.findings, Cost: st.cost, Tasks: tasks, Server: s.serverPanel(ctx, ws.ID, nil), Presence: s.hub.presenceRows(ws.ID, st.names)}
 }
@@ -379,10 +382,16 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 		return render(sse.Context(), views.EditorRegion(*e)), nil
 	})
 	if html == "" {
-		return patchEditor(sse, nil)
+		if err := patchEditor(sse, nil); err != nil {
+			return err
+		}
+	} else if err := sse.PatchElements(html, datastar.WithModeReplace()); err != nil { // replace, not morph (see patchEditor)
+		return err
 	}
-	// Replace, not morph (see patchEditor).
-	return sse.PatchElements(html, datastar.WithModeReplace())
+	if !n.Structure {
+		return nil // the listing's shape did not change: the page's tshape stands
+	}
+	return patchToolsShape(sse, st.ws.ToolsShape)
 }
 
 // noticeState is the workspace as a notice left it: the sender's, or read when it sent none.
@@ -488,7 +497,17 @@ func (s *Server) sendFull(sse *datastar.ServerSentEventGenerator, ws Workspace, 
 	if err := sendPatches(sse, sharedPatches(sse.Context(), nil, st, true)); err != nil {
 		return err
 	}
-	return patchEditor(sse, s.editorModel(ws, st.res, sel))
+	if err := patchEditor(sse, s.editorModel(ws, st.res, sel)); err != nil {
+		return err
+	}
+	return patchToolsShape(sse, ws.ToolsShape)
+}
+
+// patchToolsShape sets the page's tshape signal: the listing's shape its tool list and editor
+// were just rendered from. Only a page whose positions are that fresh may carry it, so it is
+// sent with those renders and never ahead of them.
+func patchToolsShape(sse *datastar.ServerSentEventGenerator, shape int) error {
+	return sse.MarshalAndPatchSignals(map[string]int{"tshape": shape})
 }
 
 func sendPatches(sse *datastar.ServerSentEventGenerator, ps []Patch) error {
@@ -530,7 +549,8 @@ type change struct {
 	tasks     bool   // the task table's structure changed
 	taskSet   bool   // a task edit that set one field of task taskRow
 	taskRow   int
-	select_   int // the originating page's selection after the change (-1: unchanged)
+	select_   int    // the originating page's selection after the change (-1: unchanged)
+	typed     string // the text the person sent, given back if the change is refused
 	self      func(ws Workspace, st *state) []templ.Component
 	// extra renders more regions every page of the workspace gets (the Server panel after a
 	// re-fetch).
@@ -559,7 +579,15 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	var err error
 	switch {
 	case ch.edit != nil:
-		ws, res, err = s.store.Apply(ctx, id, *ch.edit, who)
+		e := *ch.edit
+		if mk := e.Make; mk != nil {
+			e.Make = func(head *listing.Listing) ([]listing.Op, error) {
+				ops, err := mk(head)
+				ch.edit.Ops = ops // what was made: the field it sets, for notices and focus
+				return ops, err
+			}
+		}
+		ws, res, err = s.store.Apply(ctx, id, e, who)
 	case ch.step == "restore":
 		ws, res, err = s.store.Restore(ctx, id, ch.restore, who)
 	default:
@@ -569,7 +597,13 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 		unlock()
 		var ee *listing.EditError
 		var ue *errUndo
+		var pr *problem
 		switch {
+		case errors.As(err, &pr):
+			// Made again under the store's lock, the edit met a listing that refuses it.
+			return s.problemPatch(c, sg, ch.tool, pr.Msg)
+		case errors.As(err, new(*staleTools)):
+			return s.staleToolsAnswer(c, sg, ch.typed)
 		case errors.As(err, &ee):
 			return s.problemPatch(c, sg, ch.tool, "That change could not be applied: "+ee.Msg)
 		case errors.As(err, &ue):
@@ -586,6 +620,10 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 		}
 		return err
 	}
+	if res.Seq == 0 && ch.edit != nil && ch.edit.Make != nil {
+		unlock() // made against the current listing, the edit changes nothing
+		return c.NoContent(http.StatusNoContent)
+	}
 	if old != nil && old.version == ws.Version {
 		old = nil
 	}
@@ -600,7 +638,10 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	if ch.edit != nil {
 		field = store.FieldOf(ch.edit.Ops)
 	}
-	n := Notice{Version: ws.Version, From: sg.PID, Shared: shared, EditorTool: ch.tool, Structure: ch.structure,
+	// An edit that moved a tool or parameter re-renders every page's editor, as a structural
+	// one does: their positions are stale otherwise.
+	toolsMoved := res.Seq > 0 && res.ToolsShape == res.Seq
+	n := Notice{Version: ws.Version, From: sg.PID, Shared: shared, EditorTool: ch.tool, Structure: ch.structure || toolsMoved,
 		Field: field, Author: who.Name, AuthorID: who.ID, History: true, State: st, cache: &renders{},
 		Undo: &store.UndoState{CanUndo: ws.CanUndo, CanRedo: ws.CanRedo}}
 	if !ch.tasks && !reshaped {
@@ -667,6 +708,46 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 			}
 		}
 	}
+	// This page's positions are now ws's: its editor was rendered again, or its edit was
+	// checked against its shape (so nobody else reshaped the listing since it was rendered)
+	// and what the edit itself moved was rendered again above.
+	if ch.structure || ch.edit != nil && ch.edit.ToolsBase != nil {
+		_ = patchToolsShape(sse, ws.ToolsShape)
+	}
+	return nil
+}
+
+// stale reports whether the page's tool and parameter positions are older than the listing's
+// shape as read; the store checks again as it accepts the edit (a reshape may land between).
+func stale(sg signals, ws Workspace) bool { return sg.TShape != nil && *sg.TShape < ws.ToolsShape }
+
+// staleToolsAnswer answers an edit made in a page whose tool or parameter positions are older
+// than the listing's shape (someone added, removed or moved one): it was not applied, since
+// its position may name another tool or parameter now. The page gets the listing as it stands
+// and a notice that gives back the text it sent, so nothing typed is lost.
+func (s *Server) staleToolsAnswer(c echo.Context, sg signals, typed string) error {
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	sel := min(max(sg.Tool, 0), max(len(ws.Listing.Tools)-1, 0))
+	msg := "Someone added, removed or moved a tool or parameter before your change reached the server, so it was not applied (its place may hold another one now). Here is the listing as it stands; try again."
+	if typed != "" {
+		msg = fmt.Sprintf("Someone added, removed or moved a tool or parameter while you typed, so your last change was not saved (its place may hold another one now). Your text was: «%s». Here is the listing as it stands.", typed)
+	}
+	if p := s.hub.lookup(ws.ID, sg.PID); p != nil {
+		p.setSelected(sel)
+	}
+	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	if sel != sg.Tool {
+		if err := sse.MarshalAndPatchSignals(map[string]int{"tool": sel}); err != nil {
+			return nil
+		}
+	}
+	if err := s.sendFull(sse, ws, sel); err != nil {
+		return nil
+	}
+	_ = sse.PatchElementTempl(views.FieldNotice(ws.ID, sel, msg))
 	return nil
 }
 
@@ -761,25 +842,37 @@ func (s *Server) editField(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if stale(sg, ws) {
+		return s.staleToolsAnswer(c, sg, sg.value())
+	}
 	t, err := toolIndex(c, ws, "t")
 	if err != nil {
 		return err
 	}
-	tool := ws.Listing.Tools[t]
 	field, val := c.QueryParam("f"), sg.value()
-	var ops []listing.Op
 	key := fmt.Sprintf("tools/%d/%s", t, field)
+	var p int
+	var k string
 	if field == "param" {
-		p, perr := intParam(c, "p")
-		if perr != nil {
-			return perr
+		if p, err = intParam(c, "p"); err != nil {
+			return err
 		}
-		k := c.QueryParam("k")
+		k = c.QueryParam("k")
 		key += fmt.Sprintf("/%d/%s", p, k)
-		ops, err = paramOps(tool, t, p, k, val)
-	} else {
-		ops, err = fieldOps(tool, t, field, val)
 	}
+	// The ops are made from the listing as read, to answer a mistake at once, and made again
+	// from the head under the store's lock (unless it is the listing read): a parameter's
+	// rename rewrites its schema, which must not undo an edit that landed in between.
+	makeOps := func(l *listing.Listing) ([]listing.Op, error) {
+		if t >= len(l.Tools) {
+			return nil, &problem{Msg: fmt.Sprintf("tool %d no longer exists; the listing has %d", t+1, len(l.Tools))}
+		}
+		if field == "param" {
+			return paramOps(l.Tools[t], t, p, k, val)
+		}
+		return fieldOps(l.Tools[t], t, field, val)
+	}
+	ops, err := makeOps(ws.Listing)
 	var pr *problem
 	if errors.As(err, &pr) {
 		msgField := "params"
@@ -799,7 +892,13 @@ func (s *Server) editField(c echo.Context) error {
 	if len(ops) == 0 {
 		return c.NoContent(http.StatusNoContent)
 	}
-	ch := change{edit: &Edit{Ops: ops, Key: key}, tool: t, select_: -1}
+	read := ws.Listing
+	ch := change{edit: &Edit{Key: key, ToolsBase: sg.TShape, Make: func(head *listing.Listing) ([]listing.Op, error) {
+		if head == read {
+			return ops, nil
+		}
+		return makeOps(head)
+	}}, tool: t, select_: -1, typed: val}
 	ch.self = func(ws Workspace, st *state) []templ.Component {
 		if t >= len(st.res.Tools) {
 			return nil
@@ -835,6 +934,9 @@ func (s *Server) toolOp(c echo.Context) error {
 		return err
 	}
 	op := c.QueryParam("op")
+	if op != "add" && stale(sg, ws) {
+		return s.staleToolsAnswer(c, sg, "")
+	}
 	ops, sel, err := toolStructOps(ws.Listing, op, i)
 	if err != nil {
 		var pr *problem
@@ -846,7 +948,19 @@ func (s *Server) toolOp(c echo.Context) error {
 	if len(ops) == 0 {
 		return c.NoContent(http.StatusNoContent)
 	}
-	return s.commit(c, sg, change{edit: &Edit{Ops: ops}, tool: sel, structure: true, tasks: true, select_: sel})
+	// Made again from the head under the store's lock (a duplicate copies the tool as it is).
+	read := ws.Listing
+	e := &Edit{Make: func(head *listing.Listing) ([]listing.Op, error) {
+		if head == read {
+			return ops, nil
+		}
+		ops, _, err := toolStructOps(head, op, i)
+		return ops, err
+	}}
+	if op != "add" { // an added tool goes at the end, wherever that is now
+		e.ToolsBase = sg.TShape
+	}
+	return s.commit(c, sg, change{edit: e, tool: sel, structure: true, tasks: true, select_: sel})
 }
 
 func (s *Server) paramOp(c echo.Context) error {
@@ -858,6 +972,9 @@ func (s *Server) paramOp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if stale(sg, ws) {
+		return s.staleToolsAnswer(c, sg, "")
+	}
 	t, err := toolIndex(c, ws, "t")
 	if err != nil {
 		return err
@@ -866,7 +983,8 @@ func (s *Server) paramOp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ops, err := paramStructOps(ws.Listing.Tools[t], t, c.QueryParam("op"), p)
+	op := c.QueryParam("op")
+	ops, err := paramStructOps(ws.Listing.Tools[t], t, op, p)
 	if err != nil {
 		var pr *problem
 		if errors.As(err, &pr) {
@@ -877,7 +995,18 @@ func (s *Server) paramOp(c echo.Context) error {
 	if len(ops) == 0 {
 		return c.NoContent(http.StatusNoContent)
 	}
-	return s.commit(c, sg, change{edit: &Edit{Ops: ops}, tool: t, structure: true, select_: t})
+	// Made again from the head under the store's lock: the whole schema is rewritten, and an
+	// edit of another parameter that landed in between must stay.
+	read := ws.Listing
+	return s.commit(c, sg, change{edit: &Edit{ToolsBase: sg.TShape, Make: func(head *listing.Listing) ([]listing.Op, error) {
+		if head == read {
+			return ops, nil
+		}
+		if t >= len(head.Tools) {
+			return nil, &problem{Msg: fmt.Sprintf("tool %d no longer exists; the listing has %d", t+1, len(head.Tools))}
+		}
+		return paramStructOps(head.Tools[t], t, op, p)
+	}}, tool: t, structure: true, select_: t})
 }
 
 // staleTaskOp answers a task change sent from a task table older than the task file's shape (a

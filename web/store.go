@@ -35,6 +35,9 @@ type Workspace struct {
 	// TasksShape is the version its shape last changed at (store.Workspace.TasksShape).
 	TasksSeq   int64
 	TasksShape int
+	// ToolsShape is the version the listing's shape (tool and parameter positions) last
+	// changed at (store.Workspace.ToolsShape); a page's tshape signal is the one it rendered.
+	ToolsShape int
 	// CanUndo and CanRedo are for the person who asked (undo is per person).
 	CanUndo bool
 	CanRedo bool
@@ -47,6 +50,12 @@ type Workspace struct {
 // non-empty key are one step of that person's undo, so undo takes back a burst of typing.
 type Edit struct {
 	Ops []listing.Op
+	// Make, when set instead of Ops, makes the ops from the head listing under the store's
+	// write lock (store.Edit.Make).
+	Make func(head *listing.Listing) ([]listing.Op, error)
+	// ToolsBase, when set, is the page's tshape: the listing's shape its tool and parameter
+	// positions come from. A listing reshaped since refuses the edit with a *staleTools.
+	ToolsBase *int
 	// Tasks replaces the task file when SetTasks is set; TasksFn, when set instead, makes the
 	// new task file from the current one (one task changed), and is made again from a fresher
 	// one when someone else's task edit lands first, so that neither is lost.
@@ -205,7 +214,7 @@ func (w *workspaces) get(ctx context.Context, id string, who Author, undo bool) 
 		return Workspace{}, storeErr(err)
 	}
 	ws := Workspace{ID: rec.ID, Name: rec.Title, Version: int(rec.Seq), Head: rec.Head, Created: rec.Created, Forked: rec.ForkedFrom,
-		TasksShape: int(rec.TasksShape)}
+		TasksShape: int(rec.TasksShape), ToolsShape: int(rec.ToolsShape)}
 	w.mu.Lock()
 	h, okH := w.heads[id]
 	base := w.bases[id]
@@ -274,13 +283,28 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 		return Workspace{}, store.EditResult{}, err
 	}
 	var res store.EditResult
-	if len(e.Ops) > 0 {
-		res, err = w.st.AppendEdit(ctx, store.Edit{Workspace: id, Author: who.Name, AuthorID: who.ID, Ops: e.Ops, Message: e.Message,
-			Undo: &store.Undoable{Path: scopeOf(e.Ops), Key: e.Key}})
+	if len(e.Ops) > 0 || e.Make != nil {
+		se := store.Edit{Workspace: id, Author: who.Name, AuthorID: who.ID, Ops: e.Ops, Message: e.Message,
+			Undo: &store.Undoable{Key: e.Key}}
+		if e.Make != nil {
+			se.Make = e.Make
+		} else {
+			se.Undo.Path = store.UndoScope(e.Ops)
+		}
+		if e.ToolsBase != nil {
+			base := int64(*e.ToolsBase)
+			se.ToolsBase = &base
+		}
+		res, err = w.st.AppendEdit(ctx, se)
+		if errors.Is(err, store.ErrToolsReshaped) {
+			return before, res, &staleTools{}
+		}
 		if err != nil {
 			return Workspace{}, res, storeErr(err)
 		}
-		w.cacheHead(id, res.Seq, res.Listing)
+		if res.Seq > 0 {
+			w.cacheHead(id, res.Seq, res.Listing)
+		}
 	}
 	if e.SetTasks {
 		cur := before
@@ -339,8 +363,19 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 	// moment ago, so the workspace after it needs no second round of reads.
 	after := before
 	after.Listing, after.Version, after.Head = res.Listing, int(res.Seq), res.Revision.Number
+	after.ToolsShape = int(res.ToolsShape)
 	after.CanUndo, after.CanRedo = res.Undo.CanUndo, res.Undo.CanRedo
 	return after, res, nil
+}
+
+// staleTools is an edit that was not applied because it was made in a page whose tool or
+// parameter positions are older than the listing's shape: a tool or parameter was added,
+// removed or moved since, so its position may name another one now. The page gets the editor
+// as it stands and the text back.
+type staleTools struct{}
+
+func (e *staleTools) Error() string {
+	return "the tools changed before the change reached the server"
 }
 
 // staleTasks is a task change that was not applied: made in a task table whose shape has
@@ -410,25 +445,6 @@ func (w *workspaces) Step(ctx context.Context, id string, undo bool, who Author)
 	w.cacheHead(id, res.Seq, res.Listing)
 	after, err := w.Get(ctx, id, who)
 	return after, res, err
-}
-
-// scopeOf is the JSON pointer whose value an edit's undo writes back: the one member of a tool
-// all its ops touch (a description, a schema, an annotation), or the whole tools array for
-// structural edits (tools added, removed, moved, or several members at once).
-func scopeOf(ops []listing.Op) string {
-	scope := ""
-	for i, op := range ops {
-		p := "/tools"
-		if toks, err := listing.SplitPointer(op.Path); err == nil && len(toks) >= 3 && toks[0] == "tools" &&
-			(op.Kind == listing.OpSet || op.Kind == listing.OpRemove) {
-			p = op.Path
-		}
-		if i > 0 && p != scope {
-			return "/tools"
-		}
-		scope = p
-	}
-	return scope
 }
 
 // describeTaskPath names a pointer into the task file for a message: "task 4", or "the tasks"

@@ -43,6 +43,8 @@ func Run(t *testing.T, open Opener) {
 		{"Tasks", testTasks},
 		{"TaskCoalescing", testTaskCoalescing},
 		{"TasksShape", testTasksShape},
+		{"ToolsShape", testToolsShape},
+		{"MakeOps", testMakeOps},
 		{"Undo", testUndo},
 		{"UndoTasks", testUndoTasks},
 		{"UndoTaskField", testUndoTaskField},
@@ -1742,6 +1744,140 @@ func testTasksShape(t *testing.T, s store.Store) {
 		case !st.moves && got != before:
 			t.Errorf("%s: TasksShape moved from %d to %d", st.name, before, got)
 		}
+	}
+}
+
+// testToolsShape: Workspace.ToolsShape moves with the edits that move a tool or a parameter,
+// and only with them; an edit whose positions come from before is refused.
+func testToolsShape(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	w := newWorkspace(t, s, t0)
+	shape := func() int64 {
+		t.Helper()
+		rec, err := s.Workspace(ctx, w.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec.ToolsShape
+	}
+	edit := func(ops ...listing.Op) func() (store.EditResult, error) {
+		return func() (store.EditResult, error) {
+			return s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ada", AuthorID: "ada", Ops: ops, Now: t0,
+				Undo: &store.Undoable{Path: store.UndoScope(ops)}})
+		}
+	}
+	schema := func(text string) *listing.Value {
+		v, err := listing.ParseJSON([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	steps := []struct {
+		name  string
+		do    func() (store.EditResult, error)
+		moves bool
+	}{
+		{"a description", edit(set("/tools/0/description", "x")...), false},
+		{"a tool renamed", edit(set("/tools/1/name", "read_file")...), false},
+		{"a parameter's field", edit(set("/tools/0/inputSchema/properties/q/description", "the query")...), false},
+		{"a parameter renamed in place", edit(listing.Op{Kind: listing.OpSet, Path: "/tools/0/inputSchema",
+			Value: schema(`{"type": "object", "properties": {"query": {"type": "string"}}}`)}), false},
+		{"a parameter added", edit(listing.Op{Kind: listing.OpSet, Path: "/tools/0/inputSchema",
+			Value: schema(`{"type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}}}`)}), true},
+		{"parameters moved", edit(listing.Op{Kind: listing.OpSet, Path: "/tools/0/inputSchema",
+			Value: schema(`{"type": "object", "properties": {"limit": {"type": "integer"}, "query": {"type": "string"}}}`)}), true},
+		{"a tool moved", edit(listing.Op{Kind: listing.OpMove, Path: "/tools", From: 0, To: 2}), true},
+		{"a tool added", edit(listing.Op{Kind: listing.OpInsert, Path: "/tools/-", Value: schema(`{"name": "new", "inputSchema": {"type": "object"}}`)}), true},
+		{"a tool removed", edit(listing.Op{Kind: listing.OpRemove, Path: "/tools/3"}), true},
+		{"a task file", func() (store.EditResult, error) {
+			return s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Body: json.RawMessage(`[{"task": "a"}]`), Now: t0})
+		}, false},
+		{"an undo", func() (store.EditResult, error) {
+			return s.Step(ctx, store.Step{Workspace: w.ID, Author: "ada", AuthorID: "ada", Now: t0})
+		}, true},
+		{"a restore", func() (store.EditResult, error) {
+			return s.Restore(ctx, store.Restore{Workspace: w.ID, Number: 1, Now: t0})
+		}, true},
+		{"a commit", func() (store.EditResult, error) {
+			return s.Commit(ctx, store.Commit{Workspace: w.ID, Listing: Sample(t), Now: t0})
+		}, true},
+	}
+	for _, st := range steps {
+		before := shape()
+		res, err := st.do()
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		switch got := shape(); {
+		case st.moves && (got != res.Seq || res.ToolsShape != res.Seq):
+			t.Errorf("%s: ToolsShape %d (result %d), want its seq %d", st.name, got, res.ToolsShape, res.Seq)
+		case !st.moves && got != before:
+			t.Errorf("%s: ToolsShape moved from %d to %d", st.name, before, got)
+		}
+	}
+	old, cur := int64(0), shape()
+	_, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Ops: set("/tools/0/description", "stale"), ToolsBase: &old, Now: t0})
+	wantKind(t, "an edit from before the shape changed", err, store.Conflict)
+	if !errors.Is(err, store.ErrToolsReshaped) {
+		t.Errorf("its cause is %v, want ErrToolsReshaped", err)
+	}
+	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Ops: set("/tools/0/description", "fresh"), ToolsBase: &cur, Now: t0}); err != nil {
+		t.Errorf("an edit from the current shape: %v", err)
+	}
+	f, err := s.ForkWorkspace(ctx, store.Fork{From: w.ID, Title: "fork", Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.ToolsShape != cur {
+		t.Errorf("a fork's ToolsShape is %d, want its source's %d", f.ToolsShape, cur)
+	}
+}
+
+// testMakeOps: an edit whose ops are made from the head under the write lock sees every edit
+// accepted before it; its error and an empty result change nothing; its undo takes the scope
+// of the ops it made.
+func testMakeOps(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	w := newWorkspace(t, s, t0)
+	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Ops: set("/tools/0/description", "first"), Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	var seen string
+	res, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ada", AuthorID: "ada", Now: t0, Undo: &store.Undoable{Key: "k"},
+		Make: func(head *listing.Listing) ([]listing.Op, error) {
+			seen = head.Tools[0].Get("description").String()
+			return set("/tools/0/description", seen+" and second"), nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen != "first" || res.Listing.Tools[0].Get("description").String() != "first and second" {
+		t.Errorf("Make saw %q and made %q", seen, res.Listing.Tools[0].Get("description").String())
+	}
+	if _, err := s.Step(ctx, store.Step{Workspace: w.ID, Author: "ada", AuthorID: "ada", Now: t0}); err != nil {
+		t.Fatalf("undo of a made edit: %v", err)
+	}
+	head, err := s.Revision(ctx, w.ID, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := head.Listing.Tools[0].Get("description").String(); got != "first" {
+		t.Errorf("after undo the description is %q, want %q", got, "first")
+	}
+	rec, _ := s.Workspace(ctx, w.ID)
+	why := errors.New("a parameter needs a name")
+	_, err = s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Now: t0, Make: func(*listing.Listing) ([]listing.Op, error) { return nil, why }})
+	wantKind(t, "Make's error", err, store.Invalid)
+	if !errors.Is(err, why) {
+		t.Errorf("Make's error is lost: %v", err)
+	}
+	res, err = s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Now: t0, Make: func(*listing.Listing) ([]listing.Op, error) { return nil, nil }})
+	if err != nil || res.Seq != 0 {
+		t.Errorf("nothing to do: seq %d, %v", res.Seq, err)
+	}
+	if after, _ := s.Workspace(ctx, w.ID); after.Seq != rec.Seq {
+		t.Errorf("a refused or empty made edit moved the workspace from %d to %d", rec.Seq, after.Seq)
 	}
 }
 

@@ -198,13 +198,13 @@ func checkID(op, what, id string) error {
 
 // ---- workspaces
 
-const wsCols = `id, title, created_at, updated_at, head, seq, forked_from, tasks_shape`
+const wsCols = `id, title, created_at, updated_at, head, seq, forked_from, tasks_shape, tools_shape`
 
 func scanWorkspace(row interface{ Scan(...any) error }) (store.Workspace, error) {
 	var w store.Workspace
 	var created, updated int64
 	var forked sql.NullString
-	err := row.Scan(&w.ID, &w.Title, &created, &updated, &w.Head, &w.Seq, &forked, &w.TasksShape)
+	err := row.Scan(&w.ID, &w.Title, &created, &updated, &w.Head, &w.Seq, &forked, &w.TasksShape, &w.ToolsShape)
 	w.Created, w.Updated, w.ForkedFrom = store.FromMicros(created), store.FromMicros(updated), forked.String
 	return w, err
 }
@@ -386,13 +386,14 @@ func (s *DB) ForkWorkspace(ctx context.Context, f store.Fork) (store.Workspace, 
 		if title == "" {
 			title = src.Title
 		}
-		w = store.Workspace{ID: id, Title: title, Created: t, Updated: t, Head: src.Head, Seq: src.Seq, ForkedFrom: src.ID, TasksShape: src.TasksShape}
+		w = store.Workspace{ID: id, Title: title, Created: t, Updated: t, Head: src.Head, Seq: src.Seq, ForkedFrom: src.ID, TasksShape: src.TasksShape,
+			ToolsShape: src.ToolsShape}
 		stmts := []struct {
 			q    string
 			args []any
 		}{
-			{`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq, forked_from, tasks_shape) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-				[]any{id, title, store.Micros(t), store.Micros(t), src.Head, src.Seq, src.ID, src.TasksShape}},
+			{`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq, forked_from, tasks_shape, tools_shape) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				[]any{id, title, store.Micros(t), store.Micros(t), src.Head, src.Seq, src.ID, src.TasksShape, src.ToolsShape}},
 			{`INSERT INTO task_bodies (workspace_id, id, body, first_number)
 				SELECT ?, id, body, first_number FROM task_bodies WHERE workspace_id = ?`, []any{id, src.ID}},
 			{`INSERT INTO revisions (workspace_id, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, envelope, tools, tasks)
@@ -524,6 +525,9 @@ type change struct {
 	undo *store.Undoable
 	// moved, for a Step, moves the step taken from one stack to the other.
 	moved *stepRow
+	// toolsBase, when set, refuses the change if the listing's shape changed after it
+	// (store.Edit.ToolsBase).
+	toolsBase *int64
 }
 
 // state is a workspace's head: its listing (with where its tools are stored) and task file.
@@ -547,7 +551,10 @@ type taskRef struct {
 
 func tasksOf(r store.Revision) taskRef { return taskRef{ok: r.HasTasks, id: r.TasksSeq} }
 
-// outcome is what a change makes of the head.
+// errNothing ends a change whose Make found nothing to do: the transaction writes nothing.
+var errNothing = errors.New("nothing to do")
+
+// outcome is what a change makes of the head (l nil: nothing to do).
 type outcome struct {
 	l    *listing.Listing
 	refs []toolRef // when l was read from the store: where its tools are
@@ -576,10 +583,17 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if err != nil {
 			return nil, err
 		}
+		if c.toolsBase != nil && w.ToolsShape > *c.toolsBase {
+			return nil, &store.Error{Kind: store.Conflict, Op: c.op, Err: store.ErrToolsReshaped,
+				Msg: fmt.Sprintf("the listing's shape changed (at edit %d, after %d) since the edit was made; its positions may name other tools or parameters now", w.ToolsShape, *c.toolsBase)}
+		}
 		before := state{head: head, l: cur, refs: curRefs, tasks: tasksOf(head), shape: w.TasksShape}
 		out, err := c.next(tx, before)
 		if err != nil {
 			return nil, err
+		}
+		if out.l == nil {
+			return nil, errNothing
 		}
 		if c.undo != nil && c.authorID != "" && out.tasks != nil {
 			// Read now: a coalesced task edit deletes the version it replaces below.
@@ -704,10 +718,17 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if tasksChanged && !oneField {
 			shape = seq // not one field of one task: indexes may name other tasks now
 		}
+		toolsShape := w.ToolsShape
+		switch {
+		case c.moved != nil && !c.moved.tasks, c.kind == store.KindReplace, c.kind == store.KindRestore:
+			toolsShape = seq // a whole listing, or a step that may take back a structural edit
+		case c.kind == store.KindEdit && store.ReshapesTools(cur, next, out.ops):
+			toolsShape = seq
+		}
 		// The guard on seq turns a lost race (possible only if a dialect failed to lock) into a
 		// Conflict instead of a lost edit.
-		up, err := tx.ExecContext(ctx, s.q(`UPDATE workspaces SET head = ?, seq = ?, updated_at = ?, tasks_shape = ? WHERE id = ? AND seq = ?`),
-			rev.Number, seq, store.Micros(t), shape, c.ws, w.Seq)
+		up, err := tx.ExecContext(ctx, s.q(`UPDATE workspaces SET head = ?, seq = ?, updated_at = ?, tasks_shape = ?, tools_shape = ? WHERE id = ? AND seq = ?`),
+			rev.Number, seq, store.Micros(t), shape, toolsShape, c.ws, w.Seq)
 		if err != nil {
 			return nil, err
 		}
@@ -729,7 +750,7 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 			}
 			res.Undo = store.UndoState{CanUndo: true}
 		}
-		res.Seq, res.Revision, res.Listing, res.TasksShape = seq, rev, next, shape
+		res.Seq, res.Revision, res.Listing, res.TasksShape, res.ToolsShape = seq, rev, next, shape, toolsShape
 		kind := store.EventEdit
 		if len(out.ops) == 0 && tasksChanged {
 			kind = store.EventTasks
@@ -737,6 +758,9 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		return []store.Event{{Workspace: c.ws, Kind: kind, Seq: seq, Revision: rev.Number, Author: c.author, AuthorID: c.authorID,
 			Coalesced: res.Coalesced, Field: eventField(field)}}, nil
 	})
+	if errors.Is(err, errNothing) {
+		return store.EditResult{}, nil
+	}
 	if err != nil {
 		return store.EditResult{}, err
 	}
@@ -772,7 +796,7 @@ func (s *DB) AppendEdit(ctx context.Context, e store.Edit) (store.EditResult, er
 	if err := checkEditor(op, e.Workspace, e.Author, e.AuthorID, e.Message); err != nil {
 		return store.EditResult{}, err
 	}
-	if len(e.Ops) == 0 {
+	if len(e.Ops) == 0 && e.Make == nil {
 		return store.EditResult{}, store.Errorf(store.Invalid, op, "the edit has no ops; send at least one set, remove, insert or move")
 	}
 	if len(e.Ops) > store.MaxOpsPerEdit {
@@ -782,10 +806,31 @@ func (s *DB) AppendEdit(ctx context.Context, e store.Edit) (store.EditResult, er
 		return store.EditResult{}, err
 	}
 	e.Now = now(e.Now)
+	if e.Undo != nil && e.Make != nil && e.Undo.Path == "" {
+		u := *e.Undo // its path is the scope of the ops Make makes
+		e.Undo = &u
+	}
 	return s.record(ctx, change{op: op, ws: e.Workspace, author: e.Author, authorID: e.AuthorID, message: e.Message, at: e.Now,
-		kind: store.KindEdit, restored: -1, undo: e.Undo,
+		kind: store.KindEdit, restored: -1, undo: e.Undo, toolsBase: e.ToolsBase,
+		// Coalescing reads the ops, which Make fills in first (next runs before it).
 		coalesce: func(head store.Revision) bool { return store.Coalesces(head, e) },
 		next: func(_ *sql.Tx, cur state) (outcome, error) {
+			if e.Make != nil {
+				ops, err := e.Make(cur.l)
+				if err != nil {
+					return outcome{}, &store.Error{Kind: store.Invalid, Op: op, Msg: err.Error(), Err: err}
+				}
+				if len(ops) == 0 {
+					return outcome{}, nil
+				}
+				if len(ops) > store.MaxOpsPerEdit {
+					return outcome{}, store.Errorf(store.Invalid, op, "the edit has %d ops; the limit is %d, so split it", len(ops), store.MaxOpsPerEdit)
+				}
+				e.Ops = ops
+				if e.Undo != nil && e.Undo.Path == "" {
+					e.Undo.Path = store.UndoScope(ops)
+				}
+			}
 			l, err := cur.l.ApplyAll(e.Ops)
 			if err != nil {
 				return outcome{}, &store.Error{Kind: store.Invalid, Op: op, Msg: "the edit does not apply to the current listing", Err: err}

@@ -1,0 +1,256 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/store"
+)
+
+// sixParams is a listing whose first tool has six parameters, for edits of several at once.
+const sixParams = `{"tools": [
+ {"name": "find_books", "description": "Find books.", "inputSchema": {"type": "object", "properties": {
+  "p0": {"type": "string"}, "p1": {"type": "string"}, "p2": {"type": "string"},
+  "p3": {"type": "string"}, "p4": {"type": "string"}, "p5": {"type": "string"}}, "required": []}},
+ {"name": "hold_book", "description": "Hold a book.", "inputSchema": {"type": "object"}}
+]}`
+
+func headListing(t testing.TB, s *Server, id string) *listing.Listing {
+	t.Helper()
+	rev, err := s.db.Revision(context.Background(), id, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rev.Listing
+}
+
+// TestConcurrentParamEditsKeepAll: six people each edit another parameter of one tool at the
+// same time, through two servers on one store (two replicas), while a seventh toggles which
+// parameters are required and renames one. Every edit stands: a parameter's field is one member
+// of the schema, and a rename or a required list is made from the schema as it is when the
+// store accepts it, not as it was read.
+func TestConcurrentParamEditsKeepAll(t *testing.T) {
+	st := newTestStore(t)
+	servers := []*Server{serverOn(t, st), serverOn(t, st)}
+	id := workspaceFrom(t, servers[0], sixParams)
+	const rounds = 15
+	send := func(s *Server, who person, pid, path, val string) error {
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(sigJSON(map[string]any{"pid": pid, "tool": 0, "val": val})))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Datastar-Request", "true")
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, who.cookies(req))
+		if rec.Code != http.StatusOK && rec.Code != http.StatusNoContent {
+			return fmt.Errorf("%s: %d %s", path, rec.Code, rec.Body.String())
+		}
+		return nil
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for p := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			who := person{fmt.Sprintf("editor%d", p), fmt.Sprintf("%032x", p+1)}
+			for k := range rounds {
+				path := fmt.Sprintf("/w/%s/edit?t=0&f=param&p=%d&k=description", id, p)
+				if err := send(servers[p%2], who, fmt.Sprintf("%032x", 100+p), path, fmt.Sprintf("param %d, edit %d", p, k)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		who := person{"cy", strings.Repeat("c3", 16)}
+		for k := range rounds {
+			path := fmt.Sprintf("/w/%s/edit?t=0&f=param&p=%d&k=required", id, k%6)
+			if err := send(servers[k%2], who, strings.Repeat("c", 32), path, "true"); err != nil {
+				errs <- err
+				return
+			}
+		}
+		path := fmt.Sprintf("/w/%s/edit?t=0&f=param&p=5&k=name", id)
+		if err := send(servers[0], who, strings.Repeat("c", 32), path, "renamed"); err != nil {
+			errs <- err
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	props := headListing(t, servers[0], id).Tools[0].Get("inputSchema").Get("properties").Fields()
+	want := []string{"p0", "p1", "p2", "p3", "p4", "renamed"}
+	for p, f := range props {
+		if f.Key != want[p] {
+			t.Errorf("parameter %d is %q, want %q", p, f.Key, want[p])
+		}
+		if got, w := f.Value.Get("description").String(), fmt.Sprintf("param %d, edit %d", p, rounds-1); got != w {
+			t.Errorf("parameter %s: description %q, want the last edit %q", f.Key, got, w)
+		}
+	}
+	var req []string
+	for _, r := range headListing(t, servers[0], id).Tools[0].Get("inputSchema").Get("required").Items {
+		req = append(req, r.String())
+	}
+	slices.Sort(req) // each toggle moves its name to the end
+	if strings.Join(req, " ") != "p0 p1 p2 p3 p4 renamed" {
+		t.Errorf("required %v: a toggle was lost (or the rename did not follow)", req)
+	}
+}
+
+var tshapeRe = regexp.MustCompile(`tshape: (\d+)`)
+
+// pageShape reads the tshape signal a page was rendered with.
+func pageShape(t testing.TB, page string) int {
+	t.Helper()
+	m := tshapeRe.FindStringSubmatch(html.UnescapeString(page))
+	if m == nil {
+		t.Fatal("the page carries no tshape signal")
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// patchedShape is the tshape signal an answer sets, or -1.
+func patchedShape(evs []event) int {
+	out := -1
+	for _, e := range evs {
+		if e.Type != "datastar-patch-signals" {
+			continue
+		}
+		if m := regexp.MustCompile(`"tshape":(\d+)`).FindStringSubmatch(strings.Join(e.Data["signals"], "")); m != nil {
+			out, _ = strconv.Atoi(m[1])
+		}
+	}
+	return out
+}
+
+// TestStaleToolPositionsRefused: an edit sent from a page rendered before someone moved a tool
+// or a parameter names it by a position that may hold another one now: it is refused on every
+// server, the page gets the listing as it stands and its text back, and from there it goes
+// through. A page's own structural edit brings its positions up to date.
+func TestStaleToolPositionsRefused(t *testing.T) {
+	st := newTestStore(t)
+	s := serverOn(t, st)
+	id := workspaceFrom(t, s, sixParams)
+	pa, pb := strings.Repeat("a", 32), strings.Repeat("b", 32)
+	g := pageShape(t, getPageAs(t, s, ana, "/w/"+id))
+
+	// Bo moves find_books below hold_book: position 0 is hold_book now.
+	evs := postAs(t, s, bo, pb, "/w/"+id+"/tool?op=down&i=0", map[string]any{"tool": 0, "tshape": g})
+	g2 := patchedShape(evs)
+	if g2 <= g {
+		t.Fatalf("Bo's move answered tshape %d, want more than %d", g2, g)
+	}
+	// Ana's description for find_books (position 0 on her page) reaches another server.
+	s2 := serverOn(t, st)
+	evs = postAs(t, s2, ana, pa, "/w/"+id+"/edit?t=0&f=description", map[string]any{"tool": 0, "tshape": g, "val": "Ana's words for find_books"})
+	p := patched(evs)
+	if n := p["field-notice"]; !strings.Contains(n, "was not saved") || !strings.Contains(n, "Ana&#39;s words for find_books") {
+		t.Errorf("the stale edit's notice should give the text back: %q", n)
+	}
+	if _, ok := p["editor"]; !ok {
+		t.Errorf("the page did not get the editor as it stands: %v", keys(p))
+	}
+	if got := patchedShape(evs); got != g2 {
+		t.Errorf("the refusal set tshape %d, want the current %d", got, g2)
+	}
+	l := headListing(t, s, id)
+	if d := l.Tools[0].Get("description").String(); d != "Hold a book." || l.Tools[1].Get("description").String() != "Find books." {
+		t.Fatalf("the stale edit was applied: %q", d)
+	}
+	// From the listing as it stands, it goes through.
+	postAs(t, s, ana, pa, "/w/"+id+"/edit?t=1&f=description", map[string]any{"tool": 1, "tshape": g2, "val": "Ana's words"})
+	if d := headListing(t, s, id).Tools[1].Get("description").String(); d != "Ana's words" {
+		t.Errorf("an edit from the current positions: description %q", d)
+	}
+
+	// A parameter moved through the raw schema reshapes too: Bo swaps p0 and p1.
+	schema := `{"type": "object", "properties": {"p1": {"type": "string"}, "p0": {"type": "string"}, "p2": {"type": "string"}, "p3": {"type": "string"}, "p4": {"type": "string"}, "p5": {"type": "string"}}, "required": []}`
+	evs = postAs(t, s, bo, pb, "/w/"+id+"/edit?t=1&f=inputSchema", map[string]any{"tool": 1, "tshape": g2, "val": schema})
+	g3 := patchedShape(evs)
+	if g3 <= g2 {
+		t.Fatalf("Bo's own page should get the new shape with its parameters table: tshape %d", g3)
+	}
+	evs = postAs(t, s, ana, pa, "/w/"+id+"/edit?t=1&f=param&p=0&k=description", map[string]any{"tool": 1, "tshape": g2, "val": "for p0"})
+	if !strings.Contains(patched(evs)["field-notice"], "was not saved") {
+		t.Errorf("a parameter edit from before the parameters moved was not refused")
+	}
+	if d := headListing(t, s, id).Tools[1].Get("inputSchema").Get("properties").Get("p1").Get("description"); d != nil {
+		t.Errorf("the stale parameter edit landed on p1: %v", d)
+	}
+	// Bo's next keystroke, from his own updated page, goes through; a rename in place and a
+	// description keep the shape.
+	before := g3
+	for _, e := range []struct{ path, val string }{
+		{"/w/" + id + "/edit?t=1&f=param&p=0&k=description", "Bo's p1"},
+		{"/w/" + id + "/edit?t=1&f=param&p=0&k=name", "first"},
+		{"/w/" + id + "/edit?t=1&f=name", "find_book"},
+	} {
+		evs = postAs(t, s, bo, pb, e.path, map[string]any{"tool": 1, "tshape": g3, "val": e.val})
+		if n := patched(evs)["field-notice"]; strings.Contains(n, "not saved") {
+			t.Fatalf("%s from the current shape was refused: %s", e.path, n)
+		}
+		if got := patchedShape(evs); got != before {
+			t.Errorf("%s moved the shape from %d to %d", e.path, before, got)
+		}
+	}
+	props := headListing(t, s, id).Tools[1].Get("inputSchema").Get("properties")
+	if props.Fields()[0].Key != "first" || props.Get("first").Get("description").String() != "Bo's p1" {
+		t.Errorf("Bo's edits of his first parameter: %s", listing.Marshal(props, ""))
+	}
+}
+
+// raceEdits is a store in which, just before the first edit checked against a shape, someone
+// else's edit lands (run is called with the store underneath).
+type raceEdits struct {
+	store.Store
+	once sync.Once
+	run  func(st store.Store)
+}
+
+func (r *raceEdits) AppendEdit(ctx context.Context, e store.Edit) (store.EditResult, error) {
+	if e.ToolsBase != nil {
+		r.once.Do(func() { r.run(r.Store) })
+	}
+	return r.Store.AppendEdit(ctx, e)
+}
+
+// TestToolMovedWhileEditIsMade: Bo moves a tool between Ana's read of the listing (fresh, so
+// her page's shape passes the first check) and the store accepting her edit: the store refuses
+// it, and she gets her text back, never written into the tool that moved into her position.
+func TestToolMovedWhileEditIsMade(t *testing.T) {
+	base := newTestStore(t)
+	re := &raceEdits{Store: base}
+	s := serverOn(t, re)
+	id := workspaceFrom(t, s, sixParams)
+	g := pageShape(t, getPageAs(t, s, ana, "/w/"+id))
+	re.run = func(st store.Store) {
+		if _, err := st.AppendEdit(context.Background(), store.Edit{Workspace: id, Author: "bo", AuthorID: bo.id,
+			Ops: []listing.Op{{Kind: listing.OpMove, Path: "/tools", From: 0, To: 1}}}); err != nil {
+			t.Error(err)
+		}
+	}
+	evs := postAs(t, s, ana, strings.Repeat("a", 32), "/w/"+id+"/edit?t=0&f=description", map[string]any{"tool": 0, "tshape": g, "val": "Ana's words"})
+	if n := patched(evs)["field-notice"]; !strings.Contains(n, "was not saved") || !strings.Contains(n, "Ana&#39;s words") {
+		t.Errorf("the refused edit's notice should give the text back: %q", n)
+	}
+	l := headListing(t, s, id)
+	if l.Tools[0].Get("name").String() != "hold_book" || l.Tools[0].Get("description").String() != "Hold a book." {
+		t.Errorf("Ana's edit landed on the tool that moved into her position: %s", listing.Marshal(l.Tools[0], ""))
+	}
+}
