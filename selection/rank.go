@@ -3,8 +3,6 @@ package selection
 import (
 	"cmp"
 	"fmt"
-	"math"
-	"math/big"
 	"slices"
 	"sort"
 	"strings"
@@ -517,55 +515,12 @@ func (r *Ranker) explain(ws []string, i int) []WordScore {
 }
 
 // before orders scores as the reference sorts them: higher score first, then name, then listing
-// order. ws are the task's words (sorted) that gave the scores s.
-func (r *Ranker) before(s []float64, ws []string, a, b int) bool {
-	if !r.tie(s, ws, a, b) {
+// order.
+func (r *Ranker) before(s []float64, a, b int) bool {
+	if s[a] != s[b] {
 		return s[a] > s[b]
 	}
 	return r.order[a] < r.order[b]
-}
-
-// tie reports whether tools a and b score exactly the same for the task words ws.
-//
-// Summing in ascending order makes equal multisets of terms give equal sums, but two different
-// multisets can be equal as real numbers: a name word (three times its weight) against three
-// body words of the same weight, or log 4 = 2·log 2 (with 3 tools, a word in one tool weighs log 4
-// and a word in all three log 2). Their floating-point sums can differ in the last place, and
-// then the order would follow rounding where the reference means a tie (its name order). So
-// scores within rounding distance of each other are compared exactly: a score is
-// Σ units·log(1 + n/df) = log Π ((n+df)/df)^units, and two are equal when the products are.
-func (r *Ranker) tie(s []float64, ws []string, a, b int) bool {
-	if s[a] == s[b] {
-		return true
-	}
-	if math.Abs(s[a]-s[b]) > 1e-9*math.Max(math.Abs(s[a]), math.Abs(s[b])) {
-		return false
-	}
-	pa, qa := r.product(ws, a)
-	pb, qb := r.product(ws, b)
-	return pa.Mul(pa, qb).Cmp(pb.Mul(pb, qa)) == 0
-}
-
-// product is the score of tool i for the words ws as the fraction p/q whose logarithm it is.
-func (r *Ranker) product(ws []string, i int) (p, q *big.Int) {
-	p, q = big.NewInt(1), big.NewInt(1)
-	n := int64(len(r.names))
-	var x big.Int
-	for _, w := range ws {
-		units := int64(0)
-		switch {
-		case r.nameT[i][w]:
-			units = 3
-		case r.body[i][w]:
-			units = 1
-		default:
-			continue
-		}
-		df := int64(r.words[w].df)
-		p.Mul(p, x.Exp(big.NewInt(n+df), big.NewInt(units), nil))
-		q.Mul(q, x.Exp(big.NewInt(df), big.NewInt(units), nil))
-	}
-	return p, q
 }
 
 // Verdict is the ranker's answer for one task.
@@ -640,16 +595,16 @@ func (r *Ranker) judge(n int, t Task, ws []string, explain bool, sc *scratch) Ve
 	want := t.Expected()
 	top, second, mine, runner := -1, -1, -1, -1
 	for _, i := range sc.touched {
-		if top < 0 || r.before(s, ws, i, top) {
+		if top < 0 || r.before(s, i, top) {
 			top, second = i, top
-		} else if second < 0 || r.before(s, ws, i, second) {
+		} else if second < 0 || r.before(s, i, second) {
 			second = i
 		}
 		if expect && r.names[i] == want {
-			if mine < 0 || r.before(s, ws, i, mine) {
+			if mine < 0 || r.before(s, i, mine) {
 				mine = i
 			}
-		} else if runner < 0 || r.before(s, ws, i, runner) {
+		} else if runner < 0 || r.before(s, i, runner) {
 			runner = i
 		}
 	}
@@ -709,7 +664,7 @@ func (r *Ranker) judge(n int, t Task, ws []string, explain bool, sc *scratch) Ve
 	case topScore == 0:
 		v.Status, v.Level = NoWords, "FAIL"
 		v.Detail = fmt.Sprintf(`"%s": no word of the task appears in any definition`, shown)
-	case s[mine] < topScore && !r.tie(s, ws, mine, top):
+	case s[mine] < topScore:
 		v.Status, v.Level = Wrong, "FAIL"
 		v.Detail = fmt.Sprintf(`"%s": %s wins (%.1f), %s scores %.1f`, shown, r.names[top], topScore, want, s[mine])
 	default:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -63,22 +64,37 @@ func TestJudge(t *testing.T) {
 	}
 }
 
-// TestMathematicalTies: scores that are equal as real numbers but whose floating-point sums may
-// differ in the last place are a tie, broken by name as the reference breaks exact ties.
-func TestMathematicalTies(t *testing.T) {
+// TestNearTies: scores equal as real numbers whose floating-point sums differ in the last place
+// are decided as the reference's rounding decides them. Each case was run through the reference
+// under PYTHONHASHSEED 0–39: where its summation order decides (a split), either of its answers
+// is right; where every order agrees, only that one.
+func TestNearTies(t *testing.T) {
 	tests := []struct {
-		name, tools, task, winner string
+		name, tools, task string
+		winners           []string
 	}{
-		// A name word counts three times its weight; three body words of the same weight tie
-		// with it (found by TestDifferential against the reference, seed 1795973664096486805).
-		{"name word against body words",
+		// A name word's three weights against three body words of the same weight: the
+		// reference says find-v2 under 26 of 40 seeds (found by TestDifferential).
+		{"name word against body words, either way",
 			`[{"name": "lookup_check_run", "description": "Delete user by fetch due tickets and HTTP a from set and execute café the."},
 			  {"name": "record", "description": ""},
 			  {"name": "find-v2", "description": "lookup ticket JSON describe the loan members address returns run execute"}]`,
-			"Delete user by fetch due tickets and HTTP a from set and execute café the. v2 address", "find-v2"},
-		// With 8 tools a word in one tool weighs log 9 and a word in four tools log 3: one rare
-		// word ties two of those, and summed with two words of 6 tools the floats differ by one
-		// unit in the last place (able 3.8918202981106265, the others …627).
+			"Delete user by fetch due tickets and HTTP a from set and execute café the. v2 address", []string{"find-v2", "lookup_check_run"}},
+		// Two name words against six body words, where every order of summation gives the
+		// seven-term sum one unit more: the reference says "to" under all 40 seeds, although
+		// item_process_and comes first by name (found by TestDifferential).
+		{"name words against body words, always one way",
+			`[{"name": "result", "description": ""},
+			  {"name": "url.class.remove", "description": "address get"},
+			  {"name": "your_JSON", "description": "read"},
+			  {"name": "stuff_event", "description": ""},
+			  {"name": "your_JSON", "description": ""},
+			  {"name": "item_process_and", "description": "get"},
+			  {"name": "to", "description": "address item describe read API fetch get"}]`,
+			"with all address fetch read item describe API process create get", []string{"to"}},
+		// With 8 tools a word in one tool weighs log 9 and a word in four tools log 3: able's
+		// three terms against baker's four; the reference says able under 23 of 40 seeds,
+		// baker under 17.
 		{"log 9 = 2 log 3",
 			`[{"name": "able", "description": "xray pear quince"},
 			  {"name": "baker", "description": "yank zulu pear quince"},
@@ -88,14 +104,14 @@ func TestMathematicalTies(t *testing.T) {
 			  {"name": "delta", "description": "pear quince"},
 			  {"name": "eagle", "description": "other"},
 			  {"name": "ember", "description": "other"}]`,
-			"xray yank zulu pear quince", "able"},
+			"xray yank zulu pear quince", []string{"able", "baker"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := NewRanker(parse(t, tt.tools).Tools)
 			v := r.Judge(1, Task{Task: tt.task, Expect: strp("nothing_like_it")}, false)
-			if v.Winner.Name != tt.winner {
-				t.Errorf("winner %s (%v), want %s by name order", v.Winner.Name, r.Scores(tt.task), tt.winner)
+			if !slices.Contains(tt.winners, v.Winner.Name) {
+				t.Errorf("winner %s (%v), want one of %v as the reference", v.Winner.Name, r.Scores(tt.task), tt.winners)
 			}
 		})
 	}
@@ -236,20 +252,19 @@ func TestJudgeMatchesFullScan(t *testing.T) {
 		r := NewRanker(l.Tools)
 		for i, v := range Rank(l, tasks, true) {
 			task := tasks[i]
-			ws := r.taskWords(task.Task)
-			s := r.scores(ws)
+			s := r.Scores(task.Task)
 			top, second, mine, runner := -1, -1, -1, -1
 			for j := range s {
-				if top < 0 || r.before(s, ws, j, top) {
+				if top < 0 || r.before(s, j, top) {
 					top, second = j, top
-				} else if second < 0 || r.before(s, ws, j, second) {
+				} else if second < 0 || r.before(s, j, second) {
 					second = j
 				}
 				if task.Expect != nil && r.names[j] == *task.Expect {
-					if mine < 0 || r.before(s, ws, j, mine) {
+					if mine < 0 || r.before(s, j, mine) {
 						mine = j
 					}
-				} else if runner < 0 || r.before(s, ws, j, runner) {
+				} else if runner < 0 || r.before(s, j, runner) {
 					runner = j
 				}
 			}
