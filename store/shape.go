@@ -15,7 +15,7 @@ func ReshapesTools(before, after *listing.Listing, ops []listing.Op) bool {
 	for _, op := range ops {
 		toks, err := listing.SplitPointer(op.Path)
 		if err != nil || len(toks) == 0 || toks[0] != "tools" {
-			return true // the root or the envelope: the tools may all be new
+			return true // not under /tools (edits cannot be): treat as a new listing
 		}
 		if len(toks) <= 2 {
 			return true // the tools array, or one whole tool
