@@ -84,15 +84,26 @@ func (s *fakeStore) Commit(_ context.Context, c store.Commit) (store.EditResult,
 	return store.EditResult{Seq: fw.w.Seq, Revision: head, Listing: c.Listing}, nil
 }
 
-func (s *fakeStore) Revisions(_ context.Context, id string) ([]store.Revision, error) {
+func (s *fakeStore) Revisions(_ context.Context, id string, page ...store.RevisionPage) ([]store.Revision, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fw, err := s.get(id)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]store.Revision, 0, len(fw.revs))
-	for i := len(fw.revs) - 1; i >= 0; i-- {
+	var p store.RevisionPage
+	if len(page) > 0 {
+		p = page[0]
+	}
+	before, limit := len(fw.revs), p.Limit
+	if p.Before > 0 {
+		before = min(before, p.Before)
+	}
+	if limit == 0 {
+		limit = store.DefaultRevisionLimit
+	}
+	out := make([]store.Revision, 0, min(before, limit))
+	for i := before - 1; i >= 0 && len(out) < limit; i-- {
 		r := fw.revs[i]
 		r.Listing, r.Ops = nil, nil
 		out = append(out, r)

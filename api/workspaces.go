@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 
@@ -21,8 +22,9 @@ type Workspaces interface {
 	Revision(ctx context.Context, workspace string, number int) (store.Revision, error)
 	// Commit records a whole listing as a new revision.
 	Commit(ctx context.Context, c store.Commit) (store.EditResult, error)
-	// Revisions lists the revisions, newest first, without listings or ops.
-	Revisions(ctx context.Context, workspace string) ([]store.Revision, error)
+	// Revisions lists a page of the revisions, newest first, without listings or ops (see
+	// store.Store.Revisions).
+	Revisions(ctx context.Context, workspace string, page ...store.RevisionPage) ([]store.Revision, error)
 }
 
 // workspaceResponse answers POST /workspaces.
@@ -45,6 +47,9 @@ type putListingResponse struct {
 type revisionsResponse struct {
 	Workspace string           `json:"workspace"`
 	Revisions []store.Revision `json:"revisions"`
+	// Next is the before= of the page of older revisions; null when this page ends at the
+	// baseline.
+	Next *int `json:"next"`
 }
 
 var errNoStore = &Error{Code: CodeNotFound, Message: "this server keeps no workspaces",
@@ -189,12 +194,54 @@ func (a *API) revisions(c echo.Context) error {
 	if _, err := a.access(c, id, false); err != nil {
 		return err
 	}
-	revs, err := a.opts.Workspaces.Revisions(c.Request().Context(), id)
+	page, err := revisionPage(c)
+	if err != nil {
+		return err
+	}
+	revs, err := a.opts.Workspaces.Revisions(c.Request().Context(), id, page)
 	if err != nil {
 		return fmt.Errorf("list revisions: %w", err)
 	}
-	if revs == nil {
-		revs = []store.Revision{}
+	resp := revisionsResponse{Workspace: id, Revisions: revs}
+	if resp.Revisions == nil {
+		resp.Revisions = []store.Revision{}
 	}
-	return c.JSON(http.StatusOK, revisionsResponse{Workspace: id, Revisions: revs})
+	// Revisions are numbered 0..head without gaps: a page ending above the baseline has older ones.
+	if n := len(revs); n > 0 && revs[n-1].Number > 0 {
+		resp.Next = &revs[n-1].Number
+	}
+	return c.JSON(http.StatusOK, resp)
+}
+
+// revisionPage reads ?before=N&limit=M. Unlike the store, which clamps a limit above the
+// maximum, the API refuses it: a client asking for more than it gets would take a short page
+// for the end of the history.
+func revisionPage(c echo.Context) (store.RevisionPage, error) {
+	var page store.RevisionPage
+	q := c.QueryParams()
+	for _, p := range []struct {
+		name     string
+		min, max int
+		dst      *int
+		hint     string
+	}{
+		{"before", 1, math.MaxInt32, &page.Before,
+			"before is a revision number of 1 or more: the page lists the revisions below it; leave it out for the newest (a page's next gives the following one)"},
+		{"limit", 1, store.MaxRevisionLimit, &page.Limit,
+			fmt.Sprintf("limit is how many revisions a page holds, 1 to %d; leave it out for %d", store.MaxRevisionLimit, store.DefaultRevisionLimit)},
+	} {
+		vs, ok := q[p.name]
+		if !ok {
+			continue
+		}
+		if len(vs) > 1 {
+			return page, &Error{Code: CodeInvalidField, Field: p.name, Message: fmt.Sprintf("%s is given %d times", p.name, len(vs)), Hint: p.hint}
+		}
+		n, err := strconv.Atoi(vs[0])
+		if err != nil || n < p.min || n > p.max {
+			return page, &Error{Code: CodeInvalidField, Field: p.name, Message: fmt.Sprintf("%s=%s is not a whole number from %d to %d", p.name, strconv.Quote(vs[0]), p.min, p.max), Hint: p.hint}
+		}
+		*p.dst = n
+	}
+	return page, nil
 }

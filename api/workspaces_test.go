@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -159,5 +160,93 @@ func TestNoStore(t *testing.T) {
 	rec := call(e, http.MethodPost, Prefix+"/workspaces", body("listing", small))
 	if got := apiError(t, rec); got.Code != CodeNotFound || !strings.Contains(got.Message, "no workspaces") {
 		t.Errorf("%+v", got)
+	}
+}
+
+// TestRevisionPages pages through a workspace's revisions with before= and limit=, following
+// next, and refuses values that cannot be a page.
+func TestRevisionPages(t *testing.T) {
+	fs := newFakeStore()
+	e := newRouter(t, Options{Workspaces: fs, Now: fixedClock})
+	rec := call(e, http.MethodPost, Prefix+"/workspaces", body("listing", small))
+	var w workspaceResponse
+	if err := json.Unmarshal(rec.Body.Bytes(), &w); err != nil {
+		t.Fatalf("create: %v: %s", err, rec.Body)
+	}
+	listingURL := Prefix + "/workspaces/" + w.ID + "/listing"
+	for range 4 {
+		if rec := call(e, http.MethodPut, listingURL, body("listing", quote(small))); rec.Code != http.StatusOK {
+			t.Fatalf("put: %d %s", rec.Code, rec.Body)
+		}
+	}
+	revURL := w.Revisions
+	page := func(t *testing.T, query string) ([]int, json.RawMessage) {
+		t.Helper()
+		rec := call(e, http.MethodGet, revURL+query, "")
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", query, rec.Code, rec.Body)
+		}
+		checkResponse(t, http.MethodGet, revURL+query, rec)
+		var got struct {
+			Revisions []store.Revision `json:"revisions"`
+			Next      json.RawMessage  `json:"next"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		var numbers []int
+		for _, r := range got.Revisions {
+			numbers = append(numbers, r.Number)
+		}
+		return numbers, got.Next
+	}
+
+	var seen []int
+	query := "?limit=2"
+	for range 3 {
+		numbers, next := page(t, query)
+		seen = append(seen, numbers...)
+		if string(next) == "null" {
+			break
+		}
+		query = "?limit=2&before=" + string(next)
+	}
+	if fmt.Sprint(seen) != "[4 3 2 1 0]" {
+		t.Errorf("following next by pages of 2 gave %v; want [4 3 2 1 0]", seen)
+	}
+	for _, c := range []struct{ query, numbers, next string }{
+		{"", "[4 3 2 1 0]", "null"},
+		{"?limit=1", "[4]", "4"},
+		{"?before=4&limit=2", "[3 2]", "2"},
+		{"?before=1", "[0]", "null"},
+		{"?before=99999&limit=1", "[4]", "4"},
+		{"?limit=1000", "[4 3 2 1 0]", "null"},
+	} {
+		numbers, next := page(t, c.query)
+		if fmt.Sprint(numbers) != c.numbers || string(next) != c.next {
+			t.Errorf("GET revisions%s: %v, next %s; want %s, next %s", c.query, numbers, next, c.numbers, c.next)
+		}
+	}
+
+	for _, c := range []struct{ query, field, hint string }{
+		{"?before=x", "before", "revision number of 1 or more"},
+		{"?before=0", "before", "revision number of 1 or more"},
+		{"?before=-3", "before", "revision number of 1 or more"},
+		{"?before=", "before", "revision number of 1 or more"},
+		{"?before=2&before=3", "before", "revision number of 1 or more"},
+		{"?limit=-1", "limit", "1 to 1000"},
+		{"?limit=0", "limit", "1 to 1000"},
+		{"?limit=100000", "limit", "1 to 1000"},
+		{"?limit=1.5", "limit", "1 to 1000"},
+		{"?limit=99999999999999999999", "limit", "1 to 1000"},
+	} {
+		t.Run(c.query, func(t *testing.T) {
+			rec := call(e, http.MethodGet, revURL+c.query, "")
+			got := apiError(t, rec)
+			if rec.Code != http.StatusBadRequest || got.Code != CodeInvalidField || got.Field != c.field || !strings.Contains(got.Hint, c.hint) {
+				t.Errorf("%d %+v; want 400 invalid_field on %s with a hint saying %q", rec.Code, got, c.field, c.hint)
+			}
+			checkResponse(t, http.MethodGet, revURL+c.query, rec)
+		})
 	}
 }

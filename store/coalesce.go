@@ -16,13 +16,20 @@ const CoalesceWindow = 5 * time.Second
 const MaxCoalescedEdits = 500
 
 // FieldOf returns the JSON pointer that ops set when they are all set ops at one path (typing
-// in one field), and "" otherwise: removals, insertions, moves and multi-field edits never
-// coalesce.
+// in one field), or one removal of a member of a tool (a field cleared: the last keystroke of
+// a burst that empties it), and "" otherwise: removals of tools, insertions, moves and
+// multi-field edits never coalesce.
 func FieldOf(ops []listing.Op) string {
 	if len(ops) == 0 {
 		return ""
 	}
 	f := ops[0].Path
+	if len(ops) == 1 && ops[0].Kind == listing.OpRemove {
+		if toks, err := listing.SplitPointer(f); err == nil && len(toks) >= 3 && toks[0] == "tools" {
+			return f
+		}
+		return ""
+	}
 	for _, op := range ops {
 		if op.Kind != listing.OpSet || op.Path != f || f == "" {
 			return ""

@@ -6,33 +6,29 @@ import (
 	"github.com/tool-workbench/workbench/listing"
 )
 
-// ReshapesTools reports whether an edit that turned before into after by ops changed the
-// listing's shape: the position of a tool (one inserted, removed, moved, or replaced whole) or
-// of a parameter within a tool (one added, removed, or moved). Renaming a tool or a parameter
-// in place, or changing what it says, keeps the shape: positions still name the same thing.
-func ReshapesTools(before, after *listing.Listing, ops []listing.Op) bool {
-	touched := map[int]bool{}
+// ReshapesTools reports whether ops move tools: insert, remove or move one, or replace one
+// whole or all of them. Renaming a tool or changing what it says keeps every tool in its place.
+func ReshapesTools(ops []listing.Op) bool {
 	for _, op := range ops {
 		toks, err := listing.SplitPointer(op.Path)
-		if err != nil || len(toks) == 0 || toks[0] != "tools" {
-			return true // not under /tools (edits cannot be): treat as a new listing
+		if err != nil || len(toks) <= 2 || toks[0] != "tools" {
+			return true // the tools array, one whole tool, or (edits cannot be) not under /tools
 		}
-		if len(toks) <= 2 {
-			return true // the tools array, or one whole tool
+	}
+	return false
+}
+
+// ReshapesParams reports whether an edit that turned before into after by ops (which moved no
+// tool) added, removed or moved a parameter of a tool. Renaming a parameter in place, or
+// changing what it says, keeps every parameter in its place.
+func ReshapesParams(before, after *listing.Listing, ops []listing.Op) bool {
+	for _, op := range ops {
+		toks, err := listing.SplitPointer(op.Path)
+		if err != nil || len(toks) < 3 || toks[2] != "inputSchema" {
+			continue
 		}
 		i, err := strconv.Atoi(toks[1])
-		if err != nil {
-			return true
-		}
-		if toks[2] == "inputSchema" {
-			touched[i] = true
-		}
-	}
-	if before == nil || after == nil || len(before.Tools) != len(after.Tools) {
-		return true
-	}
-	for i := range touched {
-		if i >= len(before.Tools) || paramsMoved(before.Tools[i], after.Tools[i]) {
+		if err != nil || i >= len(before.Tools) || i >= len(after.Tools) || paramsMoved(before.Tools[i], after.Tools[i]) {
 			return true
 		}
 	}

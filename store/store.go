@@ -55,8 +55,15 @@ type Store interface {
 	Commit(ctx context.Context, c Commit) (EditResult, error)
 	// Restore records the listing of an earlier revision as a new revision.
 	Restore(ctx context.Context, r Restore) (EditResult, error)
-	// Revisions lists a workspace's revisions, newest first, without listings or ops.
-	Revisions(ctx context.Context, workspace string) ([]Revision, error)
+	// Revisions lists one page of a workspace's revisions, newest first, without listings or
+	// ops: those numbered below page.Before (from the head when Before <= 0), at most
+	// page.Limit of them. Without a page it lists the newest DefaultRevisionLimit. Numbers run
+	// from 0 to the head without gaps, so a page whose last revision N is above 0 has older
+	// ones: RevisionPage{Before: N} lists them. A Limit below 0, or more than one page, is
+	// Invalid; a Limit above MaxRevisionLimit is clamped to it.
+	//
+	// The page is variadic only so that callers not yet paging keep compiling.
+	Revisions(ctx context.Context, workspace string, page ...RevisionPage) ([]Revision, error)
 	// Revision returns one revision with its listing and ops. Number -1 means the head.
 	Revision(ctx context.Context, workspace string, number int) (Revision, error)
 	// NameRevision names a revision ("release candidate 2"); an empty name clears it. A named
@@ -155,11 +162,13 @@ type Workspace struct {
 	// undone), 0 if none. A task is addressed by its index, so an edit made from a task file
 	// older than its shape may name the wrong task.
 	TasksShape int64 `json:"-"`
-	// ToolsShape is the Seq of the last edit that changed the listing's shape: a tool added,
-	// removed or moved, a parameter of a tool added, removed or moved (ReshapesTools), a whole
-	// listing committed, restored or undone; 0 if none. Pages address tools and parameters by
-	// position, so an edit made from a listing older than its shape may name the wrong one.
-	ToolsShape int64 `json:"-"`
+	// ToolsShape is the Seq of the last edit that added, removed or moved a tool (ReshapesTools),
+	// or committed or restored a whole listing; ParamsShape of the last that added, removed or
+	// moved a parameter of a tool (ReshapesParams), or did either of the former; 0 if none.
+	// Pages address tools and parameters by position, so an edit made from a listing older than
+	// its shape may name the wrong one.
+	ToolsShape  int64 `json:"-"`
+	ParamsShape int64 `json:"-"`
 }
 
 // NewWorkspace is what CreateWorkspace needs.
@@ -191,6 +200,21 @@ const (
 	KindRestore RevisionKind = "restore" // an earlier revision's listing, restored
 	KindReplace RevisionKind = "replace" // a whole new listing uploaded over the current one
 	KindTasks   RevisionKind = "tasks"   // one or more coalesced edits of the task file
+)
+
+// RevisionPage asks Store.Revisions for one page of revisions.
+type RevisionPage struct {
+	// Before lists revisions numbered below it; 0 or below lists from the head.
+	Before int
+	// Limit is the most revisions listed: 0 means DefaultRevisionLimit, and above
+	// MaxRevisionLimit means MaxRevisionLimit.
+	Limit int
+}
+
+// The page sizes of Store.Revisions.
+const (
+	DefaultRevisionLimit = 200
+	MaxRevisionLimit     = 1000
 )
 
 // Revision is one state of a workspace's listing.
@@ -249,10 +273,11 @@ type Edit struct {
 	// error is returned, wrapped as Invalid; no ops means nothing to do (a zero EditResult).
 	// An Undo without a Path then takes the scope of the ops made (UndoScope).
 	Make func(head *listing.Listing) ([]listing.Op, error)
-	// ToolsBase, when set, is the Workspace.ToolsShape the edit's tool and parameter positions
-	// come from: when the listing's shape changed since, the edit is refused with
-	// ErrToolsReshaped, checked under the workspace's write lock.
-	ToolsBase *int64
+	// ToolsBase and ParamsBase, when set, are the Workspace.ToolsShape and ParamsShape the
+	// edit's tool and parameter positions come from: when either moved since, the edit is
+	// refused with ErrToolsReshaped, checked under the workspace's write lock.
+	ToolsBase  *int64
+	ParamsBase *int64
 }
 
 // ErrToolsReshaped is the cause of an edit refused because the listing's shape changed after
@@ -341,9 +366,10 @@ type EditResult struct {
 	Listing   *listing.Listing // the head listing
 	// Undo is the author's undo state after the edit, when the edit was Undoable or a Step.
 	Undo UndoState
-	// TasksShape and ToolsShape are the workspace's after the edit.
-	TasksShape int64
-	ToolsShape int64
+	// TasksShape, ToolsShape and ParamsShape are the workspace's after the edit.
+	TasksShape  int64
+	ToolsShape  int64
+	ParamsShape int64
 }
 
 // EditRecord is one accepted edit, as kept in history.

@@ -13,28 +13,33 @@ func wsURL(ws, path string) string { return "/w/" + ws + "/" + path }
 // post returns an expression that posts the page's signals to path under the workspace.
 func post(ws, path string) string { return fmt.Sprintf("@post('%s')", wsURL(ws, path)) }
 
+// Tools and parameters are addressed by position. Every expression that names one carries the
+// shape of the listing it was rendered from (g: where the tools are, gp: where the parameters
+// are), baked in with the position itself, so that whichever render reaches the page last, the
+// two agree; the server refuses a change whose shape is older than the listing's (-1: unchecked).
+
 // editExpr sends one field's new value: the handler reads $val and applies it at (tool, field).
-func editExpr(ws string, tool int, field string) string {
-	return fmt.Sprintf("$val = el.value; @post('%s?t=%d&f=%s')", wsURL(ws, "edit"), tool, field)
+func editExpr(ws string, tool int, field string, g int) string {
+	return fmt.Sprintf("$val = el.value; @post('%s?t=%d&f=%s&g=%d')", wsURL(ws, "edit"), tool, field, g)
 }
 
 // paramExpr sends one parameter cell's new value.
-func paramExpr(ws string, tool, param int, key string, checkbox bool) string {
+func paramExpr(ws string, tool, param int, key string, checkbox bool, sh Shape) string {
 	v := "el.value"
 	if checkbox {
 		v = "el.checked ? 'true' : 'false'"
 	}
-	return fmt.Sprintf("$val = %s; @post('%s?t=%d&f=param&p=%d&k=%s')", v, wsURL(ws, "edit"), tool, param, key)
+	return fmt.Sprintf("$val = %s; @post('%s?t=%d&f=param&p=%d&k=%s&g=%d&gp=%d')", v, wsURL(ws, "edit"), tool, param, key, sh.Tools, sh.Params)
 }
 
 // toolOp posts a structural operation on the tool list.
-func toolOp(ws, op string, i int) string {
-	return fmt.Sprintf("@post('%s?op=%s&i=%d')", wsURL(ws, "tool"), op, i)
+func toolOp(ws, op string, i, g int) string {
+	return fmt.Sprintf("@post('%s?op=%s&i=%d&g=%d')", wsURL(ws, "tool"), op, i, g)
 }
 
 // paramOp posts a structural operation on the selected tool's parameters.
-func paramOp(ws, op string, tool, p int) string {
-	return fmt.Sprintf("@post('%s?op=%s&t=%d&p=%d')", wsURL(ws, "param"), op, tool, p)
+func paramOp(ws, op string, tool, p int, sh Shape) string {
+	return fmt.Sprintf("@post('%s?op=%s&t=%d&p=%d&g=%d&gp=%d')", wsURL(ws, "param"), op, tool, p, sh.Tools, sh.Params)
 }
 
 // selectExpr selects a tool and optionally focuses a field of its editor.
@@ -54,8 +59,8 @@ func taskOp(ws, op string, i, g int) string {
 }
 
 // pageSignals are the page's initial signals; pid is server-made hex, the rest are numbers.
-func pageSignals(pid string, version, toolsShape, selected int) string {
-	return fmt.Sprintf("{pid: '%s', ver: %d, tshape: %d, tool: %d, val: '', sev: 'all', panel: 'findings'}", pid, version, toolsShape, selected)
+func pageSignals(pid string, version, selected int) string {
+	return fmt.Sprintf("{pid: '%s', ver: %d, tool: %d, val: '', sev: 'all', panel: 'findings'}", pid, version, selected)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

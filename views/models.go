@@ -44,6 +44,7 @@ type Home struct {
 // ToolRow is one tool in the list.
 type ToolRow struct {
 	Index    int
+	Shape    int // the listing's tools shape the row was rendered at (see toolOp)
 	Name     string
 	Errors   int
 	Warnings int
@@ -78,7 +79,8 @@ type AnnotationRow struct {
 type Editor struct {
 	WS           string
 	Index        int
-	Gen          int // changes whenever the form must be replaced rather than left alone
+	Shape        Shape // of the listing the form was rendered from (see editExpr)
+	Gen          int   // changes whenever the form must be replaced rather than left alone
 	Name         string
 	Title        string
 	Description  string
@@ -93,6 +95,10 @@ type Editor struct {
 	Annotations  []AnnotationRow
 	Problem      string // an edit that could not be applied
 }
+
+// Shape is where a listing's tools and parameters are, as versions that move when one is added,
+// removed or moved (store.Workspace.ToolsShape and ParamsShape).
+type Shape struct{ Tools, Params int }
 
 // SchemaMsg is the live message under a raw JSON schema field.
 type SchemaMsg struct {
@@ -197,23 +203,20 @@ type Tasks struct {
 
 // Workspace is the whole workspace screen.
 type Workspace struct {
-	Page    Page
-	ID      string
-	PID     string // this page's id, for the live stream (server-made hex)
-	Name    string
-	Version int
-	// ToolsShape is the listing's shape the page's tool and parameter positions come from
-	// (its tshape signal).
-	ToolsShape int
-	CanUndo    bool
-	CanRedo    bool
-	Tools      []ToolRow
-	Selected   int
-	Editor     *Editor
-	Findings   Findings
-	Cost       Cost
-	Tasks      Tasks
-	Server     ServerPanel
+	Page     Page
+	ID       string
+	PID      string // this page's id, for the live stream (server-made hex)
+	Name     string
+	Version  int
+	CanUndo  bool
+	CanRedo  bool
+	Tools    []ToolRow
+	Selected int
+	Editor   *Editor
+	Findings Findings
+	Cost     Cost
+	Tasks    Tasks
+	Server   ServerPanel
 	// Presence is who is on the workspace (the History issue's live presence).
 	Presence []PresenceRow
 }

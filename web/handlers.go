@@ -26,13 +26,10 @@ import (
 // signals are the page's Datastar signals. Val carries the value of the field being edited; the
 // field itself is named in the URL, which the server wrote.
 type signals struct {
-	PID  string `json:"pid"`
-	Tool int    `json:"tool"`
-	Ver  int    `json:"ver"`
-	// TShape is the listing's shape the page's tool and parameter positions come from; the
-	// pages always send it (absent: a client that is not a page, unchecked).
-	TShape *int            `json:"tshape"`
-	Val    json.RawMessage `json:"val"`
+	PID  string          `json:"pid"`
+	Tool int             `json:"tool"`
+	Ver  int             `json:"ver"`
+	Val  json.RawMessage `json:"val"`
 }
 
 func (sg signals) value() string {
@@ -216,7 +213,7 @@ func (s *Server) workspaceModel(ctx context.Context, ws Workspace, st *state, se
 	selected = max(selected, 0)
 	tasks := st.tasks
 	tasks.Problem = problem
-	return views.Workspace{Page: s.page, ID: ws.ID, Name: ws.Name, Version: ws.Version, ToolsShape: ws.ToolsShape, CanUndo: ws.CanUndo, CanRedo: ws.CanRedo,
+	return views.Workspace{Page: s.page, ID: ws.ID, Name: ws.Name, Version: ws.Version, CanUndo: ws.CanUndo, CanRedo: ws.CanRedo,
 		PID: NewID(), Tools: st.rows, Selected: selected, Editor: s.editorModel(ws, st.res, selected),
 		Findings: st.findings, Cost: st.cost, Tasks: tasks, Server: s.serverPanel(ctx, ws.ID, nil), Presence: s.hub.presenceRows(ws.ID, st.names)}
 }
@@ -313,11 +310,11 @@ func (s *Server) stream(c echo.Context) error {
 func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Notice) error {
 	if n.History && p.showsHistory() {
 		html, err := n.cache.render(-1, func() (string, error) {
-			revs, err := s.db.Revisions(sse.Context(), p.ws)
+			m, err := s.revisionsModel(sse.Context(), p.ws)
 			if err != nil {
-				return "", storeErr(err)
+				return "", err
 			}
-			return render(sse.Context(), views.RevisionsList(revisionsFrom(p.ws, revs))), nil
+			return render(sse.Context(), views.RevisionsList(m)), nil
 		})
 		if err != nil {
 			return err
@@ -355,9 +352,12 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 	}
 	sel := p.selected()
 	if !n.Structure && n.EditorTool != sel {
-		return nil
-	}
-	if typing := p.typingIn(sel); typing != "" && !n.Structure {
+		if !n.ParamsMoved || p.typingIn(sel) != "" {
+			return nil
+		}
+		// Another tool's parameters moved: this page's table is rendered again from the new
+		// shape (its own tool's content is unchanged), or its next parameter edit is refused.
+	} else if typing := p.typingIn(sel); typing != "" && !n.Structure {
 		// The person is typing in this tool: never replace the form under them. Tell them
 		// instead; their next keystroke writes their value (last writer wins).
 		return sse.PatchElementTempl(views.FieldNotice(p.ws, sel, fieldNoticeText(n, typing)))
@@ -382,16 +382,10 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 		return render(sse.Context(), views.EditorRegion(*e)), nil
 	})
 	if html == "" {
-		if err := patchEditor(sse, nil); err != nil {
-			return err
-		}
-	} else if err := sse.PatchElements(html, datastar.WithModeReplace()); err != nil { // replace, not morph (see patchEditor)
-		return err
+		return patchEditor(sse, nil)
 	}
-	if !n.Structure {
-		return nil // the listing's shape did not change: the page's tshape stands
-	}
-	return patchToolsShape(sse, st.ws.ToolsShape)
+	// Replace, not morph (see patchEditor).
+	return sse.PatchElements(html, datastar.WithModeReplace())
 }
 
 // noticeState is the workspace as a notice left it: the sender's, or read when it sent none.
@@ -497,17 +491,7 @@ func (s *Server) sendFull(sse *datastar.ServerSentEventGenerator, ws Workspace, 
 	if err := sendPatches(sse, sharedPatches(sse.Context(), nil, st, true)); err != nil {
 		return err
 	}
-	if err := patchEditor(sse, s.editorModel(ws, st.res, sel)); err != nil {
-		return err
-	}
-	return patchToolsShape(sse, ws.ToolsShape)
-}
-
-// patchToolsShape sets the page's tshape signal: the listing's shape its tool list and editor
-// were just rendered from. Only a page whose positions are that fresh may carry it, so it is
-// sent with those renders and never ahead of them.
-func patchToolsShape(sse *datastar.ServerSentEventGenerator, shape int) error {
-	return sse.MarshalAndPatchSignals(map[string]int{"tshape": shape})
+	return patchEditor(sse, s.editorModel(ws, st.res, sel))
 }
 
 func sendPatches(sse *datastar.ServerSentEventGenerator, ps []Patch) error {
@@ -549,13 +533,16 @@ type change struct {
 	tasks     bool   // the task table's structure changed
 	taskSet   bool   // a task edit that set one field of task taskRow
 	taskRow   int
-	select_   int    // the originating page's selection after the change (-1: unchanged)
+	select_   int    // the originating page's selection after the change (-1: unchanged; selectLast)
 	typed     string // the text the person sent, given back if the change is refused
 	self      func(ws Workspace, st *state) []templ.Component
 	// extra renders more regions every page of the workspace gets (the Server panel after a
 	// re-fetch).
 	extra func(ws Workspace) []Patch
 }
+
+// selectLast selects the last tool after the change (an added tool, wherever the end is by then).
+const selectLast = -2
 
 // commit applies a change, then answers the originating page with patches and tells the others.
 func (s *Server) commit(c echo.Context, sg signals, ch change) error {
@@ -627,6 +614,10 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	if old != nil && old.version == ws.Version {
 		old = nil
 	}
+	if ch.select_ == selectLast {
+		ch.select_ = max(len(ws.Listing.Tools)-1, 0)
+		ch.tool = ch.select_
+	}
 	st := s.current(ws)
 	// The tasks that differ from what was shown: this change's, and any another made meanwhile.
 	taskRows, reshaped := changedTaskRows(old, st)
@@ -638,11 +629,12 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	if ch.edit != nil {
 		field = store.FieldOf(ch.edit.Ops)
 	}
-	// An edit that moved a tool or parameter re-renders every page's editor, as a structural
-	// one does: their positions are stale otherwise.
-	toolsMoved := res.Seq > 0 && res.ToolsShape == res.Seq
-	n := Notice{Version: ws.Version, From: sg.PID, Shared: shared, EditorTool: ch.tool, Structure: ch.structure || toolsMoved,
-		Field: field, Author: who.Name, AuthorID: who.ID, History: true, State: st, cache: &renders{},
+	// An edit that moved a tool re-renders every page's editor, as a structural one does; one
+	// that moved a parameter, every page's that is not typing (see Notice.ParamsMoved).
+	moved := res.Seq > 0 && res.ToolsShape == res.Seq
+	n := Notice{Version: ws.Version, From: sg.PID, Shared: shared, EditorTool: ch.tool, Structure: ch.structure || moved,
+		ParamsMoved: res.Seq > 0 && res.ParamsShape == res.Seq,
+		Field:       field, Author: who.Name, AuthorID: who.ID, History: true, State: st, cache: &renders{},
 		Undo: &store.UndoState{CanUndo: ws.CanUndo, CanRedo: ws.CanRedo}}
 	if !ch.tasks && !reshaped {
 		n.TaskRows = taskRows
@@ -708,18 +700,58 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 			}
 		}
 	}
-	// This page's positions are now ws's: its editor was rendered again, or its edit was
-	// checked against its shape (so nobody else reshaped the listing since it was rendered)
-	// and what the edit itself moved was rendered again above.
-	if ch.structure || ch.edit != nil && ch.edit.ToolsBase != nil {
-		_ = patchToolsShape(sse, ws.ToolsShape)
-	}
 	return nil
 }
 
-// stale reports whether the page's tool and parameter positions are older than the listing's
-// shape as read; the store checks again as it accepts the edit (a reshape may land between).
-func stale(sg signals, ws Workspace) bool { return sg.TShape != nil && *sg.TShape < ws.ToolsShape }
+// shapes reads the shape a change's positions were rendered at (views.editExpr): g for the
+// tools and, with params, gp for the parameters; absent or -1 is unchecked (a client that is not
+// a page). stale reports whether either is older than the listing as read; the store checks
+// again as it accepts the edit, since a reshape may land in between.
+func shapes(c echo.Context, params bool) (g, gp *int, stale func(Workspace) bool, err error) {
+	read := func(key string) (*int, error) {
+		v := c.QueryParam(key)
+		if v == "" || v == "-1" {
+			return nil, nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("malformed shape %s=%q; reload the page", key, v))
+		}
+		return &n, nil
+	}
+	if g, err = read("g"); err != nil {
+		return nil, nil, nil, err
+	}
+	if params {
+		if gp, err = read("gp"); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	stale = func(ws Workspace) bool {
+		return g != nil && *g < ws.ToolsShape || gp != nil && *gp < ws.ParamsShape
+	}
+	return g, gp, stale, nil
+}
+
+// typedText is what a refused change gives back to the person: the text of a text field, cut to
+// a length a notice can show; nothing for a checkbox, a select or an annotation.
+func typedText(c echo.Context, field, val string) string {
+	switch field {
+	case "name", "title", "description", "inputSchema", "outputSchema":
+	case "param":
+		switch c.QueryParam("k") {
+		case "type", "required":
+			return ""
+		}
+	default:
+		return ""
+	}
+	const max = 2000
+	if r := []rune(val); len(r) > max {
+		return string(r[:max]) + "…"
+	}
+	return val
+}
 
 // staleToolsAnswer answers an edit made in a page whose tool or parameter positions are older
 // than the listing's shape (someone added, removed or moved one): it was not applied, since
@@ -842,14 +874,19 @@ func (s *Server) editField(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if stale(sg, ws) {
-		return s.staleToolsAnswer(c, sg, sg.value())
+	field, val := c.QueryParam("f"), sg.value()
+	g, gp, stale, err := shapes(c, field == "param")
+	if err != nil {
+		return err
+	}
+	typed := typedText(c, field, val)
+	if stale(ws) {
+		return s.staleToolsAnswer(c, sg, typed)
 	}
 	t, err := toolIndex(c, ws, "t")
 	if err != nil {
 		return err
 	}
-	field, val := c.QueryParam("f"), sg.value()
 	key := fmt.Sprintf("tools/%d/%s", t, field)
 	var p int
 	var k string
@@ -893,12 +930,12 @@ func (s *Server) editField(c echo.Context) error {
 		return c.NoContent(http.StatusNoContent)
 	}
 	read := ws.Listing
-	ch := change{edit: &Edit{Key: key, ToolsBase: sg.TShape, Make: func(head *listing.Listing) ([]listing.Op, error) {
+	ch := change{edit: &Edit{Key: key, ToolsBase: g, ParamsBase: gp, Make: func(head *listing.Listing) ([]listing.Op, error) {
 		if head == read {
 			return ops, nil
 		}
 		return makeOps(head)
-	}}, tool: t, select_: -1, typed: val}
+	}}, tool: t, select_: -1, typed: typed}
 	ch.self = func(ws Workspace, st *state) []templ.Component {
 		if t >= len(st.res.Tools) {
 			return nil
@@ -912,7 +949,7 @@ func (s *Server) editField(c echo.Context) error {
 		case "outputSchema":
 			return []templ.Component{views.SchemaMessage(e.OutputMsg)}
 		case "param":
-			return []templ.Component{views.SchemaText("f-input", "inputSchema", e.InputSchema, ws.ID, t, "inputSchema"),
+			return []templ.Component{views.SchemaText("f-input", "inputSchema", e.InputSchema, ws.ID, t, "inputSchema", e.Shape.Tools),
 				views.SchemaMessage(e.InputMsg), views.SchemaMessage(views.SchemaMsg{Field: "params", OK: true})}
 		}
 		return nil
@@ -934,7 +971,11 @@ func (s *Server) toolOp(c echo.Context) error {
 		return err
 	}
 	op := c.QueryParam("op")
-	if op != "add" && stale(sg, ws) {
+	g, _, stale, err := shapes(c, false)
+	if err != nil {
+		return err
+	}
+	if op != "add" && stale(ws) {
 		return s.staleToolsAnswer(c, sg, "")
 	}
 	ops, sel, err := toolStructOps(ws.Listing, op, i)
@@ -958,7 +999,10 @@ func (s *Server) toolOp(c echo.Context) error {
 		return ops, err
 	}}
 	if op != "add" { // an added tool goes at the end, wherever that is now
-		e.ToolsBase = sg.TShape
+		e.ToolsBase = g
+	}
+	if op == "add" {
+		sel = selectLast
 	}
 	return s.commit(c, sg, change{edit: e, tool: sel, structure: true, tasks: true, select_: sel})
 }
@@ -972,7 +1016,11 @@ func (s *Server) paramOp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if stale(sg, ws) {
+	g, gp, stale, err := shapes(c, true)
+	if err != nil {
+		return err
+	}
+	if stale(ws) {
 		return s.staleToolsAnswer(c, sg, "")
 	}
 	t, err := toolIndex(c, ws, "t")
@@ -998,7 +1046,7 @@ func (s *Server) paramOp(c echo.Context) error {
 	// Made again from the head under the store's lock: the whole schema is rewritten, and an
 	// edit of another parameter that landed in between must stay.
 	read := ws.Listing
-	return s.commit(c, sg, change{edit: &Edit{ToolsBase: sg.TShape, Make: func(head *listing.Listing) ([]listing.Op, error) {
+	return s.commit(c, sg, change{edit: &Edit{ToolsBase: g, ParamsBase: gp, Make: func(head *listing.Listing) ([]listing.Op, error) {
 		if head == read {
 			return ops, nil
 		}

@@ -1,8 +1,10 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"sort"
 	"strconv"
@@ -28,6 +30,7 @@ func (s *Server) who(c echo.Context) Author {
 func (s *Server) historyRoutes(w *echo.Group) {
 	w.GET("/history", s.historyPanel)
 	w.GET("/history/diff", s.historyDiff)
+	w.GET("/history/older", s.historyOlder)
 	w.GET("/history/:n", s.historyView)
 	w.GET("/history/:n/listing.json", s.historyDownload)
 	w.GET("/history/:n/tasks.json", s.historyTasksDownload)
@@ -36,35 +39,48 @@ func (s *Server) historyRoutes(w *echo.Group) {
 	w.POST("/fork", s.fork)
 }
 
-// maxRevisionRows bounds the revisions the panel lists; the baseline is always among them.
-const maxRevisionRows = 200
-
 func revisionRow(r store.Revision, head int) views.RevisionRow {
 	return views.RevisionRow{Number: r.Number, Parent: r.Parent, Kind: string(r.Kind), Author: r.Author, Message: r.Message,
 		Name: r.Name, When: r.Updated.UTC().Format(time.RFC3339), Edits: r.Edits, Field: r.Field, RestoredFrom: r.RestoredFrom,
 		Head: r.Number == head}
 }
 
-// revisionsModel lists a workspace's revisions for the panel.
-func (s *Server) revisionsModel(c echo.Context, id string) (views.Revisions, error) {
-	revs, err := s.db.Revisions(c.Request().Context(), id)
+// revisionsModel is the History panel's list: the newest page of revisions, and the baseline
+// read on its own when the page does not reach it.
+func (s *Server) revisionsModel(ctx context.Context, id string) (views.Revisions, error) {
+	revs, err := s.db.Revisions(ctx, id, store.RevisionPage{})
 	if err != nil {
 		return views.Revisions{}, storeErr(err)
+	}
+	if n := len(revs); n > 0 && revs[n-1].Number != 0 {
+		base, err := s.db.Revisions(ctx, id, store.RevisionPage{Before: 1, Limit: 1})
+		if err != nil {
+			return views.Revisions{}, storeErr(err)
+		}
+		revs = append(revs, base...)
 	}
 	return revisionsFrom(id, revs), nil
 }
 
+// revisionsFrom makes the list from the newest page of revisions, which holds the baseline only
+// when the history is short (a live update passes the page alone).
 func revisionsFrom(id string, revs []store.Revision) views.Revisions {
 	m := views.Revisions{WS: id}
-	if len(revs) > 0 {
-		m.Head = revs[0].Number
+	if len(revs) == 0 {
+		return m
 	}
-	for i, r := range revs {
-		if i >= maxRevisionRows-1 && r.Number != 0 {
-			m.More++
+	m.Head = revs[0].Number
+	for _, r := range revs {
+		row := revisionRow(r, m.Head)
+		if r.Number == 0 {
+			m.Base = &row
 			continue
 		}
-		m.Rows = append(m.Rows, revisionRow(r, m.Head))
+		m.Rows = append(m.Rows, row)
+	}
+	// Numbers run 0..head without gaps: revisions 1..low-1 are left out.
+	if low := m.Rows; len(low) > 0 && low[len(low)-1].Number > 1 {
+		m.Next = low[len(low)-1].Number
 	}
 	return m
 }
@@ -138,7 +154,7 @@ func (s *Server) historyPanel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m, err := s.revisionsModel(c, c.Param("id"))
+	m, err := s.revisionsModel(c.Request().Context(), c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -146,8 +162,67 @@ func (s *Server) historyPanel(c echo.Context) error {
 		p.openHistory()
 	}
 	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	// A fresh panel holds no older revisions.
+	_ = sse.MarshalAndPatchSignals(map[string]int{"_revtop": 0, "_revnext": 0})
 	_ = sse.PatchElementTempl(views.RevisionsPanel(m))
 	return nil
+}
+
+// historyOlder loads older revisions into the panel's #rev-older: those numbered below
+// before, a page of them (never the baseline, which the list always shows), appended; or,
+// with above, those from above to before-1, prepended: revisions that new ones pushed off the
+// newest page after older ones were loaded.
+func (s *Server) historyOlder(c echo.Context) error {
+	before, err := queryInt(c, "before", 1, math.MaxInt32)
+	if err != nil {
+		return err
+	}
+	above := 0
+	if c.QueryParam("above") != "" {
+		if above, err = queryInt(c, "above", 1, before-1); err != nil {
+			return err
+		}
+		if before-above > views.HistoryPageSize {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("above=%d and before=%d span more than a page; give at most %d revisions", above, before, views.HistoryPageSize))
+		}
+	}
+	page := store.RevisionPage{Before: before, Limit: views.HistoryPageSize}
+	if above > 0 {
+		page.Limit = before - above
+	}
+	revs, err := s.db.Revisions(c.Request().Context(), c.Param("id"), page)
+	if err != nil {
+		return revisionErr(storeErr(err))
+	}
+	var rows []views.RevisionRow
+	for _, r := range revs {
+		if r.Number > 0 {
+			rows = append(rows, revisionRow(r, -1)) // the newest page holds the head
+		}
+	}
+	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	if above > 0 {
+		_ = sse.PatchElementTempl(views.RevisionRows(c.Param("id"), rows), datastar.WithSelector("#rev-older"), datastar.WithModePrepend())
+		_ = sse.MarshalAndPatchSignals(map[string]int{"_revtop": before})
+		return nil
+	}
+	next := 0
+	if n := len(rows); n > 0 && rows[n-1].Number > 1 {
+		next = rows[n-1].Number
+	}
+	_ = sse.PatchElementTempl(views.RevisionRows(c.Param("id"), rows), datastar.WithSelector("#rev-older"), datastar.WithModeAppend())
+	_ = sse.MarshalAndPatchSignals(map[string]int{"_revnext": next})
+	return nil
+}
+
+// queryInt reads a whole number from min to max from the query.
+func queryInt(c echo.Context, name string, lo, hi int) (int, error) {
+	v := c.QueryParam(name)
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%s=%s is not a revision number from %d to %d", name, strconv.Quote(v), lo, hi))
+	}
+	return n, nil
 }
 
 func (s *Server) historyView(c echo.Context) error {
@@ -336,12 +411,16 @@ func (s *Server) historyName(c echo.Context) error {
 		}
 		return err
 	}
-	m, err := s.revisionsModel(c, id)
+	m, err := s.revisionsModel(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
 	// The EventRevision the store sends refreshes the other pages' panels.
 	_ = sse.PatchElementTempl(views.RevisionsList(m))
+	if n == 0 {
+		// Live updates leave the baseline's record as it is.
+		_ = sse.PatchElementTempl(views.RevisionBaseMeta(*m.Base), datastar.WithModeReplace())
+	}
 	return nil
 }
 
@@ -410,13 +489,4 @@ func presenceModel(list []presence, names []string) []views.PresenceRow {
 		rows = append(rows, *agg[k])
 	}
 	return rows
-}
-
-// sendRevisions shows the History panel's list again on one page's stream.
-func (s *Server) sendRevisions(sse *datastar.ServerSentEventGenerator, id string) error {
-	revs, err := s.db.Revisions(sse.Context(), id)
-	if err != nil {
-		return storeErr(err)
-	}
-	return sse.PatchElementTempl(views.RevisionsList(revisionsFrom(id, revs)))
 }

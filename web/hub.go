@@ -24,6 +24,10 @@ type Notice struct {
 	Shared     []Patch
 	EditorTool int
 	Structure  bool
+	// ParamsMoved says a parameter was added, removed or moved (in EditorTool): every page not
+	// typing renders its editor again, since a parameters table carries the shape it was
+	// rendered at and would be refused from then on.
+	ParamsMoved bool
 	// Field is the JSON pointer the change set ("" when it was not one field); Author and
 	// AuthorID say who changed it, for "someone else just changed the field you are typing in".
 	Field    string
@@ -461,6 +465,13 @@ func (h *Hub) onRemoteChange(r *room, ev store.Event, n Notice, tasks bool) {
 	st := s.current(ws)
 	n.Version = ws.Version
 	n.State, n.cache = st, &renders{}
+	// Tools or parameters moved since this process last rendered (an edit field alone does
+	// not say: a parameter added is one set of a schema).
+	if old == nil || old.ws.ToolsShape != st.ws.ToolsShape {
+		n.Structure = true
+	} else if old.ws.ParamsShape != st.ws.ParamsShape {
+		n.ParamsMoved = true
+	}
 	rows, reshaped := changedTaskRows(old, st)
 	n.Shared = sharedPatches(ctx, old, st, tasks || reshaped)
 	if !tasks && !reshaped {

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"fmt"
-	"html"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -112,29 +111,20 @@ func TestConcurrentParamEditsKeepAll(t *testing.T) {
 	}
 }
 
-var tshapeRe = regexp.MustCompile(`tshape: (\d+)`)
+var shapeRe = regexp.MustCompile(`f=description&amp;g=(\d+)`)
+var paramShapeRe = regexp.MustCompile(`&amp;g=(\d+)&amp;gp=(\d+)`)
 
-// pageShape reads the tshape signal a page was rendered with.
-func pageShape(t testing.TB, page string) int {
+// shapesIn reads the shapes an editor was rendered at (from its description field's action and
+// its parameters table's): [tools, params], -1 when absent.
+func shapesIn(t testing.TB, html string) [2]int {
 	t.Helper()
-	m := tshapeRe.FindStringSubmatch(html.UnescapeString(page))
-	if m == nil {
-		t.Fatal("the page carries no tshape signal")
+	out := [2]int{-1, -1}
+	if m := shapeRe.FindStringSubmatch(html); m != nil {
+		out[0], _ = strconv.Atoi(m[1])
 	}
-	n, _ := strconv.Atoi(m[1])
-	return n
-}
-
-// patchedShape is the tshape signal an answer sets, or -1.
-func patchedShape(evs []event) int {
-	out := -1
-	for _, e := range evs {
-		if e.Type != "datastar-patch-signals" {
-			continue
-		}
-		if m := regexp.MustCompile(`"tshape":(\d+)`).FindStringSubmatch(strings.Join(e.Data["signals"], "")); m != nil {
-			out, _ = strconv.Atoi(m[1])
-		}
+	if m := paramShapeRe.FindStringSubmatch(html); m != nil {
+		out[0], _ = strconv.Atoi(m[1])
+		out[1], _ = strconv.Atoi(m[2])
 	}
 	return out
 }
@@ -142,76 +132,90 @@ func patchedShape(evs []event) int {
 // TestStaleToolPositionsRefused: an edit sent from a page rendered before someone moved a tool
 // or a parameter names it by a position that may hold another one now: it is refused on every
 // server, the page gets the listing as it stands and its text back, and from there it goes
-// through. A page's own structural edit brings its positions up to date.
+// through. Renames and a page's own changes keep its positions.
 func TestStaleToolPositionsRefused(t *testing.T) {
 	st := newTestStore(t)
 	s := serverOn(t, st)
 	id := workspaceFrom(t, s, sixParams)
 	pa, pb := strings.Repeat("a", 32), strings.Repeat("b", 32)
-	g := pageShape(t, getPageAs(t, s, ana, "/w/"+id))
+	g := shapesIn(t, getPageAs(t, s, ana, "/w/"+id))
+	if g[0] < 0 || g[1] < 0 {
+		t.Fatal("the editor's actions carry no shapes")
+	}
+	q := func(sh [2]int) string { return fmt.Sprintf("&g=%d&gp=%d", sh[0], sh[1]) }
 
 	// Bo moves find_books below hold_book: position 0 is hold_book now.
-	evs := postAs(t, s, bo, pb, "/w/"+id+"/tool?op=down&i=0", map[string]any{"tool": 0, "tshape": g})
-	g2 := patchedShape(evs)
-	if g2 <= g {
-		t.Fatalf("Bo's move answered tshape %d, want more than %d", g2, g)
+	evs := postAs(t, s, bo, pb, "/w/"+id+"/tool?op=down&i=0"+q(g), map[string]any{"tool": 0})
+	g2 := shapesIn(t, patched(evs)["editor"])
+	if g2[0] <= g[0] {
+		t.Fatalf("Bo's move re-rendered his editor at shape %v, want tools past %d", g2, g[0])
+	}
+	if !strings.Contains(patched(evs)["tool-list"], fmt.Sprintf("g=%d", g2[0])) {
+		t.Errorf("the tool list was not rendered again at the new shape")
 	}
 	// Ana's description for find_books (position 0 on her page) reaches another server.
 	s2 := serverOn(t, st)
-	evs = postAs(t, s2, ana, pa, "/w/"+id+"/edit?t=0&f=description", map[string]any{"tool": 0, "tshape": g, "val": "Ana's words for find_books"})
+	evs = postAs(t, s2, ana, pa, "/w/"+id+"/edit?t=0&f=description"+q(g), map[string]any{"tool": 0, "val": "Ana's words for find_books"})
 	p := patched(evs)
 	if n := p["field-notice"]; !strings.Contains(n, "was not saved") || !strings.Contains(n, "Ana&#39;s words for find_books") {
 		t.Errorf("the stale edit's notice should give the text back: %q", n)
 	}
-	if _, ok := p["editor"]; !ok {
-		t.Errorf("the page did not get the editor as it stands: %v", keys(p))
-	}
-	if got := patchedShape(evs); got != g2 {
-		t.Errorf("the refusal set tshape %d, want the current %d", got, g2)
+	if got := shapesIn(t, p["editor"]); got[0] != g2[0] {
+		t.Errorf("the refusal rendered the editor at %v, want the current %v", got, g2)
 	}
 	l := headListing(t, s, id)
 	if d := l.Tools[0].Get("description").String(); d != "Hold a book." || l.Tools[1].Get("description").String() != "Find books." {
 		t.Fatalf("the stale edit was applied: %q", d)
 	}
 	// From the listing as it stands, it goes through.
-	postAs(t, s, ana, pa, "/w/"+id+"/edit?t=1&f=description", map[string]any{"tool": 1, "tshape": g2, "val": "Ana's words"})
+	postAs(t, s, ana, pa, "/w/"+id+"/edit?t=1&f=description"+q(g2), map[string]any{"tool": 1, "val": "Ana's words"})
 	if d := headListing(t, s, id).Tools[1].Get("description").String(); d != "Ana's words" {
 		t.Errorf("an edit from the current positions: description %q", d)
 	}
 
-	// A parameter moved through the raw schema reshapes too: Bo swaps p0 and p1.
+	// A parameter moved through the raw schema moves the parameters' shape only: Bo swaps p0
+	// and p1. His own page's table is rendered again; his raw schema field stays valid.
 	schema := `{"type": "object", "properties": {"p1": {"type": "string"}, "p0": {"type": "string"}, "p2": {"type": "string"}, "p3": {"type": "string"}, "p4": {"type": "string"}, "p5": {"type": "string"}}, "required": []}`
-	evs = postAs(t, s, bo, pb, "/w/"+id+"/edit?t=1&f=inputSchema", map[string]any{"tool": 1, "tshape": g2, "val": schema})
-	g3 := patchedShape(evs)
-	if g3 <= g2 {
-		t.Fatalf("Bo's own page should get the new shape with its parameters table: tshape %d", g3)
+	evs = postAs(t, s, bo, pb, "/w/"+id+"/edit?t=1&f=inputSchema"+q(g2), map[string]any{"tool": 1, "val": schema})
+	g3 := shapesIn(t, patched(evs)["params"])
+	if g3[0] != g2[0] || g3[1] <= g2[1] {
+		t.Fatalf("Bo's own parameters table after his swap is at %v, want tools %d and parameters past %d", g3, g2[0], g2[1])
 	}
-	evs = postAs(t, s, ana, pa, "/w/"+id+"/edit?t=1&f=param&p=0&k=description", map[string]any{"tool": 1, "tshape": g2, "val": "for p0"})
+	evs = postAs(t, s, ana, pa, "/w/"+id+"/edit?t=1&f=param&p=0&k=description"+q(g2), map[string]any{"tool": 1, "val": "for p0"})
 	if !strings.Contains(patched(evs)["field-notice"], "was not saved") {
 		t.Errorf("a parameter edit from before the parameters moved was not refused")
 	}
 	if d := headListing(t, s, id).Tools[1].Get("inputSchema").Get("properties").Get("p1").Get("description"); d != nil {
 		t.Errorf("the stale parameter edit landed on p1: %v", d)
 	}
-	// Bo's next keystroke, from his own updated page, goes through; a rename in place and a
+	// A description from before the swap still lands: no tool moved.
+	postAs(t, s, ana, pa, "/w/"+id+"/edit?t=1&f=description"+q(g2), map[string]any{"tool": 1, "val": "Ana again"})
+	if d := headListing(t, s, id).Tools[1].Get("description").String(); d != "Ana again" {
+		t.Errorf("a tool field from before a parameter moved: description %q", d)
+	}
+	// Bo's next edits, from his own updated page, go through; a rename in place and a
 	// description keep the shape.
-	before := g3
 	for _, e := range []struct{ path, val string }{
 		{"/w/" + id + "/edit?t=1&f=param&p=0&k=description", "Bo's p1"},
 		{"/w/" + id + "/edit?t=1&f=param&p=0&k=name", "first"},
+		{"/w/" + id + "/edit?t=1&f=param&p=1&k=description", "Bo's p0"},
 		{"/w/" + id + "/edit?t=1&f=name", "find_book"},
 	} {
-		evs = postAs(t, s, bo, pb, e.path, map[string]any{"tool": 1, "tshape": g3, "val": e.val})
+		evs = postAs(t, s, bo, pb, e.path+q(g3), map[string]any{"tool": 1, "val": e.val})
 		if n := patched(evs)["field-notice"]; strings.Contains(n, "not saved") {
 			t.Fatalf("%s from the current shape was refused: %s", e.path, n)
 		}
-		if got := patchedShape(evs); got != before {
-			t.Errorf("%s moved the shape from %d to %d", e.path, before, got)
-		}
 	}
 	props := headListing(t, s, id).Tools[1].Get("inputSchema").Get("properties")
-	if props.Fields()[0].Key != "first" || props.Get("first").Get("description").String() != "Bo's p1" {
-		t.Errorf("Bo's edits of his first parameter: %s", listing.Marshal(props, ""))
+	if props.Fields()[0].Key != "first" || props.Get("first").Get("description").String() != "Bo's p1" || props.Get("p0").Get("description").String() != "Bo's p0" {
+		t.Errorf("Bo's edits of his parameters: %s", listing.Marshal(props, ""))
+	}
+	// A malformed shape is a 400, never a silent "unchecked".
+	req := httptest.NewRequest(http.MethodPost, "/w/"+id+"/edit?t=1&f=description&g=x", strings.NewReader(sigJSON(map[string]any{"pid": pa, "tool": 1, "val": "v"})))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Datastar-Request", "true")
+	if rec := do(t, s, ana.cookies(req)); rec.Code != http.StatusBadRequest {
+		t.Errorf("g=x: status %d", rec.Code)
 	}
 }
 
@@ -238,14 +242,14 @@ func TestToolMovedWhileEditIsMade(t *testing.T) {
 	re := &raceEdits{Store: base}
 	s := serverOn(t, re)
 	id := workspaceFrom(t, s, sixParams)
-	g := pageShape(t, getPageAs(t, s, ana, "/w/"+id))
+	g := shapesIn(t, getPageAs(t, s, ana, "/w/"+id))
 	re.run = func(st store.Store) {
 		if _, err := st.AppendEdit(context.Background(), store.Edit{Workspace: id, Author: "bo", AuthorID: bo.id,
 			Ops: []listing.Op{{Kind: listing.OpMove, Path: "/tools", From: 0, To: 1}}}); err != nil {
 			t.Error(err)
 		}
 	}
-	evs := postAs(t, s, ana, strings.Repeat("a", 32), "/w/"+id+"/edit?t=0&f=description", map[string]any{"tool": 0, "tshape": g, "val": "Ana's words"})
+	evs := postAs(t, s, ana, strings.Repeat("a", 32), fmt.Sprintf("/w/%s/edit?t=0&f=description&g=%d", id, g[0]), map[string]any{"tool": 0, "val": "Ana's words"})
 	if n := patched(evs)["field-notice"]; !strings.Contains(n, "was not saved") || !strings.Contains(n, "Ana&#39;s words") {
 		t.Errorf("the refused edit's notice should give the text back: %q", n)
 	}
@@ -253,4 +257,42 @@ func TestToolMovedWhileEditIsMade(t *testing.T) {
 	if l.Tools[0].Get("name").String() != "hold_book" || l.Tools[0].Get("description").String() != "Hold a book." {
 		t.Errorf("Ana's edit landed on the tool that moved into her position: %s", listing.Marshal(l.Tools[0], ""))
 	}
+}
+
+// paramsMovedReachesOthers: Ana adds a parameter to find_books on servers[0]; Bo, on servers[1]
+// and showing hold_book, gets his editor rendered again at the new parameters' shape, so his
+// next parameter edit (from that render) is accepted, not refused as stale.
+func paramsMovedReachesOthers(t *testing.T, servers []*Server) {
+	ts := httptest.NewServer(servers[1].Handler())
+	t.Cleanup(ts.Close)
+	id := workspaceFrom(t, servers[0], sixParams)
+	pa, pb := strings.Repeat("a", 32), strings.Repeat("b", 32)
+	g := shapesIn(t, getPageAs(t, servers[0], ana, "/w/"+id))
+	sb := openStream(t, ts.URL, id, bo, pb, 1) // Bo shows hold_book
+	sb.waitFor(t, "the first render", func(s string) bool { return strings.Contains(s, "tool-list") })
+	sb.reset()
+	postAs(t, servers[0], ana, pa, fmt.Sprintf("/w/%s/param?op=add&t=0&p=0&g=%d&gp=%d", id, g[0], g[1]), map[string]any{"tool": 0})
+	body := sb.waitFor(t, "an editor at the new parameters' shape", func(s string) bool {
+		sh := shapesIn(t, s)
+		return sh[1] > g[1]
+	})
+	g2 := shapesIn(t, body)
+	// Bo goes to find_books (a selection renders its editor afresh) and edits the new one.
+	evs := postAs(t, servers[1], bo, pb, fmt.Sprintf("/w/%s/edit?t=0&f=param&p=6&k=description&g=%d&gp=%d", id, g2[0], g2[1]), map[string]any{"tool": 0, "val": "Bo's new parameter"})
+	if n := patched(evs)["field-notice"]; strings.Contains(n, "not saved") {
+		t.Fatalf("Bo's edit from the editor he was sent was refused: %s", n)
+	}
+	if d := headListing(t, servers[0], id).Tools[0].Get("inputSchema").Get("properties").Get("param_7").Get("description").String(); d != "Bo's new parameter" {
+		t.Errorf("the added parameter's description is %q", d)
+	}
+}
+
+func TestParamsMovedReachesOtherPages(t *testing.T) {
+	s := serverOn(t, newTestStore(t))
+	paramsMovedReachesOthers(t, []*Server{s, s})
+}
+
+func TestParamsMovedReachesOtherReplicas(t *testing.T) {
+	sts := postgresStores(t, 2)
+	paramsMovedReachesOthers(t, []*Server{serverOn(t, sts[0]), serverOn(t, sts[1])})
 }

@@ -30,17 +30,17 @@ type state struct {
 
 func (s *Server) buildState(ws Workspace, res *analysis.Result) *state {
 	st := &state{version: ws.Version, ws: ws, res: res, names: ws.Listing.Names()}
-	st.rows = toolRows(res)
+	st.rows = toolRows(res, ws.ToolsShape)
 	st.findings = findingsModel(ws.ID, res)
 	st.cost = s.costModel(ws, res)
 	st.tasks = tasksModel(ws, res)
 	return st
 }
 
-func toolRows(res *analysis.Result) []views.ToolRow {
+func toolRows(res *analysis.Result, shape int) []views.ToolRow {
 	rows := make([]views.ToolRow, len(res.Tools))
 	for i, t := range res.Tools {
-		rows[i] = views.ToolRow{Index: i, Name: t.Name, Errors: t.Errors, Warnings: t.Warnings,
+		rows[i] = views.ToolRow{Index: i, Shape: shape, Name: t.Name, Errors: t.Errors, Warnings: t.Warnings,
 			Tokens: t.Cost.Tokens, Bytes: t.Cost.Bytes}
 	}
 	return rows
@@ -169,7 +169,7 @@ func (s *Server) editorModel(ws Workspace, res *analysis.Result, t int) *views.E
 	// Gen is the revision: a re-rendered editor replaces the old form instead of morphing into
 	// it, because morphing leaves a field alone when its server value equals the value it was
 	// first rendered with, which is wrong after an undo back to that value.
-	e := &views.Editor{WS: ws.ID, Index: t, Gen: ws.Version, Name: tool.Get("name").String(), Title: tool.Get("title").String(),
+	e := &views.Editor{WS: ws.ID, Index: t, Gen: ws.Version, Shape: views.Shape{Tools: ws.ToolsShape, Params: ws.ParamsShape}, Name: tool.Get("name").String(), Title: tool.Get("title").String(),
 		Description: tool.Get("description").String(),
 		InputSchema: schemaText(tool.Get("inputSchema")), OutputSchema: schemaText(tool.Get("outputSchema")),
 		InputMsg: okMsg("input", tool.Get("inputSchema")), OutputMsg: okMsg("output", tool.Get("outputSchema"))}
@@ -264,7 +264,9 @@ func sharedPatches(ctx context.Context, old, now *state, tasksStructure bool) []
 	var out []Patch
 	add := func(c templ.Component) { out = append(out, Patch{HTML: render(ctx, c)}) }
 	id := now.ws.ID
-	if old == nil || len(old.rows) != len(now.rows) || !reflect.DeepEqual(old.names, now.names) {
+	// A row's buttons name its tool by position with the shape it was rendered at: when tools
+	// moved, every row is rendered again.
+	if old == nil || len(old.rows) != len(now.rows) || !reflect.DeepEqual(old.names, now.names) || old.ws.ToolsShape != now.ws.ToolsShape {
 		add(views.ToolList(id, now.rows))
 	} else {
 		for i := range now.rows {

@@ -35,9 +35,11 @@ type Workspace struct {
 	// TasksShape is the version its shape last changed at (store.Workspace.TasksShape).
 	TasksSeq   int64
 	TasksShape int
-	// ToolsShape is the version the listing's shape (tool and parameter positions) last
-	// changed at (store.Workspace.ToolsShape); a page's tshape signal is the one it rendered.
-	ToolsShape int
+	// ToolsShape and ParamsShape are the versions at which a tool, and a parameter, was last
+	// added, removed or moved (store.Workspace); pages render them into every action that
+	// names a tool or parameter by position (views.editExpr).
+	ToolsShape  int
+	ParamsShape int
 	// CanUndo and CanRedo are for the person who asked (undo is per person).
 	CanUndo bool
 	CanRedo bool
@@ -53,9 +55,9 @@ type Edit struct {
 	// Make, when set instead of Ops, makes the ops from the head listing under the store's
 	// write lock (store.Edit.Make).
 	Make func(head *listing.Listing) ([]listing.Op, error)
-	// ToolsBase, when set, is the page's tshape: the listing's shape its tool and parameter
-	// positions come from. A listing reshaped since refuses the edit with a *staleTools.
-	ToolsBase *int
+	// ToolsBase and ParamsBase, when set, are the shapes the change's positions were rendered
+	// at; a listing reshaped since refuses the edit with a *staleTools.
+	ToolsBase, ParamsBase *int
 	// Tasks replaces the task file when SetTasks is set; TasksFn, when set instead, makes the
 	// new task file from the current one (one task changed), and is made again from a fresher
 	// one when someone else's task edit lands first, so that neither is lost.
@@ -214,7 +216,7 @@ func (w *workspaces) get(ctx context.Context, id string, who Author, undo bool) 
 		return Workspace{}, storeErr(err)
 	}
 	ws := Workspace{ID: rec.ID, Name: rec.Title, Version: int(rec.Seq), Head: rec.Head, Created: rec.Created, Forked: rec.ForkedFrom,
-		TasksShape: int(rec.TasksShape), ToolsShape: int(rec.ToolsShape)}
+		TasksShape: int(rec.TasksShape), ToolsShape: int(rec.ToolsShape), ParamsShape: int(rec.ParamsShape)}
 	w.mu.Lock()
 	h, okH := w.heads[id]
 	base := w.bases[id]
@@ -291,10 +293,7 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 		} else {
 			se.Undo.Path = store.UndoScope(e.Ops)
 		}
-		if e.ToolsBase != nil {
-			base := int64(*e.ToolsBase)
-			se.ToolsBase = &base
-		}
+		se.ToolsBase, se.ParamsBase = int64p(e.ToolsBase), int64p(e.ParamsBase)
 		res, err = w.st.AppendEdit(ctx, se)
 		if errors.Is(err, store.ErrToolsReshaped) {
 			return before, res, &staleTools{}
@@ -363,9 +362,17 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 	// moment ago, so the workspace after it needs no second round of reads.
 	after := before
 	after.Listing, after.Version, after.Head = res.Listing, int(res.Seq), res.Revision.Number
-	after.ToolsShape = int(res.ToolsShape)
+	after.ToolsShape, after.ParamsShape = int(res.ToolsShape), int(res.ParamsShape)
 	after.CanUndo, after.CanRedo = res.Undo.CanUndo, res.Undo.CanRedo
 	return after, res, nil
+}
+
+func int64p(p *int) *int64 {
+	if p == nil {
+		return nil
+	}
+	v := int64(*p)
+	return &v
 }
 
 // staleTools is an edit that was not applied because it was made in a page whose tool or

@@ -53,6 +53,7 @@ func Run(t *testing.T, open Opener) {
 		{"UndoFollowsMovedTool", testUndoFollowsMovedTool},
 		{"UndoDuplicateNames", testUndoDuplicateNames},
 		{"LongHistoryDeletes", testLongHistoryDeletes},
+		{"RevisionPages", testRevisionPages},
 		{"ConcurrentImports", testConcurrentImports},
 		{"Meta", testMeta},
 		{"Runs", testRuns},
@@ -249,10 +250,7 @@ func checkHistory(t *testing.T, s store.Store, ws string) []store.Revision {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := s.Revisions(ctx, ws)
-	if err != nil {
-		t.Fatal(err)
-	}
+	list := allRevisions(t, s, ws)
 	if len(list) != w.Head+1 {
 		t.Fatalf("%d revisions listed; head is %d", len(list), w.Head)
 	}
@@ -1618,6 +1616,101 @@ func testLongHistoryDeletes(t *testing.T, s store.Store) {
 	wantKind(t, "the deleted workspace", err, store.NotFound)
 }
 
+// allRevisions pages through a workspace's revisions, newest first.
+func allRevisions(t *testing.T, s store.Store, ws string) []store.Revision {
+	t.Helper()
+	var all []store.Revision
+	for before := 0; ; {
+		page, err := s.Revisions(context.Background(), ws, store.RevisionPage{Before: before})
+		if err != nil {
+			t.Fatalf("revisions before %d: %v", before, err)
+		}
+		all = append(all, page...)
+		before = page[len(page)-1].Number
+		if before == 0 {
+			return all
+		}
+	}
+}
+
+// testRevisionPages pages through a long history: every revision once, newest first, and the
+// edges of a page request.
+func testRevisionPages(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	w := newWorkspace(t, s, t0)
+	const head = 449
+	for i := range head {
+		// Alternate tools: every edit starts a revision.
+		if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ann", Ops: set(fmt.Sprintf("/tools/%d/description", i%2), fmt.Sprint(i)), Now: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	numbers := func(revs []store.Revision) []int {
+		var out []int
+		for _, r := range revs {
+			out = append(out, r.Number)
+		}
+		return out
+	}
+	// from..to, descending.
+	run := func(from, to int) []int {
+		var out []int
+		for n := from; n >= to; n-- {
+			out = append(out, n)
+		}
+		return out
+	}
+	var seen []int
+	pages := 0
+	for before := 0; ; pages++ {
+		page, err := s.Revisions(ctx, w.ID, store.RevisionPage{Before: before, Limit: 100})
+		if err != nil {
+			t.Fatalf("page before %d: %v", before, err)
+		}
+		seen = append(seen, numbers(page)...)
+		if before = page[len(page)-1].Number; before == 0 {
+			break
+		}
+	}
+	if want := run(head, 0); !slices.Equal(seen, want) || pages != 4 {
+		t.Errorf("paging by 100 over %d pages gave %v; want %v in 5 pages", pages+1, seen, want)
+	}
+
+	for _, tc := range []struct {
+		name string
+		page []store.RevisionPage
+		want []int
+	}{
+		{"no page: the newest DefaultRevisionLimit", nil, run(head, head-store.DefaultRevisionLimit+1)},
+		{"zero page: the same", []store.RevisionPage{{}}, run(head, head-store.DefaultRevisionLimit+1)},
+		{"negative Before: from the head", []store.RevisionPage{{Before: -5, Limit: 3}}, run(head, head-2)},
+		{"Before past the head: from the head", []store.RevisionPage{{Before: head + 1000, Limit: 3}}, run(head, head-2)},
+		{"Before the head", []store.RevisionPage{{Before: head, Limit: 2}}, run(head-1, head-2)},
+		{"Before 1: the baseline alone", []store.RevisionPage{{Before: 1, Limit: 10}}, []int{0}},
+		{"a short last page", []store.RevisionPage{{Before: 3, Limit: 10}}, []int{2, 1, 0}},
+		{"a Limit above the maximum is clamped", []store.RevisionPage{{Limit: store.MaxRevisionLimit + 1}}, run(head, 0)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.Revisions(ctx, w.ID, tc.page...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(numbers(got), tc.want) {
+				t.Errorf("Revisions(%+v) = %v; want %v", tc.page, numbers(got), tc.want)
+			}
+		})
+	}
+	if got, err := s.Revisions(ctx, w.ID, store.RevisionPage{Limit: store.MaxRevisionLimit + 1}); err == nil && len(got) > store.MaxRevisionLimit {
+		t.Errorf("%d revisions listed; at most %d", len(got), store.MaxRevisionLimit)
+	}
+	_, err := s.Revisions(ctx, w.ID, store.RevisionPage{Limit: -1})
+	wantKind(t, "a negative Limit", err, store.Invalid)
+	_, err = s.Revisions(ctx, w.ID, store.RevisionPage{}, store.RevisionPage{})
+	wantKind(t, "two pages", err, store.Invalid)
+	_, err = s.Revisions(ctx, store.NewID(), store.RevisionPage{Before: 1})
+	wantKind(t, "a page of no workspace", err, store.NotFound)
+}
+
 // testConcurrentImports: people importing one listing at the same moment (on PostgreSQL, at the
 // same time, storing the same new tools) all succeed.
 func testConcurrentImports(t *testing.T, s store.Store) {
@@ -1747,24 +1840,28 @@ func testTasksShape(t *testing.T, s store.Store) {
 	}
 }
 
-// testToolsShape: Workspace.ToolsShape moves with the edits that move a tool or a parameter,
-// and only with them; an edit whose positions come from before is refused.
+// testToolsShape: Workspace.ToolsShape moves with the edits that move a tool, ParamsShape with
+// those that move a tool or a parameter, and only with them; an edit whose positions come from
+// before either is refused.
 func testToolsShape(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	w := newWorkspace(t, s, t0)
-	shape := func() int64 {
+	shapes := func() [2]int64 {
 		t.Helper()
 		rec, err := s.Workspace(ctx, w.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return rec.ToolsShape
+		return [2]int64{rec.ToolsShape, rec.ParamsShape}
 	}
 	edit := func(ops ...listing.Op) func() (store.EditResult, error) {
 		return func() (store.EditResult, error) {
 			return s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ada", AuthorID: "ada", Ops: ops, Now: t0,
 				Undo: &store.Undoable{Path: store.UndoScope(ops)}})
 		}
+	}
+	undo := func() (store.EditResult, error) {
+		return s.Step(ctx, store.Step{Workspace: w.ID, Author: "ada", AuthorID: "ada", Now: t0})
 	}
 	schema := func(text string) *listing.Value {
 		v, err := listing.ParseJSON([]byte(text))
@@ -1774,63 +1871,72 @@ func testToolsShape(t *testing.T, s store.Store) {
 		return v
 	}
 	steps := []struct {
-		name  string
-		do    func() (store.EditResult, error)
-		moves bool
+		name          string
+		do            func() (store.EditResult, error)
+		tools, params bool
 	}{
-		{"a description", edit(set("/tools/0/description", "x")...), false},
-		{"a tool renamed", edit(set("/tools/1/name", "read_file")...), false},
-		{"a parameter's field", edit(set("/tools/0/inputSchema/properties/q/description", "the query")...), false},
+		{"a description", edit(set("/tools/0/description", "x")...), false, false},
+		{"its undo", undo, false, false},
+		{"a tool renamed", edit(set("/tools/1/name", "read_file")...), false, false},
+		{"a parameter's field", edit(set("/tools/0/inputSchema/properties/q/description", "the query")...), false, false},
 		{"a parameter renamed in place", edit(listing.Op{Kind: listing.OpSet, Path: "/tools/0/inputSchema",
-			Value: schema(`{"type": "object", "properties": {"query": {"type": "string"}}}`)}), false},
+			Value: schema(`{"type": "object", "properties": {"query": {"type": "string"}}}`)}), false, false},
 		{"a parameter added", edit(listing.Op{Kind: listing.OpSet, Path: "/tools/0/inputSchema",
-			Value: schema(`{"type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}}}`)}), true},
+			Value: schema(`{"type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}}}`)}), false, true},
 		{"parameters moved", edit(listing.Op{Kind: listing.OpSet, Path: "/tools/0/inputSchema",
-			Value: schema(`{"type": "object", "properties": {"limit": {"type": "integer"}, "query": {"type": "string"}}}`)}), true},
-		{"a tool moved", edit(listing.Op{Kind: listing.OpMove, Path: "/tools", From: 0, To: 2}), true},
-		{"a tool added", edit(listing.Op{Kind: listing.OpInsert, Path: "/tools/-", Value: schema(`{"name": "new", "inputSchema": {"type": "object"}}`)}), true},
-		{"a tool removed", edit(listing.Op{Kind: listing.OpRemove, Path: "/tools/3"}), true},
+			Value: schema(`{"type": "object", "properties": {"limit": {"type": "integer"}, "query": {"type": "string"}}}`)}), false, true},
+		{"their undo", undo, false, true},
+		{"a tool moved", edit(listing.Op{Kind: listing.OpMove, Path: "/tools", From: 0, To: 2}), true, true},
+		{"a tool added", edit(listing.Op{Kind: listing.OpInsert, Path: "/tools/-", Value: schema(`{"name": "new", "inputSchema": {"type": "object"}}`)}), true, true},
+		{"a tool removed", edit(listing.Op{Kind: listing.OpRemove, Path: "/tools/3"}), true, true},
+		{"its undo", undo, true, true},
 		{"a task file", func() (store.EditResult, error) {
 			return s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Body: json.RawMessage(`[{"task": "a"}]`), Now: t0})
-		}, false},
-		{"an undo", func() (store.EditResult, error) {
-			return s.Step(ctx, store.Step{Workspace: w.ID, Author: "ada", AuthorID: "ada", Now: t0})
-		}, true},
+		}, false, false},
 		{"a restore", func() (store.EditResult, error) {
 			return s.Restore(ctx, store.Restore{Workspace: w.ID, Number: 1, Now: t0})
-		}, true},
+		}, true, true},
 		{"a commit", func() (store.EditResult, error) {
 			return s.Commit(ctx, store.Commit{Workspace: w.ID, Listing: Sample(t), Now: t0})
-		}, true},
+		}, true, true},
 	}
 	for _, st := range steps {
-		before := shape()
+		before := shapes()
 		res, err := st.do()
 		if err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
-		switch got := shape(); {
-		case st.moves && (got != res.Seq || res.ToolsShape != res.Seq):
-			t.Errorf("%s: ToolsShape %d (result %d), want its seq %d", st.name, got, res.ToolsShape, res.Seq)
-		case !st.moves && got != before:
-			t.Errorf("%s: ToolsShape moved from %d to %d", st.name, before, got)
+		got := shapes()
+		for k, moves := range []bool{st.tools, st.params} {
+			what := [2]string{"ToolsShape", "ParamsShape"}[k]
+			switch {
+			case moves && got[k] != res.Seq:
+				t.Errorf("%s: %s %d, want its seq %d", st.name, what, got[k], res.Seq)
+			case !moves && got[k] != before[k]:
+				t.Errorf("%s: %s moved from %d to %d", st.name, what, before[k], got[k])
+			}
+		}
+		if res.ToolsShape != got[0] || res.ParamsShape != got[1] {
+			t.Errorf("%s: the result says %d/%d, the workspace %v", st.name, res.ToolsShape, res.ParamsShape, got)
 		}
 	}
-	old, cur := int64(0), shape()
-	_, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Ops: set("/tools/0/description", "stale"), ToolsBase: &old, Now: t0})
-	wantKind(t, "an edit from before the shape changed", err, store.Conflict)
-	if !errors.Is(err, store.ErrToolsReshaped) {
-		t.Errorf("its cause is %v, want ErrToolsReshaped", err)
+	cur := shapes()
+	for k, base := range [][2]int64{{0, cur[1]}, {cur[0], 0}} {
+		_, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Ops: set("/tools/0/description", "stale"), ToolsBase: &base[0], ParamsBase: &base[1], Now: t0})
+		wantKind(t, [2]string{"an edit from before the tools moved", "an edit from before the parameters moved"}[k], err, store.Conflict)
+		if !errors.Is(err, store.ErrToolsReshaped) {
+			t.Errorf("its cause is %v, want ErrToolsReshaped", err)
+		}
 	}
-	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Ops: set("/tools/0/description", "fresh"), ToolsBase: &cur, Now: t0}); err != nil {
+	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Ops: set("/tools/0/description", "fresh"), ToolsBase: &cur[0], ParamsBase: &cur[1], Now: t0}); err != nil {
 		t.Errorf("an edit from the current shape: %v", err)
 	}
 	f, err := s.ForkWorkspace(ctx, store.Fork{From: w.ID, Title: "fork", Now: t0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.ToolsShape != cur {
-		t.Errorf("a fork's ToolsShape is %d, want its source's %d", f.ToolsShape, cur)
+	if f.ToolsShape != cur[0] || f.ParamsShape != cur[1] {
+		t.Errorf("a fork's shapes are %d/%d, want its source's %v", f.ToolsShape, f.ParamsShape, cur)
 	}
 }
 

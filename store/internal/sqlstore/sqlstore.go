@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -198,13 +199,13 @@ func checkID(op, what, id string) error {
 
 // ---- workspaces
 
-const wsCols = `id, title, created_at, updated_at, head, seq, forked_from, tasks_shape, tools_shape`
+const wsCols = `id, title, created_at, updated_at, head, seq, forked_from, tasks_shape, tools_shape, params_shape`
 
 func scanWorkspace(row interface{ Scan(...any) error }) (store.Workspace, error) {
 	var w store.Workspace
 	var created, updated int64
 	var forked sql.NullString
-	err := row.Scan(&w.ID, &w.Title, &created, &updated, &w.Head, &w.Seq, &forked, &w.TasksShape, &w.ToolsShape)
+	err := row.Scan(&w.ID, &w.Title, &created, &updated, &w.Head, &w.Seq, &forked, &w.TasksShape, &w.ToolsShape, &w.ParamsShape)
 	w.Created, w.Updated, w.ForkedFrom = store.FromMicros(created), store.FromMicros(updated), forked.String
 	return w, err
 }
@@ -387,13 +388,13 @@ func (s *DB) ForkWorkspace(ctx context.Context, f store.Fork) (store.Workspace, 
 			title = src.Title
 		}
 		w = store.Workspace{ID: id, Title: title, Created: t, Updated: t, Head: src.Head, Seq: src.Seq, ForkedFrom: src.ID, TasksShape: src.TasksShape,
-			ToolsShape: src.ToolsShape}
+			ToolsShape: src.ToolsShape, ParamsShape: src.ParamsShape}
 		stmts := []struct {
 			q    string
 			args []any
 		}{
-			{`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq, forked_from, tasks_shape, tools_shape) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				[]any{id, title, store.Micros(t), store.Micros(t), src.Head, src.Seq, src.ID, src.TasksShape, src.ToolsShape}},
+			{`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq, forked_from, tasks_shape, tools_shape, params_shape) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				[]any{id, title, store.Micros(t), store.Micros(t), src.Head, src.Seq, src.ID, src.TasksShape, src.ToolsShape, src.ParamsShape}},
 			{`INSERT INTO task_bodies (workspace_id, id, body, first_number)
 				SELECT ?, id, body, first_number FROM task_bodies WHERE workspace_id = ?`, []any{id, src.ID}},
 			{`INSERT INTO revisions (workspace_id, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, envelope, tools, tasks)
@@ -525,9 +526,9 @@ type change struct {
 	undo *store.Undoable
 	// moved, for a Step, moves the step taken from one stack to the other.
 	moved *stepRow
-	// toolsBase, when set, refuses the change if the listing's shape changed after it
-	// (store.Edit.ToolsBase).
-	toolsBase *int64
+	// toolsBase and paramsBase, when set, refuse the change if the listing's shape changed
+	// after them (store.Edit.ToolsBase, ParamsBase).
+	toolsBase, paramsBase *int64
 }
 
 // state is a workspace's head: its listing (with where its tools are stored) and task file.
@@ -583,9 +584,9 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		if c.toolsBase != nil && w.ToolsShape > *c.toolsBase {
+		if c.toolsBase != nil && w.ToolsShape > *c.toolsBase || c.paramsBase != nil && w.ParamsShape > *c.paramsBase {
 			return nil, &store.Error{Kind: store.Conflict, Op: c.op, Err: store.ErrToolsReshaped,
-				Msg: fmt.Sprintf("the listing's shape changed (at edit %d, after %d) since the edit was made; its positions may name other tools or parameters now", w.ToolsShape, *c.toolsBase)}
+				Msg: fmt.Sprintf("the listing's shape changed (tools at edit %d, parameters at edit %d) since the edit was made; its positions may name other tools or parameters now", w.ToolsShape, w.ParamsShape)}
 		}
 		before := state{head: head, l: cur, refs: curRefs, tasks: tasksOf(head), shape: w.TasksShape}
 		out, err := c.next(tx, before)
@@ -718,17 +719,21 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if tasksChanged && !oneField {
 			shape = seq // not one field of one task: indexes may name other tasks now
 		}
-		toolsShape := w.ToolsShape
+		toolsShape, paramsShape := w.ToolsShape, w.ParamsShape
 		switch {
-		case c.moved != nil && !c.moved.tasks, c.kind == store.KindReplace, c.kind == store.KindRestore:
-			toolsShape = seq // a whole listing, or a step that may take back a structural edit
-		case c.kind == store.KindEdit && store.ReshapesTools(cur, next, out.ops):
-			toolsShape = seq
+		case c.kind == store.KindReplace, c.kind == store.KindRestore:
+			toolsShape, paramsShape = seq, seq // a whole listing
+		case len(out.ops) > 0: // an edit, or an undo or redo of one (a task edit has no ops)
+			if store.ReshapesTools(out.ops) {
+				toolsShape, paramsShape = seq, seq
+			} else if store.ReshapesParams(cur, next, out.ops) {
+				paramsShape = seq
+			}
 		}
 		// The guard on seq turns a lost race (possible only if a dialect failed to lock) into a
 		// Conflict instead of a lost edit.
-		up, err := tx.ExecContext(ctx, s.q(`UPDATE workspaces SET head = ?, seq = ?, updated_at = ?, tasks_shape = ?, tools_shape = ? WHERE id = ? AND seq = ?`),
-			rev.Number, seq, store.Micros(t), shape, toolsShape, c.ws, w.Seq)
+		up, err := tx.ExecContext(ctx, s.q(`UPDATE workspaces SET head = ?, seq = ?, updated_at = ?, tasks_shape = ?, tools_shape = ?, params_shape = ? WHERE id = ? AND seq = ?`),
+			rev.Number, seq, store.Micros(t), shape, toolsShape, paramsShape, c.ws, w.Seq)
 		if err != nil {
 			return nil, err
 		}
@@ -750,7 +755,7 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 			}
 			res.Undo = store.UndoState{CanUndo: true}
 		}
-		res.Seq, res.Revision, res.Listing, res.TasksShape, res.ToolsShape = seq, rev, next, shape, toolsShape
+		res.Seq, res.Revision, res.Listing, res.TasksShape, res.ToolsShape, res.ParamsShape = seq, rev, next, shape, toolsShape, paramsShape
 		kind := store.EventEdit
 		if len(out.ops) == 0 && tasksChanged {
 			kind = store.EventTasks
@@ -811,7 +816,7 @@ func (s *DB) AppendEdit(ctx context.Context, e store.Edit) (store.EditResult, er
 		e.Undo = &u
 	}
 	return s.record(ctx, change{op: op, ws: e.Workspace, author: e.Author, authorID: e.AuthorID, message: e.Message, at: e.Now,
-		kind: store.KindEdit, restored: -1, undo: e.Undo, toolsBase: e.ToolsBase,
+		kind: store.KindEdit, restored: -1, undo: e.Undo, toolsBase: e.ToolsBase, paramsBase: e.ParamsBase,
 		// Coalescing reads the ops, which Make fills in first (next runs before it).
 		coalesce: func(head store.Revision) bool { return store.Coalesces(head, e) },
 		next: func(_ *sql.Tx, cur state) (outcome, error) {
@@ -897,12 +902,36 @@ func wholeListing(l *listing.Listing) []listing.Op {
 }
 
 // Revisions implements store.Store.
-func (s *DB) Revisions(ctx context.Context, ws string) ([]store.Revision, error) {
+func (s *DB) Revisions(ctx context.Context, ws string, pages ...store.RevisionPage) ([]store.Revision, error) {
 	const op = "list revisions"
 	if err := checkID(op, "workspace ID", ws); err != nil {
 		return nil, err
 	}
-	rows, err := s.read.QueryContext(ctx, s.q(`SELECT `+revCols+` FROM revisions WHERE workspace_id = ? ORDER BY number DESC`), ws)
+	var page store.RevisionPage
+	switch len(pages) {
+	case 0:
+	case 1:
+		page = pages[0]
+	default:
+		return nil, store.Errorf(store.Invalid, op, "give at most one page of revisions, not %d", len(pages))
+	}
+	limit := page.Limit
+	switch {
+	case limit < 0:
+		return nil, store.Errorf(store.Invalid, op, "a page of revisions holds 0 (the default, %d) to %d revisions; got %d",
+			store.DefaultRevisionLimit, store.MaxRevisionLimit, limit)
+	case limit == 0:
+		limit = store.DefaultRevisionLimit
+	case limit > store.MaxRevisionLimit:
+		limit = store.MaxRevisionLimit
+	}
+	before := page.Before
+	if before <= 0 {
+		before = math.MaxInt32 // above any revision number (an INTEGER column)
+	}
+	// A range scan of the primary key (workspace_id, number), backwards: it reads the page, not
+	// the workspace's whole history.
+	rows, err := s.read.QueryContext(ctx, s.q(`SELECT `+revCols+` FROM revisions WHERE workspace_id = ? AND number < ? ORDER BY number DESC LIMIT ?`), ws, before, limit)
 	if err != nil {
 		return nil, s.wrap(op, err)
 	}
@@ -918,7 +947,7 @@ func (s *DB) Revisions(ctx context.Context, ws string) ([]store.Revision, error)
 	if err := rows.Err(); err != nil {
 		return nil, s.wrap(op, err)
 	}
-	if len(out) == 0 { // every workspace has its baseline
+	if len(out) == 0 { // every workspace has its baseline, which every page from Before >= 1 reaches
 		return nil, notFoundWorkspace(op, ws)
 	}
 	return out, nil
