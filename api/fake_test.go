@@ -84,16 +84,12 @@ func (s *fakeStore) Commit(_ context.Context, c store.Commit) (store.EditResult,
 	return store.EditResult{Seq: fw.w.Seq, Revision: head, Listing: c.Listing}, nil
 }
 
-func (s *fakeStore) Revisions(_ context.Context, id string, page ...store.RevisionPage) ([]store.Revision, error) {
+func (s *fakeStore) Revisions(_ context.Context, id string, p store.RevisionPage) ([]store.Revision, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fw, err := s.get(id)
 	if err != nil {
 		return nil, err
-	}
-	var p store.RevisionPage
-	if len(page) > 0 {
-		p = page[0]
 	}
 	before, limit := len(fw.revs), p.Limit
 	if p.Before > 0 {

@@ -24,7 +24,7 @@ type Workspaces interface {
 	Commit(ctx context.Context, c store.Commit) (store.EditResult, error)
 	// Revisions lists a page of the revisions, newest first, without listings or ops (see
 	// store.Store.Revisions).
-	Revisions(ctx context.Context, workspace string, page ...store.RevisionPage) ([]store.Revision, error)
+	Revisions(ctx context.Context, workspace string, page store.RevisionPage) ([]store.Revision, error)
 }
 
 // workspaceResponse answers POST /workspaces.

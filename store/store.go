@@ -63,7 +63,7 @@ type Store interface {
 	// Invalid; a Limit above MaxRevisionLimit is clamped to it.
 	//
 	// The page is variadic only so that callers not yet paging keep compiling.
-	Revisions(ctx context.Context, workspace string, page ...RevisionPage) ([]Revision, error)
+	Revisions(ctx context.Context, workspace string, page RevisionPage) ([]Revision, error)
 	// Revision returns one revision with its listing and ops. Number -1 means the head.
 	Revision(ctx context.Context, workspace string, number int) (Revision, error)
 	// NameRevision names a revision ("release candidate 2"); an empty name clears it. A named

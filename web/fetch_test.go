@@ -18,6 +18,7 @@ import (
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing/remote"
+	"github.com/tool-workbench/workbench/store"
 )
 
 // The token a test server requires. No answer of the workbench may contain it.
@@ -297,7 +298,7 @@ func TestFetchKeepsNoQuery(t *testing.T) {
 		t.Errorf("the page does not say the query was not kept")
 	}
 	meta, _ := s.db.Meta(context.Background(), id, fetchMetaKey)
-	revs, _ := s.db.Revisions(context.Background(), id)
+	revs, _ := s.db.Revisions(context.Background(), id, store.RevisionPage{})
 	for what, text := range map[string]string{"page": page, "stored record": string(meta), "log": log.String(), "revision message": revs[0].Message} {
 		if strings.Contains(text, secret) {
 			t.Errorf("the %s holds the query's key", what)

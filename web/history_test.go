@@ -184,7 +184,7 @@ func TestEditSurvivesRestart(t *testing.T) {
 		t.Errorf("the second undo after a restart did not take back the description")
 	}
 	// The task edit and its undo are revisions of history, like the listing's.
-	revs, err := s2.db.Revisions(context.Background(), id)
+	revs, err := s2.db.Revisions(context.Background(), id, store.RevisionPage{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestHistoryListViewDiffRestoreName(t *testing.T) {
 	if got := headDescription(t, st, id, 0); got != base {
 		t.Errorf("after restoring the baseline: %q", got)
 	}
-	revs2, err := st.Revisions(context.Background(), id)
+	revs2, err := st.Revisions(context.Background(), id, store.RevisionPage{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -817,7 +817,7 @@ func TestConcurrentTaskEditsKeepBoth(t *testing.T) {
 	if !strings.Contains(got, "Bo's edit of task 3") || !strings.Contains(got, "Ana's edit of task 1") {
 		t.Errorf("one of two concurrent task edits was lost:\n%s", got)
 	}
-	revs, err := base.Revisions(context.Background(), id)
+	revs, err := base.Revisions(context.Background(), id, store.RevisionPage{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -977,8 +977,8 @@ type pageCounter struct {
 	most int
 }
 
-func (p *pageCounter) Revisions(ctx context.Context, ws string, page ...store.RevisionPage) ([]store.Revision, error) {
-	revs, err := p.Store.Revisions(ctx, ws, page...)
+func (p *pageCounter) Revisions(ctx context.Context, ws string, page store.RevisionPage) ([]store.Revision, error) {
+	revs, err := p.Store.Revisions(ctx, ws, page)
 	p.mu.Lock()
 	p.most = max(p.most, len(revs))
 	p.mu.Unlock()

@@ -902,18 +902,10 @@ func wholeListing(l *listing.Listing) []listing.Op {
 }
 
 // Revisions implements store.Store.
-func (s *DB) Revisions(ctx context.Context, ws string, pages ...store.RevisionPage) ([]store.Revision, error) {
+func (s *DB) Revisions(ctx context.Context, ws string, page store.RevisionPage) ([]store.Revision, error) {
 	const op = "list revisions"
 	if err := checkID(op, "workspace ID", ws); err != nil {
 		return nil, err
-	}
-	var page store.RevisionPage
-	switch len(pages) {
-	case 0:
-	case 1:
-		page = pages[0]
-	default:
-		return nil, store.Errorf(store.Invalid, op, "give at most one page of revisions, not %d", len(pages))
 	}
 	limit := page.Limit
 	switch {
