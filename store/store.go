@@ -408,6 +408,10 @@ type Run struct {
 	// Body nil.
 	Meta json.RawMessage `json:"meta,omitempty"`
 	Body json.RawMessage `json:"body,omitempty"`
+	// AsOf, when set on a new run, is the workspace's Seq its listing and tasks were read at:
+	// PutRun refuses the run with a Conflict if any edit landed since (the revision it would
+	// name holds something else now), and names the head revision itself.
+	AsOf *int64 `json:"-"`
 }
 
 // Capability is what a share link allows.

@@ -287,6 +287,9 @@ func (s *Server) runsPanel(c echo.Context) error {
 	return nil
 }
 
+// maxRunStarts bounds the attempts to start a run while others' edits keep landing first.
+const maxRunStarts = 5
+
 // startRun reads the run form and starts a run on the workspace's current revision.
 func (s *Server) startRun(c echo.Context) error {
 	if err := s.requireEdit(c); err != nil {
@@ -316,47 +319,65 @@ func (s *Server) startRun(c echo.Context) error {
 	if client == nil {
 		return refuse(msg)
 	}
-	switch {
-	case len(ws.Listing.Tools) == 0:
-		return refuse("The listing has no tools to run the tasks against. Add a tool first.")
-	case len(ws.Tasks) == 0:
-		return refuse("The workspace has no tasks. Add tasks in the Tasks tab, or import a task file, then start the run.")
-	}
-	for i, t := range ws.Tasks {
-		if strings.TrimSpace(t.Task) == "" {
-			return refuse(fmt.Sprintf("Task %d has no text. Write it in the Tasks tab, or remove it.", i+1))
+	var rec store.Run
+	var src []byte
+	var ep runner.Endpoint
+	for attempt := 1; ; attempt++ {
+		switch {
+		case len(ws.Listing.Tools) == 0:
+			return refuse("The listing has no tools to run the tasks against. Add a tool first.")
+		case len(ws.Tasks) == 0:
+			return refuse("The workspace has no tasks. Add tasks in the Tasks tab, or import a task file, then start the run.")
 		}
-	}
-	if rec := client.Recording(); rec != nil {
-		// A recording answers only the requests it holds: its settings are the run's.
-		spec.Samples, spec.Temperature, spec.Seed = rec.Spec.Samples, rec.Spec.Temperature, rec.Spec.Seed
-		spec.SystemPrompt, spec.Shuffle = rec.Spec.SystemPrompt, rec.Spec.Shuffle
-		if h := runner.NewHeader(ws.Listing, ws.Tasks, spec); rec.Header.ListingHash != "" && h.ListingHash != rec.Header.ListingHash {
-			return refuse(fmt.Sprintf("Endpoint %q answers from a recording made on other tools than this revision's, so it holds no answer to these requests. Import the listing the recording was made on (its tools: %s), or pick a live endpoint.",
-				epName, strings.Join(rec.Header.Tools, ", ")))
+		for i, t := range ws.Tasks {
+			if strings.TrimSpace(t.Task) == "" {
+				return refuse(fmt.Sprintf("Task %d has no text. Write it in the Tasks tab, or remove it.", i+1))
+			}
 		}
-	}
-	if n := len(ws.Tasks) * spec.Samples; n > s.runs.cfg.MaxCalls {
-		return refuse(fmt.Sprintf("%d tasks × %d samples is %d calls; the page runs up to %d at once. Lower the samples, or use 'workbench run' for a larger run.",
-			len(ws.Tasks), spec.Samples, n, s.runs.cfg.MaxCalls))
-	}
-	if a := s.runs.activeIn(ws.ID); a != nil {
-		return refuse("A run is already in progress on this workspace. Cancel it, or wait for it to finish.")
-	}
-	if other := s.runs.aliveIn(ctx, ws.ID); other.ID != "" {
-		return refuse("A run is already in progress on this workspace, on another server. Wait for it to finish, or cancel it.")
-	}
-	src := listing.Marshal(ws.Listing.Result(), "")
-	ep := client.Endpoint()
-	now := time.Now().UTC()
-	author, _ := s.identity(c)
-	rec, err := s.runs.store.PutRun(ctx, store.Run{Workspace: ws.ID, Revision: ws.Head, Status: runRunning, Author: author,
-		Label:   fmt.Sprintf("rev %d · %s · %d×%d", ws.Head, ep.Name, len(ws.Tasks), spec.Samples),
-		Created: now, Updated: now, Meta: mustJSON(runMeta{Endpoint: ep.Name, Model: ep.Model, Samples: spec.Samples,
-			Tasks: len(ws.Tasks), Total: len(ws.Tasks) * spec.Samples, Claim: store.NewID(), BeatMS: s.runs.cfg.SaveEvery.Milliseconds()}),
-		Body: mustJSON(runBody{Listing: src})})
-	if err != nil {
-		return fmt.Errorf("store the run: %w", err)
+		if rec := client.Recording(); rec != nil {
+			// A recording answers only the requests it holds: its settings are the run's.
+			spec.Samples, spec.Temperature, spec.Seed = rec.Spec.Samples, rec.Spec.Temperature, rec.Spec.Seed
+			spec.SystemPrompt, spec.Shuffle = rec.Spec.SystemPrompt, rec.Spec.Shuffle
+			if h := runner.NewHeader(ws.Listing, ws.Tasks, spec); rec.Header.ListingHash != "" && h.ListingHash != rec.Header.ListingHash {
+				return refuse(fmt.Sprintf("Endpoint %q answers from a recording made on other tools than this revision's, so it holds no answer to these requests. Import the listing the recording was made on (its tools: %s), or pick a live endpoint.",
+					epName, strings.Join(rec.Header.Tools, ", ")))
+			}
+		}
+		if n := len(ws.Tasks) * spec.Samples; n > s.runs.cfg.MaxCalls {
+			return refuse(fmt.Sprintf("%d tasks × %d samples is %d calls; the page runs up to %d at once. Lower the samples, or use 'workbench run' for a larger run.",
+				len(ws.Tasks), spec.Samples, n, s.runs.cfg.MaxCalls))
+		}
+		if a := s.runs.activeIn(ws.ID); a != nil {
+			return refuse("A run is already in progress on this workspace. Cancel it, or wait for it to finish.")
+		}
+		if other := s.runs.aliveIn(ctx, ws.ID); other.ID != "" {
+			return refuse("A run is already in progress on this workspace, on another server. Wait for it to finish, or cancel it.")
+		}
+		src = listing.Marshal(ws.Listing.Result(), "")
+		ep = client.Endpoint()
+		now := time.Now().UTC()
+		author, _ := s.identity(c)
+		asOf := int64(ws.Version)
+		rec, err = s.runs.store.PutRun(ctx, store.Run{Workspace: ws.ID, Revision: ws.Head, AsOf: &asOf, Status: runRunning, Author: author,
+			Label:   fmt.Sprintf("rev %d · %s · %d×%d", ws.Head, ep.Name, len(ws.Tasks), spec.Samples),
+			Created: now, Updated: now, Meta: mustJSON(runMeta{Endpoint: ep.Name, Model: ep.Model, Samples: spec.Samples,
+				Tasks: len(ws.Tasks), Total: len(ws.Tasks) * spec.Samples, Claim: store.NewID(), BeatMS: s.runs.cfg.SaveEvery.Milliseconds()}),
+			Body: mustJSON(runBody{Listing: src})})
+		if store.KindOf(err) == store.Conflict {
+			if attempt == maxRunStarts {
+				return refuse("The workspace changed every time the run was about to start (others are typing). Try again in a moment.")
+			}
+			// An edit landed between the read and the start: the run would name a revision
+			// holding something else. Read again and start from that.
+			if ws, err = s.getWS(c); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("store the run: %w", err)
+		}
+		break
 	}
 	noCache := c.Request().PostForm.Get("nocache") == "on"
 	if err := s.launch(rec, src, ws.Listing, ws.Tasks, spec, client, nil, noCache); err != nil {

@@ -777,6 +777,21 @@ func testRuns(t *testing.T, s store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A run read as of an edit: refused once another edit landed, named after the head if not.
+	rec, _ := s.Workspace(ctx, w.ID)
+	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Ops: set("/tools/0/description", "moved on"), Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.PutRun(ctx, store.Run{Workspace: w.ID, Label: "stale", AsOf: &rec.Seq, Created: t0})
+	wantKind(t, "a run read before an edit", err, store.Conflict)
+	rec, _ = s.Workspace(ctx, w.ID)
+	fresh, err := s.PutRun(ctx, store.Run{Workspace: w.ID, Label: "fresh", Revision: 99, AsOf: &rec.Seq, Created: t0.Add(2 * time.Hour)})
+	if err != nil || fresh.Revision != rec.Head {
+		t.Errorf("a run read as of the current edit: revision %d (want the head, %d), %v", fresh.Revision, rec.Head, err)
+	}
+	if err := s.DeleteRun(ctx, w.ID, fresh.ID); err != nil {
+		t.Fatal(err)
+	}
 	list, err := s.Runs(ctx, w.ID)
 	if err != nil {
 		t.Fatal(err)

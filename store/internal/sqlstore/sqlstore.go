@@ -1140,6 +1140,15 @@ func (s *DB) PutRun(ctx context.Context, r store.Run) (store.Run, error) {
 			if err := s.lockWorkspace(ctx, tx, op, r.Workspace); err != nil {
 				return nil, err
 			}
+			if r.AsOf != nil {
+				var seq int64
+				if err := tx.QueryRowContext(ctx, s.q(`SELECT seq, head FROM workspaces WHERE id = ?`), r.Workspace).Scan(&seq, &r.Revision); err != nil {
+					return nil, err
+				}
+				if seq != *r.AsOf {
+					return nil, store.Errorf(store.Conflict, op, "workspace %s changed (edit %d) since the run read it (at edit %d); read it again and start the run from that", r.Workspace, seq, *r.AsOf)
+				}
+			}
 			r.ID, r.Created = store.NewID(), now(r.Created)
 			_, err = tx.ExecContext(ctx, s.q(`INSERT INTO runs (id, workspace_id, revision, label, status, author, created_at, updated_at, meta, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 				r.ID, r.Workspace, r.Revision, r.Label, r.Status, r.Author, store.Micros(r.Created), store.Micros(t), []byte(r.Meta), []byte(r.Body))
