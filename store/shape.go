@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/tool-workbench/workbench/listing"
@@ -18,21 +19,25 @@ func ReshapesTools(ops []listing.Op) bool {
 	return false
 }
 
-// ReshapesParams reports whether an edit that turned before into after by ops (which moved no
-// tool) added, removed or moved a parameter of a tool. Renaming a parameter in place, or
+// ReshapedParams returns the tools (by index) whose parameters an edit that turned before into
+// after by ops (which moved no tool) added, removed or moved. Renaming a parameter in place, or
 // changing what it says, keeps every parameter in its place.
-func ReshapesParams(before, after *listing.Listing, ops []listing.Op) bool {
+func ReshapedParams(before, after *listing.Listing, ops []listing.Op) []int {
+	var out []int
 	for _, op := range ops {
 		toks, err := listing.SplitPointer(op.Path)
 		if err != nil || len(toks) < 3 || toks[2] != "inputSchema" {
 			continue
 		}
 		i, err := strconv.Atoi(toks[1])
-		if err != nil || i >= len(before.Tools) || i >= len(after.Tools) || paramsMoved(before.Tools[i], after.Tools[i]) {
-			return true
+		if err != nil || i < 0 || i >= len(before.Tools) || i >= len(after.Tools) || slices.Contains(out, i) {
+			continue
+		}
+		if paramsMoved(before.Tools[i], after.Tools[i]) {
+			out = append(out, i)
 		}
 	}
-	return false
+	return out
 }
 
 // paramsMoved reports whether a tool's parameters were added, removed or moved: their count

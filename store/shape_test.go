@@ -53,8 +53,8 @@ func TestReshapes(t *testing.T) {
 			if tt.tools {
 				return // the params shape moves with the tools shape
 			}
-			if got := ReshapesParams(l, after, tt.ops); got != tt.params {
-				t.Errorf("ReshapesParams = %v, want %v", got, tt.params)
+			if got := ReshapedParams(l, after, tt.ops); (len(got) > 0) != tt.params || tt.params && (len(got) != 1 || got[0] != 0) {
+				t.Errorf("ReshapedParams = %v, want tool 0 %v", got, tt.params)
 			}
 		})
 	}

@@ -57,12 +57,10 @@ type Store interface {
 	Restore(ctx context.Context, r Restore) (EditResult, error)
 	// Revisions lists one page of a workspace's revisions, newest first, without listings or
 	// ops: those numbered below page.Before (from the head when Before <= 0), at most
-	// page.Limit of them. Without a page it lists the newest DefaultRevisionLimit. Numbers run
-	// from 0 to the head without gaps, so a page whose last revision N is above 0 has older
-	// ones: RevisionPage{Before: N} lists them. A Limit below 0, or more than one page, is
-	// Invalid; a Limit above MaxRevisionLimit is clamped to it.
-	//
-	// The page is variadic only so that callers not yet paging keep compiling.
+	// page.Limit of them (the zero page: the newest DefaultRevisionLimit). Numbers run from 0
+	// to the head without gaps, so a page whose last revision N is above 0 has older ones:
+	// RevisionPage{Before: N} lists them. A Limit below 0 is Invalid; one above
+	// MaxRevisionLimit is clamped to it.
 	Revisions(ctx context.Context, workspace string, page RevisionPage) ([]Revision, error)
 	// Revision returns one revision with its listing and ops. Number -1 means the head.
 	Revision(ctx context.Context, workspace string, number int) (Revision, error)
@@ -163,12 +161,12 @@ type Workspace struct {
 	// older than its shape may name the wrong task.
 	TasksShape int64 `json:"-"`
 	// ToolsShape is the Seq of the last edit that added, removed or moved a tool (ReshapesTools),
-	// or committed or restored a whole listing; ParamsShape of the last that added, removed or
-	// moved a parameter of a tool (ReshapesParams), or did either of the former; 0 if none.
-	// Pages address tools and parameters by position, so an edit made from a listing older than
-	// its shape may name the wrong one.
-	ToolsShape  int64 `json:"-"`
-	ParamsShape int64 `json:"-"`
+	// or committed or restored a whole listing (0 if none); ParamsShapes holds, per tool index,
+	// the Seq of the last edit since then that added, removed or moved one of its parameters
+	// (ReshapedParams; absent: none). Pages address tools and parameters by position, so an
+	// edit made from a listing older than its shape may name the wrong one.
+	ToolsShape   int64         `json:"-"`
+	ParamsShapes map[int]int64 `json:"-"`
 }
 
 // NewWorkspace is what CreateWorkspace needs.
@@ -273,11 +271,13 @@ type Edit struct {
 	// error is returned, wrapped as Invalid; no ops means nothing to do (a zero EditResult).
 	// An Undo without a Path then takes the scope of the ops made (UndoScope).
 	Make func(head *listing.Listing) ([]listing.Op, error)
-	// ToolsBase and ParamsBase, when set, are the Workspace.ToolsShape and ParamsShape the
-	// edit's tool and parameter positions come from: when either moved since, the edit is
-	// refused with ErrToolsReshaped, checked under the workspace's write lock.
+	// ToolsBase, when set, is the Workspace.ToolsShape the edit's tool positions come from, and
+	// ParamsBase the ParamsShapes[ParamsTool] its parameter positions come from: when either
+	// moved since, the edit is refused with ErrToolsReshaped, checked under the workspace's
+	// write lock.
 	ToolsBase  *int64
 	ParamsBase *int64
+	ParamsTool int
 }
 
 // ErrToolsReshaped is the cause of an edit refused because the listing's shape changed after
@@ -366,10 +366,10 @@ type EditResult struct {
 	Listing   *listing.Listing // the head listing
 	// Undo is the author's undo state after the edit, when the edit was Undoable or a Step.
 	Undo UndoState
-	// TasksShape, ToolsShape and ParamsShape are the workspace's after the edit.
-	TasksShape  int64
-	ToolsShape  int64
-	ParamsShape int64
+	// TasksShape, ToolsShape and ParamsShapes are the workspace's after the edit.
+	TasksShape   int64
+	ToolsShape   int64
+	ParamsShapes map[int]int64
 }
 
 // EditRecord is one accepted edit, as kept in history.

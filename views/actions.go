@@ -42,9 +42,10 @@ func paramOp(ws, op string, tool, p int, sh Shape) string {
 	return fmt.Sprintf("@post('%s?op=%s&t=%d&p=%d&g=%d&gp=%d')", wsURL(ws, "param"), op, tool, p, sh.Tools, sh.Params)
 }
 
-// selectExpr selects a tool and optionally focuses a field of its editor.
-func selectExpr(ws string, i int, field string) string {
-	return fmt.Sprintf("$tool = %d; @post('%s?focus=%s')", i, wsURL(ws, "select"), field)
+// selectExpr selects a tool and optionally focuses a field of its editor; g is the tools' shape
+// the index i was rendered at (-1: the page's own selection, which is always current).
+func selectExpr(ws string, i int, field string, g int) string {
+	return fmt.Sprintf("$tool = %d; @post('%s?focus=%s&g=%d')", i, wsURL(ws, "select"), field, g)
 }
 
 // taskExpr sends one task cell's new value. g is the version the task table was rendered at:

@@ -122,6 +122,7 @@ type FindingItem struct {
 // FindingGroup holds one tool's findings, or the listing-wide ones (Tool -1).
 type FindingGroup struct {
 	Tool  int
+	Shape int // the tools' shape Tool was found at (see selectExpr)
 	Title string
 	Items []FindingItem
 }

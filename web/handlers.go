@@ -224,6 +224,7 @@ func (s *Server) workspacePage(c echo.Context) error {
 		return err
 	}
 	st := s.current(ws)
+	s.shownIfNone(ws.ID, st)
 	sel, _ := strconv.Atoi(c.QueryParam("tool"))
 	m := s.workspaceModel(c.Request().Context(), ws, st, sel, "")
 	m.Page.Title = ws.Name + " · Tool Workbench"
@@ -352,12 +353,9 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 	}
 	sel := p.selected()
 	if !n.Structure && n.EditorTool != sel {
-		if !n.ParamsMoved || p.typingIn(sel) != "" {
-			return nil
-		}
-		// Another tool's parameters moved: this page's table is rendered again from the new
-		// shape (its own tool's content is unchanged), or its next parameter edit is refused.
-	} else if typing := p.typingIn(sel); typing != "" && !n.Structure {
+		return nil
+	}
+	if typing := p.typingIn(sel); typing != "" && !n.Structure {
 		// The person is typing in this tool: never replace the form under them. Tell them
 		// instead; their next keystroke writes their value (last writer wins).
 		return sse.PatchElementTempl(views.FieldNotice(p.ws, sel, fieldNoticeText(n, typing)))
@@ -488,6 +486,7 @@ func (s *Server) tasksPanel(c echo.Context) error {
 
 func (s *Server) sendFull(sse *datastar.ServerSentEventGenerator, ws Workspace, sel int) error {
 	st := s.current(ws)
+	s.shownIfNone(ws.ID, st)
 	if err := sendPatches(sse, sharedPatches(sse.Context(), nil, st, true)); err != nil {
 		return err
 	}
@@ -535,6 +534,7 @@ type change struct {
 	taskRow   int
 	select_   int    // the originating page's selection after the change (-1: unchanged; selectLast)
 	typed     string // the text the person sent, given back if the change is refused
+	click     bool   // a button, not typing: the page is not "typing in" the field it changed
 	self      func(ws Workspace, st *state) []templ.Component
 	// extra renders more regions every page of the workspace gets (the Server panel after a
 	// re-fetch).
@@ -550,7 +550,7 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	ctx := c.Request().Context()
 	who := s.who(c)
 	unlock := s.lock(id)
-	old := s.lastState(id)
+	old := s.shownState(id)
 	if old == nil {
 		// Nothing shown yet (a page opened before a restart of the state cache): diff against
 		// the revision the edit applies to.
@@ -619,6 +619,7 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 		ch.tool = ch.select_
 	}
 	st := s.current(ws)
+	s.setShown(id, st)
 	// The tasks that differ from what was shown: this change's, and any another made meanwhile.
 	taskRows, reshaped := changedTaskRows(old, st)
 	shared := sharedPatches(ctx, old, st, ch.tasks || reshaped)
@@ -629,12 +630,10 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	if ch.edit != nil {
 		field = store.FieldOf(ch.edit.Ops)
 	}
-	// An edit that moved a tool re-renders every page's editor, as a structural one does; one
-	// that moved a parameter, every page's that is not typing (see Notice.ParamsMoved).
+	// An edit that moved a tool re-renders every page's editor, as a structural one does.
 	moved := res.Seq > 0 && res.ToolsShape == res.Seq
 	n := Notice{Version: ws.Version, From: sg.PID, Shared: shared, EditorTool: ch.tool, Structure: ch.structure || moved,
-		ParamsMoved: res.Seq > 0 && res.ParamsShape == res.Seq,
-		Field:       field, Author: who.Name, AuthorID: who.ID, History: true, State: st, cache: &renders{},
+		Field: field, Author: who.Name, AuthorID: who.ID, History: true, State: st, cache: &renders{},
 		Undo: &store.UndoState{CanUndo: ws.CanUndo, CanRedo: ws.CanRedo}}
 	if !ch.tasks && !reshaped {
 		n.TaskRows = taskRows
@@ -652,7 +651,7 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	}
 	if p := s.hub.lookup(id, sg.PID); p != nil {
 		p.setSelected(sel)
-		if field != "" {
+		if field != "" && !ch.click {
 			p.setFocus(field)
 		}
 		if ch.taskSet {
@@ -704,10 +703,10 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 }
 
 // shapes reads the shape a change's positions were rendered at (views.editExpr): g for the
-// tools and, with params, gp for the parameters; absent or -1 is unchecked (a client that is not
-// a page). stale reports whether either is older than the listing as read; the store checks
-// again as it accepts the edit, since a reshape may land in between.
-func shapes(c echo.Context, params bool) (g, gp *int, stale func(Workspace) bool, err error) {
+// tools and, with params, gp for tool t's parameters; absent or -1 is unchecked (a client that
+// is not a page). stale reports whether either is older than the listing as read; the store
+// checks again as it accepts the edit, since a reshape may land in between.
+func shapes(c echo.Context, params bool) (g, gp *int, stale func(ws Workspace, t int) bool, err error) {
 	read := func(key string) (*int, error) {
 		v := c.QueryParam(key)
 		if v == "" || v == "-1" {
@@ -727,8 +726,8 @@ func shapes(c echo.Context, params bool) (g, gp *int, stale func(Workspace) bool
 			return nil, nil, nil, err
 		}
 	}
-	stale = func(ws Workspace) bool {
-		return g != nil && *g < ws.ToolsShape || gp != nil && *gp < ws.ParamsShape
+	stale = func(ws Workspace, t int) bool {
+		return g != nil && *g < ws.ToolsShape || gp != nil && int64(*gp) < ws.ParamsShapes[t]
 	}
 	return g, gp, stale, nil
 }
@@ -847,6 +846,24 @@ func (s *Server) selectTool(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	_, _, stale, err := shapes(c, false)
+	if err != nil {
+		return err
+	}
+	if stale(ws, -1) {
+		// The index was drawn before someone added, removed or moved a tool: it may be
+		// another tool's now. Show the list as it stands instead of guessing.
+		sel := min(max(sg.Tool, 0), max(len(ws.Listing.Tools)-1, 0))
+		sse := datastar.NewSSE(c.Response().Writer, c.Request())
+		if err := sse.MarshalAndPatchSignals(map[string]int{"tool": sel}); err != nil {
+			return nil
+		}
+		if err := s.sendFull(sse, ws, sel); err != nil {
+			return nil
+		}
+		_ = sse.PatchElementTempl(views.FieldNotice(ws.ID, sel, "Someone added, removed or moved a tool since this page was drawn; here is the list as it stands. Pick the tool again."))
+		return nil
+	}
 	if sg.Tool < 0 || sg.Tool >= len(ws.Listing.Tools) {
 		return echo.NewHTTPError(http.StatusConflict, "that tool no longer exists; reload the page")
 	}
@@ -880,7 +897,7 @@ func (s *Server) editField(c echo.Context) error {
 		return err
 	}
 	typed := typedText(c, field, val)
-	if stale(ws) {
+	if stale(ws, atoiOr(c.QueryParam("t"), -1)) {
 		return s.staleToolsAnswer(c, sg, typed)
 	}
 	t, err := toolIndex(c, ws, "t")
@@ -930,7 +947,7 @@ func (s *Server) editField(c echo.Context) error {
 		return c.NoContent(http.StatusNoContent)
 	}
 	read := ws.Listing
-	ch := change{edit: &Edit{Key: key, ToolsBase: g, ParamsBase: gp, Make: func(head *listing.Listing) ([]listing.Op, error) {
+	ch := change{edit: &Edit{Key: key, ToolsBase: g, ParamsBase: gp, ParamsTool: t, Make: func(head *listing.Listing) ([]listing.Op, error) {
 		if head == read {
 			return ops, nil
 		}
@@ -975,7 +992,7 @@ func (s *Server) toolOp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if op != "add" && stale(ws) {
+	if op != "add" && stale(ws, -1) {
 		return s.staleToolsAnswer(c, sg, "")
 	}
 	ops, sel, err := toolStructOps(ws.Listing, op, i)
@@ -1016,11 +1033,13 @@ func (s *Server) paramOp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	g, gp, stale, err := shapes(c, true)
+	op := c.QueryParam("op")
+	// An added parameter goes at the end, wherever that is now: only the tool's place matters.
+	g, gp, stale, err := shapes(c, op != "add")
 	if err != nil {
 		return err
 	}
-	if stale(ws) {
+	if stale(ws, atoiOr(c.QueryParam("t"), -1)) {
 		return s.staleToolsAnswer(c, sg, "")
 	}
 	t, err := toolIndex(c, ws, "t")
@@ -1031,7 +1050,6 @@ func (s *Server) paramOp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	op := c.QueryParam("op")
 	ops, err := paramStructOps(ws.Listing.Tools[t], t, op, p)
 	if err != nil {
 		var pr *problem
@@ -1046,7 +1064,9 @@ func (s *Server) paramOp(c echo.Context) error {
 	// Made again from the head under the store's lock: the whole schema is rewritten, and an
 	// edit of another parameter that landed in between must stay.
 	read := ws.Listing
-	return s.commit(c, sg, change{edit: &Edit{ToolsBase: g, ParamsBase: gp, Make: func(head *listing.Listing) ([]listing.Op, error) {
+	// Not a structural change for other pages: those showing this tool render it again (those
+	// typing in it are told instead); this page renders its parameters again.
+	return s.commit(c, sg, change{edit: &Edit{ToolsBase: g, ParamsBase: gp, ParamsTool: t, Make: func(head *listing.Listing) ([]listing.Op, error) {
 		if head == read {
 			return ops, nil
 		}
@@ -1054,7 +1074,22 @@ func (s *Server) paramOp(c echo.Context) error {
 			return nil, &problem{Msg: fmt.Sprintf("tool %d no longer exists; the listing has %d", t+1, len(head.Tools))}
 		}
 		return paramStructOps(head.Tools[t], t, op, p)
-	}}, tool: t, structure: true, select_: t})
+	}}, tool: t, select_: -1, click: true, self: func(ws Workspace, st *state) []templ.Component {
+		e := s.editorModel(ws, st.res, t)
+		if e == nil {
+			return nil
+		}
+		return []templ.Component{views.ParamsTable(*e), views.SchemaText("f-input", "inputSchema", e.InputSchema, ws.ID, t, "inputSchema", e.Shape.Tools),
+			views.SchemaMessage(e.InputMsg), views.SchemaMessage(views.SchemaMsg{Field: "params", OK: true})}
+	}})
+}
+
+// atoiOr is s as a number, or def when it is not one (the handlers check it properly after).
+func atoiOr(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return def
 }
 
 // staleTaskOp answers a task change sent from a task table older than the task file's shape (a

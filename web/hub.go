@@ -24,10 +24,6 @@ type Notice struct {
 	Shared     []Patch
 	EditorTool int
 	Structure  bool
-	// ParamsMoved says a parameter was added, removed or moved (in EditorTool): every page not
-	// typing renders its editor again, since a parameters table carries the shape it was
-	// rendered at and would be refused from then on.
-	ParamsMoved bool
 	// Field is the JSON pointer the change set ("" when it was not one field); Author and
 	// AuthorID say who changed it, for "someone else just changed the field you are typing in".
 	Field    string
@@ -456,21 +452,21 @@ func (h *Hub) onRemoteChange(r *room, ev store.Event, n Notice, tasks bool) {
 		h.Publish(r.ws, Notice{Full: true})
 		return
 	}
-	old := s.lastState(r.ws)
-	if old != nil && old.version == ws.Version {
-		// Already shown (this process rendered a later state first).
+	old := s.shownState(r.ws)
+	if old != nil && old.version >= ws.Version {
+		// Already shown: a change sent since carried this one's state (or a later one).
 		unlock()
 		return
 	}
 	st := s.current(ws)
+	s.setShown(r.ws, st)
 	n.Version = ws.Version
 	n.State, n.cache = st, &renders{}
-	// Tools or parameters moved since this process last rendered (an edit field alone does
-	// not say: a parameter added is one set of a schema).
+	// Tools moved since this process last sent a change (the edit's field does not say: a
+	// restore is one set of the tools). Moved parameters are the edited tool's: the pages
+	// showing it render it again, as for any edit of it.
 	if old == nil || old.ws.ToolsShape != st.ws.ToolsShape {
 		n.Structure = true
-	} else if old.ws.ParamsShape != st.ws.ParamsShape {
-		n.ParamsMoved = true
 	}
 	rows, reshaped := changedTaskRows(old, st)
 	n.Shared = sharedPatches(ctx, old, st, tasks || reshaped)
@@ -572,7 +568,7 @@ func (h *Hub) showPresence(r *room) {
 	}
 	h.mu.Unlock()
 	var names []string
-	if st := h.s.lastState(r.ws); st != nil {
+	if st := h.s.namesState(r.ws); st != nil {
 		names = st.names
 	}
 	html := render(context.Background(), presenceView(list, names))

@@ -259,31 +259,43 @@ func TestToolMovedWhileEditIsMade(t *testing.T) {
 	}
 }
 
-// paramsMovedReachesOthers: Ana adds a parameter to find_books on servers[0]; Bo, on servers[1]
-// and showing hold_book, gets his editor rendered again at the new parameters' shape, so his
-// next parameter edit (from that render) is accepted, not refused as stale.
+// paramsMovedReachesOthers: Ana, on servers[0], adds a property to hold_book's raw schema and a
+// parameter to find_books. Bo's edit of find_books' parameters from before the first is accepted
+// (another tool's parameters moved); Cy, on servers[1] and looking at find_books, gets its
+// parameters table again at the new shape after the second, and his edit from that render is
+// accepted while one from before is refused.
 func paramsMovedReachesOthers(t *testing.T, servers []*Server) {
 	ts := httptest.NewServer(servers[1].Handler())
 	t.Cleanup(ts.Close)
 	id := workspaceFrom(t, servers[0], sixParams)
-	pa, pb := strings.Repeat("a", 32), strings.Repeat("b", 32)
-	g := shapesIn(t, getPageAs(t, servers[0], ana, "/w/"+id))
-	sb := openStream(t, ts.URL, id, bo, pb, 1) // Bo shows hold_book
-	sb.waitFor(t, "the first render", func(s string) bool { return strings.Contains(s, "tool-list") })
-	sb.reset()
-	postAs(t, servers[0], ana, pa, fmt.Sprintf("/w/%s/param?op=add&t=0&p=0&g=%d&gp=%d", id, g[0], g[1]), map[string]any{"tool": 0})
-	body := sb.waitFor(t, "an editor at the new parameters' shape", func(s string) bool {
-		sh := shapesIn(t, s)
-		return sh[1] > g[1]
-	})
-	g2 := shapesIn(t, body)
-	// Bo goes to find_books (a selection renders its editor afresh) and edits the new one.
-	evs := postAs(t, servers[1], bo, pb, fmt.Sprintf("/w/%s/edit?t=0&f=param&p=6&k=description&g=%d&gp=%d", id, g2[0], g2[1]), map[string]any{"tool": 0, "val": "Bo's new parameter"})
+	pa, pb, pc := strings.Repeat("a", 32), strings.Repeat("b", 32), strings.Repeat("c", 32)
+	cy := person{"cy", strings.Repeat("c3", 16)}
+	g := shapesIn(t, getPageAs(t, servers[1], cy, "/w/"+id))
+	sc := openStream(t, ts.URL, id, cy, pc, 0) // Cy looks at find_books
+	sc.waitFor(t, "the first render", func(s string) bool { return strings.Contains(s, "tool-list") })
+	postAs(t, servers[0], ana, pa, fmt.Sprintf("/w/%s/edit?t=1&f=inputSchema&g=%d", id, g[0]),
+		map[string]any{"tool": 1, "val": `{"type": "object", "properties": {"z": {"type": "string"}}}`})
+	evs := postAs(t, servers[1], bo, pb, fmt.Sprintf("/w/%s/edit?t=0&f=param&p=0&k=description&g=%d&gp=%d", id, g[0], g[1]), map[string]any{"tool": 0, "val": "Bo's p0"})
 	if n := patched(evs)["field-notice"]; strings.Contains(n, "not saved") {
-		t.Fatalf("Bo's edit from the editor he was sent was refused: %s", n)
+		t.Fatalf("another tool's parameters moving refused Bo's edit: %s", n)
 	}
-	if d := headListing(t, servers[0], id).Tools[0].Get("inputSchema").Get("properties").Get("param_7").Get("description").String(); d != "Bo's new parameter" {
+	sc.reset()
+	postAs(t, servers[0], ana, pa, fmt.Sprintf("/w/%s/param?op=add&t=0&p=0&g=%d", id, g[0]), map[string]any{"tool": 0})
+	body := sc.waitFor(t, "find_books' parameters at a new shape", func(s string) bool {
+		i := strings.LastIndex(s, `value="param_7"`) // its row in the table, then its cells
+		return i >= 0 && shapesIn(t, s[i:])[1] > g[1]
+	})
+	g2 := shapesIn(t, body[strings.LastIndex(body, `value="param_7"`):])
+	evs = postAs(t, servers[1], cy, pc, fmt.Sprintf("/w/%s/edit?t=0&f=param&p=6&k=description&g=%d&gp=%d", id, g2[0], g2[1]), map[string]any{"tool": 0, "val": "Cy's new parameter"})
+	if n := patched(evs)["field-notice"]; strings.Contains(n, "not saved") {
+		t.Fatalf("Cy's edit from the table he was sent was refused: %s", n)
+	}
+	if d := headListing(t, servers[0], id).Tools[0].Get("inputSchema").Get("properties").Get("param_7").Get("description").String(); d != "Cy's new parameter" {
 		t.Errorf("the added parameter's description is %q", d)
+	}
+	evs = postAs(t, servers[1], bo, pb, fmt.Sprintf("/w/%s/edit?t=0&f=param&p=0&k=description&g=%d&gp=%d", id, g[0], g[1]), map[string]any{"tool": 0, "val": "stale"})
+	if n := patched(evs)["field-notice"]; !strings.Contains(n, "not saved") {
+		t.Errorf("an edit from before find_books' parameters moved was accepted")
 	}
 }
 
@@ -295,4 +307,51 @@ func TestParamsMovedReachesOtherPages(t *testing.T) {
 func TestParamsMovedReachesOtherReplicas(t *testing.T) {
 	sts := postgresStores(t, 2)
 	paramsMovedReachesOthers(t, []*Server{serverOn(t, sts[0]), serverOn(t, sts[1])})
+}
+
+// heldEvents is a store whose edit events reach this server only once release is closed: a
+// replica whose notification arrives late.
+type heldEvents struct {
+	store.Store
+	release chan struct{}
+}
+
+func (h *heldEvents) Subscribe(ctx context.Context, ws string) (<-chan store.Event, error) {
+	in, err := h.Store.Subscribe(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan store.Event, 64)
+	go func() {
+		defer close(out)
+		for ev := range in {
+			if ev.Kind != store.EventPresence {
+				select {
+				case <-h.release:
+				case <-ctx.Done():
+					return
+				}
+			}
+			out <- ev
+		}
+	}()
+	return out, nil
+}
+
+// TestLateEventStillReachesPages: Ana's change, made on another server, is read on this one
+// (a selection renders the new head) before its event arrives here. The event still reaches
+// Bo's page: reading a newer head is not showing it.
+func TestLateEventStillReachesPages(t *testing.T) {
+	st := newTestStore(t)
+	held := &heldEvents{Store: st, release: make(chan struct{})}
+	there, here := serverOn(t, st), serverOn(t, held)
+	ts := httptest.NewServer(here.Handler())
+	t.Cleanup(ts.Close)
+	id := workspaceFrom(t, there, sixParams)
+	sb := openStream(t, ts.URL, id, bo, strings.Repeat("b", 32), 0)
+	sb.waitFor(t, "the first render", func(s string) bool { return strings.Contains(s, "tool-list") })
+	postAs(t, there, ana, strings.Repeat("a", 32), "/w/"+id+"/edit?t=0&f=description", map[string]any{"tool": 0, "val": "Ana's words, made elsewhere."})
+	postAs(t, here, person{"cy", strings.Repeat("c3", 16)}, strings.Repeat("c", 32), "/w/"+id+"/select", map[string]any{"tool": 0})
+	close(held.release)
+	sb.waitFor(t, "Ana's change", func(s string) bool { return strings.Contains(s, "Ana&#39;s words, made elsewhere.") })
 }

@@ -31,7 +31,7 @@ type state struct {
 func (s *Server) buildState(ws Workspace, res *analysis.Result) *state {
 	st := &state{version: ws.Version, ws: ws, res: res, names: ws.Listing.Names()}
 	st.rows = toolRows(res, ws.ToolsShape)
-	st.findings = findingsModel(ws.ID, res)
+	st.findings = findingsModel(ws.ID, res, ws.ToolsShape)
 	st.cost = s.costModel(ws, res)
 	st.tasks = tasksModel(ws, res)
 	return st
@@ -81,7 +81,7 @@ func findingItem(f analysis.Finding) views.FindingItem {
 		DocURL: "/rules#" + f.Rule, Tool: f.ToolIndex, Field: fieldFor(f.Pointer)}
 }
 
-func findingsModel(id string, res *analysis.Result) views.Findings {
+func findingsModel(id string, res *analysis.Result, shape int) views.Findings {
 	f := views.Findings{WS: id, Errors: res.Errors, Warnings: res.Warnings, Infos: res.Infos}
 	if len(res.Listing) > 0 {
 		g := views.FindingGroup{Tool: -1, Title: "The listing as a whole"}
@@ -94,7 +94,7 @@ func findingsModel(id string, res *analysis.Result) views.Findings {
 		if len(t.Findings) == 0 {
 			continue
 		}
-		g := views.FindingGroup{Tool: t.Index, Title: t.Name}
+		g := views.FindingGroup{Tool: t.Index, Shape: shape, Title: t.Name}
 		for _, fd := range t.Findings {
 			g.Items = append(g.Items, findingItem(fd))
 		}
@@ -169,7 +169,7 @@ func (s *Server) editorModel(ws Workspace, res *analysis.Result, t int) *views.E
 	// Gen is the revision: a re-rendered editor replaces the old form instead of morphing into
 	// it, because morphing leaves a field alone when its server value equals the value it was
 	// first rendered with, which is wrong after an undo back to that value.
-	e := &views.Editor{WS: ws.ID, Index: t, Gen: ws.Version, Shape: views.Shape{Tools: ws.ToolsShape, Params: ws.ParamsShape}, Name: tool.Get("name").String(), Title: tool.Get("title").String(),
+	e := &views.Editor{WS: ws.ID, Index: t, Gen: ws.Version, Shape: views.Shape{Tools: ws.ToolsShape, Params: int(ws.ParamsShapes[t])}, Name: tool.Get("name").String(), Title: tool.Get("title").String(),
 		Description: tool.Get("description").String(),
 		InputSchema: schemaText(tool.Get("inputSchema")), OutputSchema: schemaText(tool.Get("outputSchema")),
 		InputMsg: okMsg("input", tool.Get("inputSchema")), OutputMsg: okMsg("output", tool.Get("outputSchema"))}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -84,9 +85,14 @@ type Server struct {
 	runs   *runs   // model runs (runs.go)
 
 	mu     sync.Mutex
-	states map[string]*state // last shown state per workspace
-	bases  map[string]*analysis.Result
-	locks  map[string]*sync.Mutex
+	states map[string]*state // the last analysed state per workspace (a cache: any read sets it)
+	// shown is the state per workspace that the last change sent to its pages: what a change
+	// diffs against, and how a change from another replica knows it was shown already. Only
+	// changes set it; a read that analyses a newer head (a page load, a selection) does not,
+	// or the change that brought that head would be taken as shown and never sent.
+	shown map[string]*state
+	bases map[string]*analysis.Result
+	locks map[string]*sync.Mutex
 }
 
 // New builds a Server and its routes.
@@ -105,7 +111,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("web: load static files: %w", err)
 	}
 	s := &Server{db: cfg.Store, store: newWorkspaces(cfg.Store), ident: cfg.Identity, engine: cfg.Engine, log: cfg.Log, assets: assets,
-		max: cfg.MaxListingBytes, states: map[string]*state{}, bases: map[string]*analysis.Result{},
+		max: cfg.MaxListingBytes, states: map[string]*state{}, shown: map[string]*state{}, bases: map[string]*analysis.Result{},
 		locks: map[string]*sync.Mutex{}, fetch: cfg.Fetch, alive: cfg.KeepAlive, apiErr: cfg.APIErrors}
 	if s.alive <= 0 {
 		s.alive = 25 * time.Second
@@ -307,9 +313,11 @@ func (s *Server) current(ws Workspace) *state {
 	s.mu.Lock()
 	st := s.states[ws.ID]
 	s.mu.Unlock()
-	if st != nil && st.version == ws.Version {
+	if st != nil && st.version == ws.Version && st.ws.ToolsShape == ws.ToolsShape && maps.Equal(st.ws.ParamsShapes, ws.ParamsShapes) {
 		return st
 	}
+	// (The same version with other shapes: one of two reads saw the shapes older than the
+	// listing. The state renders them into every action, so it is built again.)
 	st = s.buildState(ws, s.engine.Analyze(ws.Listing, ws.Tasks))
 	s.mu.Lock()
 	evictOne(s.states, ws.ID)
@@ -331,10 +339,40 @@ func evictOne[V any](m map[string]V, key string) {
 	}
 }
 
-func (s *Server) lastState(id string) *state {
+func (s *Server) shownState(id string) *state {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.states[id]
+	return s.shown[id]
+}
+
+// namesState is the newest state known for a workspace, for the tool names presence shows.
+func (s *Server) namesState(id string) *state {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.states[id]
+	if sh := s.shown[id]; sh != nil && (st == nil || sh.version > st.version) {
+		st = sh
+	}
+	return st
+}
+
+// shownIfNone records st as what the workspace's pages show when no change was sent yet (the
+// first page rendered since this server started): the first change then diffs against it.
+func (s *Server) shownIfNone(id string, st *state) {
+	s.mu.Lock()
+	if s.shown[id] == nil {
+		evictOne(s.shown, id)
+		s.shown[id] = st
+	}
+	s.mu.Unlock()
+}
+
+// setShown records st as sent to the workspace's pages (under the workspace's lock).
+func (s *Server) setShown(id string, st *state) {
+	s.mu.Lock()
+	evictOne(s.shown, id)
+	s.shown[id] = st
+	s.mu.Unlock()
 }
 
 // baseline returns the analysis of the listing as imported.

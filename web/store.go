@@ -35,11 +35,12 @@ type Workspace struct {
 	// TasksShape is the version its shape last changed at (store.Workspace.TasksShape).
 	TasksSeq   int64
 	TasksShape int
-	// ToolsShape and ParamsShape are the versions at which a tool, and a parameter, was last
-	// added, removed or moved (store.Workspace); pages render them into every action that
-	// names a tool or parameter by position (views.editExpr).
-	ToolsShape  int
-	ParamsShape int
+	// ToolsShape is the version at which a tool was last added, removed or moved, and
+	// ParamsShapes[i] the version at which a parameter of tool i was since (store.Workspace);
+	// pages render them into every action that names a tool or parameter by position
+	// (views.editExpr).
+	ToolsShape   int
+	ParamsShapes map[int]int64
 	// CanUndo and CanRedo are for the person who asked (undo is per person).
 	CanUndo bool
 	CanRedo bool
@@ -56,8 +57,10 @@ type Edit struct {
 	// write lock (store.Edit.Make).
 	Make func(head *listing.Listing) ([]listing.Op, error)
 	// ToolsBase and ParamsBase, when set, are the shapes the change's positions were rendered
-	// at; a listing reshaped since refuses the edit with a *staleTools.
+	// at (ParamsBase: of tool ParamsTool's parameters); a listing reshaped since refuses the
+	// edit with a *staleTools.
 	ToolsBase, ParamsBase *int
+	ParamsTool            int
 	// Tasks replaces the task file when SetTasks is set; TasksFn, when set instead, makes the
 	// new task file from the current one (one task changed), and is made again from a fresher
 	// one when someone else's task edit lands first, so that neither is lost.
@@ -215,30 +218,44 @@ func (w *workspaces) get(ctx context.Context, id string, who Author, undo bool) 
 	if err != nil {
 		return Workspace{}, storeErr(err)
 	}
-	ws := Workspace{ID: rec.ID, Name: rec.Title, Version: int(rec.Seq), Head: rec.Head, Created: rec.Created, Forked: rec.ForkedFrom,
-		TasksShape: int(rec.TasksShape), ToolsShape: int(rec.ToolsShape), ParamsShape: int(rec.ParamsShape)}
 	w.mu.Lock()
 	h, okH := w.heads[id]
 	base := w.bases[id]
 	w.mu.Unlock()
+	var head *listing.Listing
+	version := rec.Seq
 	if okH && h.seq == rec.Seq {
-		ws.Listing = h.l
+		head = h.l
 	} else {
-		rev, err := w.st.Revision(ctx, id, -1)
-		if err != nil {
-			return Workspace{}, storeErr(err)
+		for attempt := 0; ; attempt++ {
+			rev, err := w.st.Revision(ctx, id, -1)
+			if err != nil {
+				return Workspace{}, storeErr(err)
+			}
+			// The head may have moved on since the workspace was read; its own last seq is
+			// what it pins.
+			pinned := rev.LastSeq
+			if rev.Number == 0 {
+				pinned = 0
+			}
+			head, version = rev.Listing, max(pinned, rec.Seq)
+			if pinned <= rec.Seq || attempt == 3 {
+				break
+			}
+			// Read the workspace again, so that its shapes are the listing's: older shapes are
+			// only refused (never wrong), but the state cache would keep them, and every retry
+			// of the refused change would be refused again.
+			if rec, err = w.st.Workspace(ctx, id); err != nil {
+				return Workspace{}, storeErr(err)
+			}
+			if rec.Seq == pinned {
+				break
+			}
 		}
-		ws.Listing = rev.Listing
-		// The head may have moved on between the two reads; its own last seq is what it pins.
-		ws.Version = int(rev.LastSeq)
-		if rev.Number == 0 {
-			ws.Version = 0
-		}
-		if ws.Version < int(rec.Seq) {
-			ws.Version = int(rec.Seq)
-		}
-		w.cacheHead(id, int64(ws.Version), rev.Listing)
+		w.cacheHead(id, version, head)
 	}
+	ws := Workspace{ID: rec.ID, Name: rec.Title, Version: int(version), Head: rec.Head, Created: rec.Created, Forked: rec.ForkedFrom,
+		TasksShape: int(rec.TasksShape), ToolsShape: int(rec.ToolsShape), ParamsShapes: rec.ParamsShapes, Listing: head}
 	if base == nil {
 		rev, err := w.st.Revision(ctx, id, 0)
 		if err != nil {
@@ -293,7 +310,7 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 		} else {
 			se.Undo.Path = store.UndoScope(e.Ops)
 		}
-		se.ToolsBase, se.ParamsBase = int64p(e.ToolsBase), int64p(e.ParamsBase)
+		se.ToolsBase, se.ParamsBase, se.ParamsTool = int64p(e.ToolsBase), int64p(e.ParamsBase), e.ParamsTool
 		res, err = w.st.AppendEdit(ctx, se)
 		if errors.Is(err, store.ErrToolsReshaped) {
 			return before, res, &staleTools{}
@@ -350,6 +367,8 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 			after := cur
 			after.Listing, after.Version, after.Head = res.Listing, int(res.Seq), res.Revision.Number
 			after.Tasks, after.TasksSeq, after.TasksShape = tasks, res.Revision.TasksSeq, int(res.TasksShape)
+			// and the shapes of tools and parameters, which someone may have moved meanwhile
+			after.ToolsShape, after.ParamsShapes = int(res.ToolsShape), res.ParamsShapes
 			after.CanUndo, after.CanRedo = res.Undo.CanUndo, res.Undo.CanRedo
 			return after, res, nil
 		}
@@ -362,7 +381,7 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 	// moment ago, so the workspace after it needs no second round of reads.
 	after := before
 	after.Listing, after.Version, after.Head = res.Listing, int(res.Seq), res.Revision.Number
-	after.ToolsShape, after.ParamsShape = int(res.ToolsShape), int(res.ParamsShape)
+	after.ToolsShape, after.ParamsShapes = int(res.ToolsShape), res.ParamsShapes
 	after.CanUndo, after.CanRedo = res.Undo.CanUndo, res.Undo.CanRedo
 	return after, res, nil
 }

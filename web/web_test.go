@@ -318,7 +318,7 @@ func TestParamEdits(t *testing.T) {
 		t.Errorf("a malformed parameter index: %d %s", rec.Code, rec.Body.String())
 	}
 	p = patched(post(t, s, "/w/"+id+"/param?op=add&t=0&p=0", sig(0, "")))
-	if !strings.Contains(p["editor"], `value="param_2"`) {
+	if !strings.Contains(p["params"], `value="param_2"`) {
 		t.Errorf("added parameter not shown: %v", keys(p))
 	}
 	p = patched(post(t, s, "/w/"+id+"/edit?t=0&f=param&p=1&k=required", sig(0, "true")))

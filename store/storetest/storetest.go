@@ -9,8 +9,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"sort"
@@ -139,7 +141,7 @@ func testWorkspaces(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	want := store.Workspace{ID: w.ID, Title: "Sample server", Created: t0, Updated: t0}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Workspace = %+v, want %+v", got, want)
 	}
 	w2 := newWorkspace(t, s, t0.Add(time.Hour))
@@ -1699,6 +1701,7 @@ func testRevisionPages(t *testing.T, s store.Store) {
 		{"the zero page: the newest DefaultRevisionLimit", store.RevisionPage{}, run(head, head-store.DefaultRevisionLimit+1)},
 		{"negative Before: from the head", store.RevisionPage{Before: -5, Limit: 3}, run(head, head-2)},
 		{"Before past the head: from the head", store.RevisionPage{Before: head + 1000, Limit: 3}, run(head, head-2)},
+		{"Before past any revision number", store.RevisionPage{Before: 1 << 33, Limit: 3}, run(head, head-2)},
 		{"Before the head", store.RevisionPage{Before: head, Limit: 2}, run(head-1, head-2)},
 		{"Before 1: the baseline alone", store.RevisionPage{Before: 1, Limit: 10}, []int{0}},
 		{"a short last page", store.RevisionPage{Before: 3, Limit: 10}, []int{2, 1, 0}},
@@ -1852,19 +1855,23 @@ func testTasksShape(t *testing.T, s store.Store) {
 	}
 }
 
-// testToolsShape: Workspace.ToolsShape moves with the edits that move a tool, ParamsShape with
-// those that move a tool or a parameter, and only with them; an edit whose positions come from
-// before either is refused.
+// testToolsShape: Workspace.ToolsShape moves with the edits that move a tool, ParamsShapes[i]
+// with those that move a parameter of tool i (and start over when tools move), and only with
+// them; an edit whose positions come from before is refused.
 func testToolsShape(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	w := newWorkspace(t, s, t0)
-	shapes := func() [2]int64 {
+	type shapes struct {
+		tools  int64
+		params map[int]int64
+	}
+	read := func() shapes {
 		t.Helper()
 		rec, err := s.Workspace(ctx, w.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return [2]int64{rec.ToolsShape, rec.ParamsShape}
+		return shapes{rec.ToolsShape, rec.ParamsShapes}
 	}
 	edit := func(ops ...listing.Op) func() (store.EditResult, error) {
 		return func() (store.EditResult, error) {
@@ -1882,73 +1889,99 @@ func testToolsShape(t *testing.T, s store.Store) {
 		}
 		return v
 	}
+	const (
+		same    = -1 // the shape stays
+		thisSeq = -2 // the shape becomes the edit's seq
+		cleared = -3 // the parameters' shapes start over
+	)
 	steps := []struct {
-		name          string
-		do            func() (store.EditResult, error)
-		tools, params bool
+		name         string
+		do           func() (store.EditResult, error)
+		tools        int
+		paramsOfTool int // the tool whose parameters' shape becomes the seq; -1 none
+		params       int
 	}{
-		{"a description", edit(set("/tools/0/description", "x")...), false, false},
-		{"its undo", undo, false, false},
-		{"a tool renamed", edit(set("/tools/1/name", "read_file")...), false, false},
-		{"a parameter's field", edit(set("/tools/0/inputSchema/properties/q/description", "the query")...), false, false},
+		{"a description", edit(set("/tools/0/description", "x")...), same, -1, same},
+		{"its undo", undo, same, -1, same},
+		{"a tool renamed", edit(set("/tools/1/name", "read_file")...), same, -1, same},
+		{"a parameter's field", edit(set("/tools/0/inputSchema/properties/q/description", "the query")...), same, -1, same},
 		{"a parameter renamed in place", edit(listing.Op{Kind: listing.OpSet, Path: "/tools/0/inputSchema",
-			Value: schema(`{"type": "object", "properties": {"query": {"type": "string"}}}`)}), false, false},
+			Value: schema(`{"type": "object", "properties": {"query": {"type": "string"}}}`)}), same, -1, same},
 		{"a parameter added", edit(listing.Op{Kind: listing.OpSet, Path: "/tools/0/inputSchema",
-			Value: schema(`{"type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}}}`)}), false, true},
-		{"parameters moved", edit(listing.Op{Kind: listing.OpSet, Path: "/tools/0/inputSchema",
-			Value: schema(`{"type": "object", "properties": {"limit": {"type": "integer"}, "query": {"type": "string"}}}`)}), false, true},
-		{"their undo", undo, false, true},
-		{"a tool moved", edit(listing.Op{Kind: listing.OpMove, Path: "/tools", From: 0, To: 2}), true, true},
-		{"a tool added", edit(listing.Op{Kind: listing.OpInsert, Path: "/tools/-", Value: schema(`{"name": "new", "inputSchema": {"type": "object"}}`)}), true, true},
-		{"a tool removed", edit(listing.Op{Kind: listing.OpRemove, Path: "/tools/3"}), true, true},
-		{"its undo", undo, true, true},
+			Value: schema(`{"type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}}}`)}), same, 0, thisSeq},
+		{"parameters moved in another tool", edit(listing.Op{Kind: listing.OpSet, Path: "/tools/2/inputSchema",
+			Value: schema(`{"type": "object", "properties": {"a": {}}}`)}), same, 2, thisSeq},
+		{"their undo", undo, same, 2, thisSeq},
+		{"a tool moved", edit(listing.Op{Kind: listing.OpMove, Path: "/tools", From: 0, To: 2}), thisSeq, -1, cleared},
+		{"a tool added", edit(listing.Op{Kind: listing.OpInsert, Path: "/tools/-", Value: schema(`{"name": "new", "inputSchema": {"type": "object"}}`)}), thisSeq, -1, cleared},
+		{"a tool removed", edit(listing.Op{Kind: listing.OpRemove, Path: "/tools/3"}), thisSeq, -1, cleared},
+		{"its undo", undo, thisSeq, -1, cleared},
 		{"a task file", func() (store.EditResult, error) {
 			return s.PutTasks(ctx, store.TaskEdit{Workspace: w.ID, Body: json.RawMessage(`[{"task": "a"}]`), Now: t0})
-		}, false, false},
+		}, same, -1, same},
 		{"a restore", func() (store.EditResult, error) {
 			return s.Restore(ctx, store.Restore{Workspace: w.ID, Number: 1, Now: t0})
-		}, true, true},
+		}, thisSeq, -1, cleared},
 		{"a commit", func() (store.EditResult, error) {
 			return s.Commit(ctx, store.Commit{Workspace: w.ID, Listing: Sample(t), Now: t0})
-		}, true, true},
+		}, thisSeq, -1, cleared},
 	}
 	for _, st := range steps {
-		before := shapes()
+		before := read()
 		res, err := st.do()
 		if err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
-		got := shapes()
-		for k, moves := range []bool{st.tools, st.params} {
-			what := [2]string{"ToolsShape", "ParamsShape"}[k]
-			switch {
-			case moves && got[k] != res.Seq:
-				t.Errorf("%s: %s %d, want its seq %d", st.name, what, got[k], res.Seq)
-			case !moves && got[k] != before[k]:
-				t.Errorf("%s: %s moved from %d to %d", st.name, what, before[k], got[k])
-			}
+		got := read()
+		switch {
+		case st.tools == same && got.tools != before.tools, st.tools == thisSeq && got.tools != res.Seq:
+			t.Errorf("%s: ToolsShape %d (before %d, the edit's seq %d)", st.name, got.tools, before.tools, res.Seq)
 		}
-		if res.ToolsShape != got[0] || res.ParamsShape != got[1] {
-			t.Errorf("%s: the result says %d/%d, the workspace %v", st.name, res.ToolsShape, res.ParamsShape, got)
+		want := before.params
+		switch st.params {
+		case thisSeq:
+			want = maps.Clone(want)
+			if want == nil {
+				want = map[int]int64{}
+			}
+			want[st.paramsOfTool] = res.Seq
+		case cleared:
+			want = nil
+		}
+		if len(got.params) != len(want) || !maps.Equal(got.params, want) {
+			t.Errorf("%s: ParamsShapes %v, want %v", st.name, got.params, want)
+		}
+		if res.ToolsShape != got.tools || !maps.Equal(res.ParamsShapes, got.params) {
+			t.Errorf("%s: the result says %d %v, the workspace %+v", st.name, res.ToolsShape, res.ParamsShapes, got)
 		}
 	}
-	cur := shapes()
-	for k, base := range [][2]int64{{0, cur[1]}, {cur[0], 0}} {
-		_, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Ops: set("/tools/0/description", "stale"), ToolsBase: &base[0], ParamsBase: &base[1], Now: t0})
-		wantKind(t, [2]string{"an edit from before the tools moved", "an edit from before the parameters moved"}[k], err, store.Conflict)
+	// Tool 1's parameters move; an edit of tool 0's parameters from before is still accepted,
+	// one of tool 1's is not; nor is an edit from before the tools moved.
+	if _, err := edit(listing.Op{Kind: listing.OpSet, Path: "/tools/1/inputSchema", Value: schema(`{"type": "object", "properties": {"b": {}}}`)})(); err != nil {
+		t.Fatal(err)
+	}
+	cur := read()
+	old := int64(0)
+	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Ops: set("/tools/0/description", "other tool"), ToolsBase: &cur.tools, ParamsTool: 0, ParamsBase: &old, Now: t0}); err != nil {
+		t.Errorf("an edit of a tool whose parameters did not move: %v", err)
+	}
+	for _, e := range []store.Edit{
+		{Workspace: w.ID, Ops: set("/tools/1/description", "stale"), ToolsBase: &cur.tools, ParamsTool: 1, ParamsBase: &old, Now: t0},
+		{Workspace: w.ID, Ops: set("/tools/1/description", "stale"), ToolsBase: &old, Now: t0},
+	} {
+		_, err := s.AppendEdit(ctx, e)
+		wantKind(t, "an edit from before the shape moved", err, store.Conflict)
 		if !errors.Is(err, store.ErrToolsReshaped) {
 			t.Errorf("its cause is %v, want ErrToolsReshaped", err)
 		}
 	}
-	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Ops: set("/tools/0/description", "fresh"), ToolsBase: &cur[0], ParamsBase: &cur[1], Now: t0}); err != nil {
-		t.Errorf("an edit from the current shape: %v", err)
-	}
+	cur = read()
 	f, err := s.ForkWorkspace(ctx, store.Fork{From: w.ID, Title: "fork", Now: t0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.ToolsShape != cur[0] || f.ParamsShape != cur[1] {
-		t.Errorf("a fork's shapes are %d/%d, want its source's %v", f.ToolsShape, f.ParamsShape, cur)
+	if f.ToolsShape != cur.tools || !maps.Equal(f.ParamsShapes, cur.params) {
+		t.Errorf("a fork's shapes are %d %v, want its source's %+v", f.ToolsShape, f.ParamsShapes, cur)
 	}
 }
 

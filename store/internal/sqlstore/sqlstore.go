@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -199,15 +200,33 @@ func checkID(op, what, id string) error {
 
 // ---- workspaces
 
-const wsCols = `id, title, created_at, updated_at, head, seq, forked_from, tasks_shape, tools_shape, params_shape`
+const wsCols = `id, title, created_at, updated_at, head, seq, forked_from, tasks_shape, tools_shape, params_shapes`
 
 func scanWorkspace(row interface{ Scan(...any) error }) (store.Workspace, error) {
 	var w store.Workspace
 	var created, updated int64
 	var forked sql.NullString
-	err := row.Scan(&w.ID, &w.Title, &created, &updated, &w.Head, &w.Seq, &forked, &w.TasksShape, &w.ToolsShape, &w.ParamsShape)
+	var params string
+	err := row.Scan(&w.ID, &w.Title, &created, &updated, &w.Head, &w.Seq, &forked, &w.TasksShape, &w.ToolsShape, &params)
 	w.Created, w.Updated, w.ForkedFrom = store.FromMicros(created), store.FromMicros(updated), forked.String
+	if err == nil {
+		if err = json.Unmarshal([]byte(params), &w.ParamsShapes); err != nil {
+			err = fmt.Errorf("workspace %s: parameters' shapes %q: %w", w.ID, params, err)
+		}
+		if len(w.ParamsShapes) == 0 {
+			w.ParamsShapes = nil // none, as a new workspace's
+		}
+	}
 	return w, err
+}
+
+// paramsShapesJSON is how workspaces.params_shapes keeps Workspace.ParamsShapes.
+func paramsShapesJSON(m map[int]int64) string {
+	if len(m) == 0 {
+		return "{}"
+	}
+	b, _ := json.Marshal(m) // int keys and values: cannot fail
+	return string(b)
 }
 
 // CreateWorkspace implements store.Store.
@@ -388,13 +407,13 @@ func (s *DB) ForkWorkspace(ctx context.Context, f store.Fork) (store.Workspace, 
 			title = src.Title
 		}
 		w = store.Workspace{ID: id, Title: title, Created: t, Updated: t, Head: src.Head, Seq: src.Seq, ForkedFrom: src.ID, TasksShape: src.TasksShape,
-			ToolsShape: src.ToolsShape, ParamsShape: src.ParamsShape}
+			ToolsShape: src.ToolsShape, ParamsShapes: src.ParamsShapes}
 		stmts := []struct {
 			q    string
 			args []any
 		}{
-			{`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq, forked_from, tasks_shape, tools_shape, params_shape) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				[]any{id, title, store.Micros(t), store.Micros(t), src.Head, src.Seq, src.ID, src.TasksShape, src.ToolsShape, src.ParamsShape}},
+			{`INSERT INTO workspaces (id, title, created_at, updated_at, head, seq, forked_from, tasks_shape, tools_shape, params_shapes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				[]any{id, title, store.Micros(t), store.Micros(t), src.Head, src.Seq, src.ID, src.TasksShape, src.ToolsShape, paramsShapesJSON(src.ParamsShapes)}},
 			{`INSERT INTO task_bodies (workspace_id, id, body, first_number)
 				SELECT ?, id, body, first_number FROM task_bodies WHERE workspace_id = ?`, []any{id, src.ID}},
 			{`INSERT INTO revisions (workspace_id, number, parent, kind, author, author_id, message, name, field, created_at, updated_at, edit_count, first_seq, last_seq, restored_from, envelope, tools, tasks)
@@ -527,8 +546,9 @@ type change struct {
 	// moved, for a Step, moves the step taken from one stack to the other.
 	moved *stepRow
 	// toolsBase and paramsBase, when set, refuse the change if the listing's shape changed
-	// after them (store.Edit.ToolsBase, ParamsBase).
+	// after them (store.Edit.ToolsBase, ParamsBase of ParamsTool).
 	toolsBase, paramsBase *int64
+	paramsTool            int
 }
 
 // state is a workspace's head: its listing (with where its tools are stored) and task file.
@@ -584,9 +604,10 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		if c.toolsBase != nil && w.ToolsShape > *c.toolsBase || c.paramsBase != nil && w.ParamsShape > *c.paramsBase {
+		if c.toolsBase != nil && w.ToolsShape > *c.toolsBase || c.paramsBase != nil && w.ParamsShapes[c.paramsTool] > *c.paramsBase {
 			return nil, &store.Error{Kind: store.Conflict, Op: c.op, Err: store.ErrToolsReshaped,
-				Msg: fmt.Sprintf("the listing's shape changed (tools at edit %d, parameters at edit %d) since the edit was made; its positions may name other tools or parameters now", w.ToolsShape, w.ParamsShape)}
+				Msg: fmt.Sprintf("the listing's shape changed (tools at edit %d, tool %d's parameters at edit %d) since the edit was made; its positions may name other tools or parameters now",
+					w.ToolsShape, c.paramsTool, w.ParamsShapes[c.paramsTool])}
 		}
 		before := state{head: head, l: cur, refs: curRefs, tasks: tasksOf(head), shape: w.TasksShape}
 		out, err := c.next(tx, before)
@@ -618,7 +639,15 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if sn, err = prepareSnapshot(c.op, next, known); err != nil {
 			return nil, err
 		}
-		res.Coalesced = c.coalesce != nil && c.coalesce(head)
+		// Whether tools or parameters moved: a whole listing, or what the ops did (an edit, or an
+		// undo or redo of one; a task edit has no ops). An edit that moves something is a
+		// revision of its own, never a keystroke of someone's typing.
+		toolsMoved := c.kind == store.KindReplace || c.kind == store.KindRestore || len(out.ops) > 0 && store.ReshapesTools(out.ops)
+		var movedParams []int
+		if !toolsMoved && len(out.ops) > 0 {
+			movedParams = store.ReshapedParams(cur, next, out.ops)
+		}
+		res.Coalesced = c.coalesce != nil && c.coalesce(head) && !toolsMoved && len(movedParams) == 0
 		// The tools the head does not list may be new to the workspace; and a coalesced edit
 		// replaces the head's tools, so those it no longer lists may be listed nowhere now.
 		gone, added := diffRefs(curRefs, sn.refs)
@@ -719,21 +748,24 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if tasksChanged && !oneField {
 			shape = seq // not one field of one task: indexes may name other tasks now
 		}
-		toolsShape, paramsShape := w.ToolsShape, w.ParamsShape
+		toolsShape, paramsShapes := w.ToolsShape, w.ParamsShapes
 		switch {
-		case c.kind == store.KindReplace, c.kind == store.KindRestore:
-			toolsShape, paramsShape = seq, seq // a whole listing
-		case len(out.ops) > 0: // an edit, or an undo or redo of one (a task edit has no ops)
-			if store.ReshapesTools(out.ops) {
-				toolsShape, paramsShape = seq, seq
-			} else if store.ReshapesParams(cur, next, out.ops) {
-				paramsShape = seq
+		case toolsMoved:
+			// Every position is new: the tools' shape says so, and the parameters start over.
+			toolsShape, paramsShapes = seq, nil
+		case len(movedParams) > 0:
+			paramsShapes = maps.Clone(paramsShapes)
+			if paramsShapes == nil {
+				paramsShapes = map[int]int64{}
+			}
+			for _, i := range movedParams {
+				paramsShapes[i] = seq
 			}
 		}
 		// The guard on seq turns a lost race (possible only if a dialect failed to lock) into a
 		// Conflict instead of a lost edit.
-		up, err := tx.ExecContext(ctx, s.q(`UPDATE workspaces SET head = ?, seq = ?, updated_at = ?, tasks_shape = ?, tools_shape = ?, params_shape = ? WHERE id = ? AND seq = ?`),
-			rev.Number, seq, store.Micros(t), shape, toolsShape, paramsShape, c.ws, w.Seq)
+		up, err := tx.ExecContext(ctx, s.q(`UPDATE workspaces SET head = ?, seq = ?, updated_at = ?, tasks_shape = ?, tools_shape = ?, params_shapes = ? WHERE id = ? AND seq = ?`),
+			rev.Number, seq, store.Micros(t), shape, toolsShape, paramsShapesJSON(paramsShapes), c.ws, w.Seq)
 		if err != nil {
 			return nil, err
 		}
@@ -755,7 +787,7 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 			}
 			res.Undo = store.UndoState{CanUndo: true}
 		}
-		res.Seq, res.Revision, res.Listing, res.TasksShape, res.ToolsShape, res.ParamsShape = seq, rev, next, shape, toolsShape, paramsShape
+		res.Seq, res.Revision, res.Listing, res.TasksShape, res.ToolsShape, res.ParamsShapes = seq, rev, next, shape, toolsShape, paramsShapes
 		kind := store.EventEdit
 		if len(out.ops) == 0 && tasksChanged {
 			kind = store.EventTasks
@@ -816,7 +848,7 @@ func (s *DB) AppendEdit(ctx context.Context, e store.Edit) (store.EditResult, er
 		e.Undo = &u
 	}
 	return s.record(ctx, change{op: op, ws: e.Workspace, author: e.Author, authorID: e.AuthorID, message: e.Message, at: e.Now,
-		kind: store.KindEdit, restored: -1, undo: e.Undo, toolsBase: e.ToolsBase, paramsBase: e.ParamsBase,
+		kind: store.KindEdit, restored: -1, undo: e.Undo, toolsBase: e.ToolsBase, paramsBase: e.ParamsBase, paramsTool: e.ParamsTool,
 		// Coalescing reads the ops, which Make fills in first (next runs before it).
 		coalesce: func(head store.Revision) bool { return store.Coalesces(head, e) },
 		next: func(_ *sql.Tx, cur state) (outcome, error) {
@@ -918,8 +950,8 @@ func (s *DB) Revisions(ctx context.Context, ws string, page store.RevisionPage) 
 		limit = store.MaxRevisionLimit
 	}
 	before := page.Before
-	if before <= 0 {
-		before = math.MaxInt32 // above any revision number (an INTEGER column)
+	if before <= 0 || before > math.MaxInt32 {
+		before = math.MaxInt32 // above any revision number (an INTEGER column, which PostgreSQL checks)
 	}
 	// A range scan of the primary key (workspace_id, number), backwards: it reads the page, not
 	// the workspace's whole history.
