@@ -355,3 +355,95 @@ func TestLateEventStillReachesPages(t *testing.T) {
 	close(held.release)
 	sb.waitFor(t, "Ana's change", func(s string) bool { return strings.Contains(s, "Ana&#39;s words, made elsewhere.") })
 }
+
+// headRace is a store in which someone's edit lands between this server's read of a workspace's
+// row and its read of the head revision, once, when armed.
+type headRace struct {
+	store.Store
+	mu  sync.Mutex
+	run func()
+}
+
+func (h *headRace) Revision(ctx context.Context, ws string, n int) (store.Revision, error) {
+	h.mu.Lock()
+	run := h.run
+	h.run = nil
+	h.mu.Unlock()
+	if run != nil && n == -1 {
+		run()
+	}
+	return h.Store.Revision(ctx, ws, n)
+}
+
+// rowAction finds the tools' shape the row of tool i was rendered at, for its "move up" button.
+func rowAction(t testing.TB, html string, i int) (int, bool) {
+	t.Helper()
+	m := regexp.MustCompile(fmt.Sprintf(`op=up&amp;i=%d&amp;g=(\d+)`, i)).FindStringSubmatch(html)
+	if m == nil {
+		return 0, false
+	}
+	g, _ := strconv.Atoi(m[1])
+	return g, true
+}
+
+// TestReadsPairListingWithItsShape: a tool moves on another server between this server's read
+// of the workspace and its read of the head. The page is still rendered with the shape of the
+// listing it shows, so its buttons work at once (an older shape would be refused, and, cached,
+// refused again on every retry).
+func TestReadsPairListingWithItsShape(t *testing.T) {
+	st := newTestStore(t)
+	race := &headRace{Store: st}
+	here, there := serverOn(t, race), serverOn(t, st)
+	id := workspaceFrom(t, here, sixParams)
+	getPageAs(t, here, ana, "/w/"+id)
+	// Someone elsewhere edits, so that this server's head cache is behind and reads the head.
+	postAs(t, there, bo, strings.Repeat("b", 32), "/w/"+id+"/edit?t=1&f=description", map[string]any{"tool": 1, "val": "x"})
+	race.mu.Lock()
+	race.run = func() {
+		postAs(t, there, bo, strings.Repeat("b", 32), "/w/"+id+"/tool?op=down&i=0", map[string]any{"tool": 0})
+	}
+	race.mu.Unlock()
+	page := getPageAs(t, here, ana, "/w/"+id)
+	g, ok := rowAction(t, page, 1)
+	if !ok {
+		t.Fatal("no row 1 in the page")
+	}
+	rec, _ := st.Workspace(context.Background(), id)
+	if int64(g) != rec.ToolsShape {
+		t.Errorf("the page's rows carry tools' shape %d; the listing they show is at %d", g, rec.ToolsShape)
+	}
+}
+
+// raceTaskAdd is a store in which someone moves a tool just before a task edit is stored.
+type raceTaskAdd struct {
+	store.Store
+	once sync.Once
+	run  func()
+}
+
+func (r *raceTaskAdd) PutTasks(ctx context.Context, te store.TaskEdit) (store.EditResult, error) {
+	r.once.Do(r.run)
+	return r.Store.PutTasks(ctx, te)
+}
+
+// TestTaskEditCarriesToolsShape: a tool moves while Ana's task edit is being stored. Her answer
+// renders the tool rows at their new places, with the shape of those places, so they work.
+func TestTaskEditCarriesToolsShape(t *testing.T) {
+	st := newTestStore(t)
+	race := &raceTaskAdd{Store: st}
+	here, there := serverOn(t, race), serverOn(t, st)
+	id := workspaceFrom(t, here, sixParams)
+	g0 := shapesIn(t, getPageAs(t, here, ana, "/w/"+id))
+	race.run = func() {
+		postAs(t, there, bo, strings.Repeat("b", 32), fmt.Sprintf("/w/%s/tool?op=down&i=0&g=%d", id, g0[0]), map[string]any{"tool": 0})
+	}
+	evs := postAs(t, here, ana, strings.Repeat("a", 32), "/w/"+id+"/task?op=add&i=0", map[string]any{"tool": 0})
+	g, ok := rowAction(t, patched(evs)["tool-list"], 1)
+	if !ok {
+		t.Fatalf("the answer did not render the moved tools: %v", keys(patched(evs)))
+	}
+	rec, _ := st.Workspace(context.Background(), id)
+	if int64(g) != rec.ToolsShape {
+		t.Errorf("the rows were rendered with tools' shape %d; they show the listing at %d", g, rec.ToolsShape)
+	}
+}
