@@ -950,9 +950,9 @@ func revActions(ws string, row RevisionRow) templ.Component {
 	})
 }
 
-// revBase is the baseline's row. Its record sits in #rev-base-meta, which live updates leave
-// alone: they read the newest page only, which holds the baseline only in a short history.
-// RevisionBaseMeta replaces it when the baseline is renamed.
+// revBase is the baseline's row. Its record sits in #rev-base-meta: every list the server
+// renders reads the baseline (revisionsModel), so a live update refreshes it (a rename by
+// someone else shows); a list rendered without it leaves the record alone.
 func revBase(ws string, row RevisionRow, known bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -1015,7 +1015,7 @@ func RevisionBaseMeta(row RevisionRow) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 72, "<span id=\"rev-base-meta\" data-testid=\"rev-base-meta\" data-ignore-morph>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 72, "<span id=\"rev-base-meta\" data-testid=\"rev-base-meta\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
