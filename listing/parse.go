@@ -2,6 +2,7 @@ package listing
 
 import (
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -15,19 +16,23 @@ const MaxDepth = 10000
 // in a listing and in a task file.
 const PythonMaxDepth = 993
 
-// Depth is how deeply v nests arrays and objects (a scalar is 0, [] is 1).
-func Depth(v *Value) int {
+// Deepest is how deeply v nests arrays and objects (a scalar is 0, [] is 1), and the JSON
+// pointer of its deepest array or object.
+func Deepest(v *Value) (depth int, ptr string) {
 	if v == nil || v.Kind != Array && v.Kind != Object {
-		return 0
+		return 0, ""
 	}
-	d := 0
-	for _, it := range v.Items {
-		d = max(d, Depth(it))
+	for i, it := range v.Items {
+		if d, p := Deepest(it); d > depth {
+			depth, ptr = d, "/"+strconv.Itoa(i)+p
+		}
 	}
 	for _, m := range v.Members {
-		d = max(d, Depth(m.Value))
+		if d, p := Deepest(m.Value); d > depth {
+			depth, ptr = d, JoinPointer(m.Key)+p
+		}
 	}
-	return d + 1
+	return depth + 1, ptr
 }
 
 // SyntaxError is malformed JSON. Its message follows Python's json module word for word

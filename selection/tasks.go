@@ -56,8 +56,8 @@ func ParseTasks(src []byte, strict bool) ([]Task, error) {
 	if err != nil {
 		return nil, &TaskError{Msg: err.Error(), Err: err}
 	}
-	if d := listing.Depth(v); strict && d > listing.PythonMaxDepth {
-		return nil, &TaskError{Msg: fmt.Sprintf("the task file nests arrays and objects %d levels deep; the reference checker's Python stops at %d (RecursionError)", d, listing.PythonMaxDepth)}
+	if d, p := listing.Deepest(v); strict && d > listing.PythonMaxDepth {
+		return nil, &TaskError{Pointer: p, Msg: fmt.Sprintf("the task file nests arrays and objects %d levels deep; the reference checker's Python stops at %d (RecursionError). Flatten the task's arguments, or check without --rules reference", d, listing.PythonMaxDepth)}
 	}
 	switch v.Kind {
 	case listing.Array:

@@ -281,7 +281,7 @@ type Edit struct {
 }
 
 // ErrToolsReshaped is the cause of an edit refused because the listing's shape changed after
-// the one its positions come from (Edit.ToolsBase).
+// the one its positions come from (Edit.ToolsBase, Edit.ParamsBase).
 var ErrToolsReshaped = errors.New("the listing's shape changed: a tool or parameter was added, removed or moved")
 
 // Undoable marks an edit as a step of its author's undo.

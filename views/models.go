@@ -97,7 +97,7 @@ type Editor struct {
 }
 
 // Shape is where a listing's tools and parameters are, as versions that move when one is added,
-// removed or moved (store.Workspace.ToolsShape and ParamsShape).
+// removed or moved (store.Workspace.ToolsShape, and ParamsShapes of the edited tool).
 type Shape struct{ Tools, Params int }
 
 // SchemaMsg is the live message under a raw JSON schema field.

@@ -340,11 +340,16 @@ func paramStructOps(tool *listing.Value, t int, op string, p int) ([]listing.Op,
 	return schemaOp(t, set(schema, "properties", listing.NewObject(fields...))), nil
 }
 
+// toolGone is the problem of a change to tool t (0-based) that a listing of n tools lacks.
+func toolGone(t, n int) *problem {
+	return &problem{Msg: fmt.Sprintf("tool %d no longer exists; the listing has %d. Reload the page", t+1, n)}
+}
+
 // toolStructOps adds, duplicates, removes or moves a tool.
 func toolStructOps(l *listing.Listing, op string, i int) ([]listing.Op, int, error) {
 	n := len(l.Tools)
 	if op != "add" && (i < 0 || i >= n) {
-		return nil, 0, &problem{Msg: fmt.Sprintf("tool %d no longer exists; the listing has %d", i+1, n)}
+		return nil, 0, toolGone(i, n)
 	}
 	names := map[string]bool{}
 	for _, nm := range l.Names() {

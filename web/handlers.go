@@ -535,6 +535,7 @@ type change struct {
 	select_   int    // the originating page's selection after the change (-1: unchanged; selectLast)
 	typed     string // the text the person sent, given back if the change is refused
 	click     bool   // a button, not typing: the page is not "typing in" the field it changed
+	field     string // the editor field the change came from, for where a problem is shown
 	self      func(ws Workspace, st *state) []templ.Component
 	// extra renders more regions every page of the workspace gets (the Server panel after a
 	// re-fetch).
@@ -588,11 +589,11 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 		switch {
 		case errors.As(err, &pr):
 			// Made again under the store's lock, the edit met a listing that refuses it.
-			return s.problemPatch(c, sg, ch.tool, pr.Msg)
+			return s.problemPatch(c, messageField(ch.field), pr)
 		case errors.As(err, new(*staleTools)):
 			return s.staleToolsAnswer(c, sg, ch.typed)
 		case errors.As(err, &ee):
-			return s.problemPatch(c, sg, ch.tool, "That change could not be applied: "+ee.Msg)
+			return s.problemPatch(c, messageField(ch.field), &problem{Msg: "That change could not be applied: " + ee.Msg})
 		case errors.As(err, &ue):
 			// The refused step is gone: the buttons show what is left.
 			sse := datastar.NewSSE(c.Response().Writer, c.Request())
@@ -757,15 +758,21 @@ func typedText(c echo.Context, field, val string) string {
 // its position may name another tool or parameter now. The page gets the listing as it stands
 // and a notice that gives back the text it sent, so nothing typed is lost.
 func (s *Server) staleToolsAnswer(c echo.Context, sg signals, typed string) error {
+	msg := "Someone added, removed or moved a tool or parameter before your change reached the server, so it was not applied (its place may hold another one now). Here is the listing as it stands; try again."
+	if typed != "" {
+		msg = fmt.Sprintf("Someone added, removed or moved a tool or parameter while you typed, so your last change was not saved (its place may hold another one now). Your text was: «%s». Here is the listing as it stands.", typed)
+	}
+	return s.listingAsItStands(c, sg, msg)
+}
+
+// listingAsItStands answers a page whose positions are stale with every region rendered afresh
+// and msg as the notice (the selection kept where it can be).
+func (s *Server) listingAsItStands(c echo.Context, sg signals, msg string) error {
 	ws, err := s.getWS(c)
 	if err != nil {
 		return err
 	}
 	sel := min(max(sg.Tool, 0), max(len(ws.Listing.Tools)-1, 0))
-	msg := "Someone added, removed or moved a tool or parameter before your change reached the server, so it was not applied (its place may hold another one now). Here is the listing as it stands; try again."
-	if typed != "" {
-		msg = fmt.Sprintf("Someone added, removed or moved a tool or parameter while you typed, so your last change was not saved (its place may hold another one now). Your text was: «%s». Here is the listing as it stands.", typed)
-	}
 	if p := s.hub.lookup(ws.ID, sg.PID); p != nil {
 		p.setSelected(sel)
 	}
@@ -784,10 +791,22 @@ func (s *Server) staleToolsAnswer(c echo.Context, sg signals, typed string) erro
 
 // problemPatch answers an edit that was refused with a message next to the editor, changing
 // nothing.
-func (s *Server) problemPatch(c echo.Context, sg signals, tool int, msg string) error {
+func (s *Server) problemPatch(c echo.Context, field string, pr *problem) error {
 	sse := datastar.NewSSE(c.Response().Writer, c.Request())
-	_ = sse.PatchElementTempl(views.SchemaMessage(views.SchemaMsg{Field: "params", Text: msg}))
+	_ = sse.PatchElementTempl(views.SchemaMessage(views.SchemaMsg{Field: field, Text: pr.Msg, Line: pr.Line, Column: pr.Column}))
 	return nil
+}
+
+// messageField is the editor message region a problem with field is shown in: under its raw
+// schema for a schema, under the parameters table otherwise.
+func messageField(field string) string {
+	switch field {
+	case "inputSchema":
+		return "input"
+	case "outputSchema":
+		return "output"
+	}
+	return "params"
 }
 
 // getWS reads the request's workspace without the person's undo state: only a whole page shows
@@ -853,16 +872,7 @@ func (s *Server) selectTool(c echo.Context) error {
 	if stale(ws, -1) {
 		// The index was drawn before someone added, removed or moved a tool: it may be
 		// another tool's now. Show the list as it stands instead of guessing.
-		sel := min(max(sg.Tool, 0), max(len(ws.Listing.Tools)-1, 0))
-		sse := datastar.NewSSE(c.Response().Writer, c.Request())
-		if err := sse.MarshalAndPatchSignals(map[string]int{"tool": sel}); err != nil {
-			return nil
-		}
-		if err := s.sendFull(sse, ws, sel); err != nil {
-			return nil
-		}
-		_ = sse.PatchElementTempl(views.FieldNotice(ws.ID, sel, "Someone added, removed or moved a tool since this page was drawn; here is the list as it stands. Pick the tool again."))
-		return nil
+		return s.listingAsItStands(c, sg, "Someone added, removed or moved a tool since this page was drawn; here is the list as it stands. Pick the tool again.")
 	}
 	if sg.Tool < 0 || sg.Tool >= len(ws.Listing.Tools) {
 		return echo.NewHTTPError(http.StatusConflict, "that tool no longer exists; reload the page")
@@ -919,7 +929,7 @@ func (s *Server) editField(c echo.Context) error {
 	// rename rewrites its schema, which must not undo an edit that landed in between.
 	makeOps := func(l *listing.Listing) ([]listing.Op, error) {
 		if t >= len(l.Tools) {
-			return nil, &problem{Msg: fmt.Sprintf("tool %d no longer exists; the listing has %d", t+1, len(l.Tools))}
+			return nil, toolGone(t, len(l.Tools))
 		}
 		if field == "param" {
 			return paramOps(l.Tools[t], t, p, k, val)
@@ -929,16 +939,7 @@ func (s *Server) editField(c echo.Context) error {
 	ops, err := makeOps(ws.Listing)
 	var pr *problem
 	if errors.As(err, &pr) {
-		msgField := "params"
-		switch field {
-		case "inputSchema":
-			msgField = "input"
-		case "outputSchema":
-			msgField = "output"
-		}
-		sse := datastar.NewSSE(c.Response().Writer, c.Request())
-		_ = sse.PatchElementTempl(views.SchemaMessage(views.SchemaMsg{Field: msgField, Text: pr.Msg, Line: pr.Line, Column: pr.Column}))
-		return nil
+		return s.problemPatch(c, messageField(field), pr)
 	}
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
@@ -952,7 +953,7 @@ func (s *Server) editField(c echo.Context) error {
 			return ops, nil
 		}
 		return makeOps(head)
-	}}, tool: t, select_: -1, typed: typed}
+	}}, tool: t, select_: -1, typed: typed, field: field}
 	ch.self = func(ws Workspace, st *state) []templ.Component {
 		if t >= len(st.res.Tools) {
 			return nil
@@ -1054,7 +1055,7 @@ func (s *Server) paramOp(c echo.Context) error {
 	if err != nil {
 		var pr *problem
 		if errors.As(err, &pr) {
-			return s.problemPatch(c, sg, t, pr.Msg)
+			return s.problemPatch(c, "params", pr)
 		}
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
@@ -1071,7 +1072,7 @@ func (s *Server) paramOp(c echo.Context) error {
 			return ops, nil
 		}
 		if t >= len(head.Tools) {
-			return nil, &problem{Msg: fmt.Sprintf("tool %d no longer exists; the listing has %d", t+1, len(head.Tools))}
+			return nil, toolGone(t, len(head.Tools))
 		}
 		return paramStructOps(head.Tools[t], t, op, p)
 	}}, tool: t, select_: -1, click: true, self: func(ws Workspace, st *state) []templ.Component {

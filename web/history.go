@@ -62,8 +62,8 @@ func (s *Server) revisionsModel(ctx context.Context, id string) (views.Revisions
 	return revisionsFrom(id, revs), nil
 }
 
-// revisionsFrom makes the list from the newest page of revisions, which holds the baseline only
-// when the history is short (a live update passes the page alone).
+// revisionsFrom makes the list from the newest page of revisions and the baseline (the last of
+// revs; revisionsModel reads it on its own when the page does not reach it).
 func revisionsFrom(id string, revs []store.Revision) views.Revisions {
 	m := views.Revisions{WS: id}
 	if len(revs) == 0 {
@@ -415,12 +415,9 @@ func (s *Server) historyName(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	// The EventRevision the store sends refreshes the other pages' panels.
+	// The list carries the baseline's record too; the EventRevision the store sends refreshes
+	// the other pages' panels the same way.
 	_ = sse.PatchElementTempl(views.RevisionsList(m))
-	if n == 0 {
-		// Live updates leave the baseline's record as it is.
-		_ = sse.PatchElementTempl(views.RevisionBaseMeta(*m.Base), datastar.WithModeReplace())
-	}
 	return nil
 }
 

@@ -260,9 +260,6 @@ func checkReference(out *bufio.Writer, e *env, source, tasksPath string) error {
 	if err != nil {
 		return fail(err)
 	}
-	if d := listing.Depth(l.Doc); d > listing.PythonMaxDepth {
-		return fail(fmt.Errorf("the reference checker cannot read this listing (it would stop with a Python exception): arrays and objects nest %d levels deep; its Python stops at %d (RecursionError)", d, listing.PythonMaxDepth))
-	}
 	var tasks []selection.Task
 	if tasksPath != "" {
 		if tasks, err = loadTasks(e, tasksPath, true); err != nil {

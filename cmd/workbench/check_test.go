@@ -220,7 +220,9 @@ func TestCheckNestingAtPythonsLimit(t *testing.T) {
 		return `[{"task": "find a book", "expect": "a", "args": ` + nest(depth-2) + `}]`
 	}
 	plain := filepath.Join(dir, "plain.json")
-	os.WriteFile(plain, []byte(`[{"name": "a", "description": "x"}]`), 0o644)
+	if err := os.WriteFile(plain, []byte(`[{"name": "a", "description": "x"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	py, _ := exec.LookPath("python3")
 	for _, tt := range []struct {
 		name          string
@@ -236,12 +238,16 @@ func TestCheckNestingAtPythonsLimit(t *testing.T) {
 			args := []string{"check", plain, "--rules", "reference"}
 			if tt.listing {
 				src := filepath.Join(dir, "deep.json")
-				os.WriteFile(src, []byte(listingAt(tt.depth)), 0o644)
+				if err := os.WriteFile(src, []byte(listingAt(tt.depth)), 0o644); err != nil {
+					t.Fatal(err)
+				}
 				args[1] = src
 			}
 			if tt.task {
 				tasks := filepath.Join(dir, "tasks.json")
-				os.WriteFile(tasks, []byte(tasksAt(tt.depth)), 0o644)
+				if err := os.WriteFile(tasks, []byte(tasksAt(tt.depth)), 0o644); err != nil {
+					t.Fatal(err)
+				}
 				args = append(args, "--tasks", tasks)
 			}
 			deeper := tt.depth > listing.PythonMaxDepth
@@ -250,7 +256,15 @@ func TestCheckNestingAtPythonsLimit(t *testing.T) {
 			if refused != deeper {
 				t.Errorf("depth %d: exit %d, %q; want refused %v", tt.depth, code, out, deeper)
 			}
+			if tt.listing {
+				// The default rules print the reference's report only when it has one.
+				all, _, _ := runCLI(t, "", append([]string{"check", args[1], "--rules", "all"}, args[4:]...)...)
+				if got := strings.Contains(all, "PASS list-complete"); got == deeper {
+					t.Errorf("depth %d, --rules all: reference report shown %v, want %v:\n%.300s", tt.depth, got, !deeper, all)
+				}
+			}
 			if py == "" {
+				t.Log("python3 is not installed: the limit is not confirmed against the reference")
 				return
 			}
 			refArgs := []string{filepath.Join(sharedDir(t), "reference", "tool_design_check.py"), args[1]}

@@ -20,7 +20,7 @@ import (
 // TestDifferential compares `workbench check --rules reference` with the reference checker on
 // random listings and task files, byte for byte. It needs python3 and ../shared/reference.
 // The seed is fixed so that CI is repeatable; WORKBENCH_DIFF_SEED=random explores new cases (a
-// disagreement found so becomes a test of its own, as TestMathematicalTies in selection did),
+// disagreement found so becomes a test of its own, as TestNearTies in selection did),
 // WORKBENCH_DIFF_SEED=N repeats a run, and WORKBENCH_DIFF_CASES sets how many cases (default 600).
 func TestDifferential(t *testing.T) {
 	py, err := exec.LookPath("python3")

@@ -18,8 +18,19 @@ func (e *CrashError) Error() string { return fmt.Sprintf("%s: %s", e.Ptr, e.Msg)
 
 // Validate returns a *CrashError for the first value of l that the reference cannot handle: text
 // that is not a string where it reads text, a lone surrogate (which cannot be written as UTF-8),
-// and, when ranking, the shapes its ranker cannot iterate.
+// and, when ranking, the shapes its ranker cannot iterate; and arrays and objects nested deeper
+// than its Python's json module decodes (listing.PythonMaxDepth).
 func Validate(l *listing.Listing, ranking bool) error {
+	// Python's json module stops first, before the checker reads a value.
+	if d, p := listing.Deepest(l.Doc); d > listing.PythonMaxDepth {
+		if p == "" {
+			p = "/"
+		}
+		if toks, err := listing.SplitPointer(p); err == nil && len(toks) > 6 {
+			p = listing.JoinPointer(toks[:6]...) + "/…" // where it starts; the rest is /0/0/…
+		}
+		return &CrashError{p, fmt.Sprintf("arrays and objects nest %d levels deep here; the reference's Python decodes at most %d (RecursionError). Flatten the schema", d, listing.PythonMaxDepth)}
+	}
 	for i, t := range l.Tools {
 		base := fmt.Sprintf("/tools/%d", i)
 		if p := findSurrogate(t, base); p != "" {

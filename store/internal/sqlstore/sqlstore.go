@@ -604,10 +604,14 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		if c.toolsBase != nil && w.ToolsShape > *c.toolsBase || c.paramsBase != nil && w.ParamsShapes[c.paramsTool] > *c.paramsBase {
+		switch {
+		case c.toolsBase != nil && w.ToolsShape > *c.toolsBase:
 			return nil, &store.Error{Kind: store.Conflict, Op: c.op, Err: store.ErrToolsReshaped,
-				Msg: fmt.Sprintf("the listing's shape changed (tools at edit %d, tool %d's parameters at edit %d) since the edit was made; its positions may name other tools or parameters now",
-					w.ToolsShape, c.paramsTool, w.ParamsShapes[c.paramsTool])}
+				Msg: fmt.Sprintf("a tool was added, removed or moved (edit %d) since the edit was made (at %d); its tool positions may name other tools now; read the listing again", w.ToolsShape, *c.toolsBase)}
+		case c.paramsBase != nil && w.ParamsShapes[c.paramsTool] > *c.paramsBase:
+			return nil, &store.Error{Kind: store.Conflict, Op: c.op, Err: store.ErrToolsReshaped,
+				Msg: fmt.Sprintf("a parameter of tool %d was added, removed or moved (edit %d) since the edit was made (at %d); its parameter positions may name other parameters now; read the listing again",
+					c.paramsTool+1, w.ParamsShapes[c.paramsTool], *c.paramsBase)}
 		}
 		before := state{head: head, l: cur, refs: curRefs, tasks: tasksOf(head), shape: w.TasksShape}
 		out, err := c.next(tx, before)
@@ -933,25 +937,34 @@ func wholeListing(l *listing.Listing) []listing.Op {
 	return []listing.Op{{Kind: listing.OpSet, Path: "/tools", Value: listing.NewArray(l.Tools...)}}
 }
 
-// Revisions implements store.Store.
-func (s *DB) Revisions(ctx context.Context, ws string, page store.RevisionPage) ([]store.Revision, error) {
-	const op = "list revisions"
-	if err := checkID(op, "workspace ID", ws); err != nil {
-		return nil, err
-	}
-	limit := page.Limit
+// pageBounds is the range a page of revisions reads: numbers below before, at most limit of them.
+func pageBounds(page store.RevisionPage) (before, limit int, err error) {
+	limit = page.Limit
 	switch {
 	case limit < 0:
-		return nil, store.Errorf(store.Invalid, op, "a page of revisions holds 0 (the default, %d) to %d revisions; got %d",
+		return 0, 0, fmt.Errorf("a page of revisions holds 0 (the default, %d) to %d revisions; got %d",
 			store.DefaultRevisionLimit, store.MaxRevisionLimit, limit)
 	case limit == 0:
 		limit = store.DefaultRevisionLimit
 	case limit > store.MaxRevisionLimit:
 		limit = store.MaxRevisionLimit
 	}
-	before := page.Before
+	before = page.Before
 	if before <= 0 || before > math.MaxInt32 {
 		before = math.MaxInt32 // above any revision number (an INTEGER column, which PostgreSQL checks)
+	}
+	return before, limit, nil
+}
+
+// Revisions implements store.Store.
+func (s *DB) Revisions(ctx context.Context, ws string, page store.RevisionPage) ([]store.Revision, error) {
+	const op = "list revisions"
+	if err := checkID(op, "workspace ID", ws); err != nil {
+		return nil, err
+	}
+	before, limit, err := pageBounds(page)
+	if err != nil {
+		return nil, &store.Error{Kind: store.Invalid, Op: op, Msg: err.Error()}
 	}
 	// A range scan of the primary key (workspace_id, number), backwards: it reads the page, not
 	// the workspace's whole history.

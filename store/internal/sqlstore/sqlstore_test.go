@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 	"testing/fstest"
 
@@ -165,6 +166,30 @@ func TestMigrationMarker(t *testing.T) {
 		}
 		if ms[0].NoForeignKeys != tc.want {
 			t.Errorf("%s: NoForeignKeys = %v, want %v", tc.name, ms[0].NoForeignKeys, tc.want)
+		}
+	}
+}
+
+// TestPageBounds: what a page of revisions reads. A conformance test cannot reach the clamp
+// without writing more than MaxRevisionLimit revisions; the bounds are checked here.
+func TestPageBounds(t *testing.T) {
+	tests := []struct {
+		name          string
+		page          store.RevisionPage
+		before, limit int
+		err           bool
+	}{
+		{"the zero page", store.RevisionPage{}, math.MaxInt32, store.DefaultRevisionLimit, false},
+		{"a page before 10", store.RevisionPage{Before: 10, Limit: 5}, 10, 5, false},
+		{"a negative Before: from the head", store.RevisionPage{Before: -3}, math.MaxInt32, store.DefaultRevisionLimit, false},
+		{"a Before past the column", store.RevisionPage{Before: math.MaxInt32 + 1}, math.MaxInt32, store.DefaultRevisionLimit, false},
+		{"a Limit above the maximum, clamped", store.RevisionPage{Limit: store.MaxRevisionLimit + 1}, math.MaxInt32, store.MaxRevisionLimit, false},
+		{"a negative Limit", store.RevisionPage{Limit: -1}, 0, 0, true},
+	}
+	for _, tt := range tests {
+		before, limit, err := pageBounds(tt.page)
+		if (err != nil) != tt.err || before != tt.before || limit != tt.limit {
+			t.Errorf("%s: before %d, limit %d, err %v; want %d, %d, error %v", tt.name, before, limit, err, tt.before, tt.limit, tt.err)
 		}
 	}
 }
