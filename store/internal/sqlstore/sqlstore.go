@@ -209,7 +209,7 @@ func scanWorkspace(row interface{ Scan(...any) error }) (store.Workspace, error)
 	var params string
 	err := row.Scan(&w.ID, &w.Title, &created, &updated, &w.Head, &w.Seq, &forked, &w.TasksShape, &w.ToolsShape, &params)
 	w.Created, w.Updated, w.ForkedFrom = store.FromMicros(created), store.FromMicros(updated), forked.String
-	if err == nil {
+	if err == nil && params != "{}" { // the common case: no parameter moved since the tools did
 		if err = json.Unmarshal([]byte(params), &w.ParamsShapes); err != nil {
 			err = fmt.Errorf("workspace %s: parameters' shapes %q: %w", w.ID, params, err)
 		}
