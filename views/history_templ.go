@@ -31,8 +31,8 @@ type RevisionRow struct {
 type Revisions struct {
 	WS   string
 	Rows []RevisionRow
-	// Base is the baseline (revision 0); nil when it is not known here (a live update reads
-	// the newest page only), and the row keeps what the page showed of it.
+	// Base is the baseline (revision 0), which every list the server renders reads; nil only
+	// for a workspace with no revisions listed, and then the row keeps what the page showed.
 	Base *RevisionRow
 	// Next is the cursor of the older revisions left out of Rows (those numbered 1 to Next-1);
 	// 0 when there are none.
