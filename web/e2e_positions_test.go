@@ -93,3 +93,32 @@ func TestBrowserStalePositionsRefused(t *testing.T) {
 	}
 	waitListing("Find books. Moved by B. A2")
 }
+
+// TestBrowserParamMoveKeepsTextWithItsParameter: text typed into a parameter's description
+// moves with the parameter when it is moved: the table is rendered afresh, not morphed (a
+// morph keeps an input's typed value when its value attribute did not change, leaving p0's
+// text in the row that now holds p1).
+func TestBrowserParamMoveKeepsTextWithItsParameter(t *testing.T) {
+	ctx, base := browser(t)
+	pasteListing(t, ctx, base, sixParams)
+	if err := chromedp.Do(ctx,
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('f-p0-description').focus()`),
+		chromedp.KeyEvent("the query"),
+		chromedp.Poll[chromedp.Void](`document.getElementById('f-input').value.includes('the query')`, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[aria-label="Move parameter p0 down"]').click()`),
+		chromedp.Poll[chromedp.Void](`document.getElementById('f-p0-name')?.value === 'p1'`, chromedp.WithPollingTimeout(10*time.Second)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	type rows struct {
+		First  string `json:"first"`
+		Second string `json:"second"`
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[rows](`({first: document.getElementById('f-p0-description').value, second: document.getElementById('f-p1-description').value})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.First != "" || got.Second != "the query" {
+		t.Errorf("after moving p0 down, row 1 (p1) shows %q and row 2 (p0) %q; want \"\" and \"the query\"", got.First, got.Second)
+	}
+}

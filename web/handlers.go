@@ -224,7 +224,6 @@ func (s *Server) workspacePage(c echo.Context) error {
 		return err
 	}
 	st := s.current(ws)
-	s.shownIfNone(ws.ID, st)
 	sel, _ := strconv.Atoi(c.QueryParam("tool"))
 	m := s.workspaceModel(c.Request().Context(), ws, st, sel, "")
 	m.Page.Title = ws.Name + " · Tool Workbench"
@@ -266,6 +265,9 @@ func (s *Server) stream(c echo.Context) error {
 			return nil
 		}
 	}
+	// The page shows ws now; if it opened the room, that is what the room's pages were sent
+	// (a change made before it joined reached it through this read).
+	s.shownIfNone(ws.ID, s.current(ws))
 	tick := time.NewTicker(s.alive)
 	defer tick.Stop()
 	// A session ends at its expiry even if nobody signs out: the stream ends with it.
@@ -352,7 +354,7 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 		}
 	}
 	sel := p.selected()
-	if !n.Structure && n.EditorTool != sel {
+	if !n.Structure && n.EditorTool != sel && !slices.Contains(n.Tools, sel) {
 		return nil
 	}
 	if typing := p.typingIn(sel); typing != "" && !n.Structure {
@@ -486,7 +488,6 @@ func (s *Server) tasksPanel(c echo.Context) error {
 
 func (s *Server) sendFull(sse *datastar.ServerSentEventGenerator, ws Workspace, sel int) error {
 	st := s.current(ws)
-	s.shownIfNone(ws.ID, st)
 	if err := sendPatches(sse, sharedPatches(sse.Context(), nil, st, true)); err != nil {
 		return err
 	}
@@ -541,6 +542,11 @@ type change struct {
 	// re-fetch).
 	extra func(ws Workspace) []Patch
 }
+
+// replaced is a component a change's answer patches in replace mode: a morph keeps what was
+// typed in an input whose value attribute did not change, so a table whose rows moved would
+// show one parameter's text in another's row (see patchEditor).
+type replaced struct{ templ.Component }
 
 // selectLast selects the last tool after the change (an added tool, wherever the end is by then).
 const selectLast = -2
@@ -631,9 +637,11 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	if ch.edit != nil {
 		field = store.FieldOf(ch.edit.Ops)
 	}
-	// An edit that moved a tool re-renders every page's editor, as a structural one does.
-	moved := res.Seq > 0 && res.ToolsShape == res.Seq
+	// An edit that moved a tool re-renders every page's editor, as a structural one does; so
+	// does a move made elsewhere that this change brings in.
+	moved := res.Seq > 0 && res.ToolsShape == res.Seq || old != nil && old.ws.ToolsShape != st.ws.ToolsShape
 	n := Notice{Version: ws.Version, From: sg.PID, Shared: shared, EditorTool: ch.tool, Structure: ch.structure || moved,
+		Tools: changedTools(old, st),
 		Field: field, Author: who.Name, AuthorID: who.ID, History: true, State: st, cache: &renders{},
 		Undo: &store.UndoState{CanUndo: ws.CanUndo, CanRedo: ws.CanRedo}}
 	if !ch.tasks && !reshaped {
@@ -695,7 +703,11 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	}
 	if ch.self != nil {
 		for _, comp := range ch.self(ws, st) {
-			if err := sse.PatchElementTempl(comp); err != nil {
+			var opts []datastar.PatchElementOption
+			if r, ok := comp.(replaced); ok {
+				comp, opts = r.Component, []datastar.PatchElementOption{datastar.WithModeReplace()}
+			}
+			if err := sse.PatchElementTempl(comp, opts...); err != nil {
 				return nil
 			}
 		}
@@ -963,7 +975,7 @@ func (s *Server) editField(c echo.Context) error {
 		case "description":
 			return []templ.Component{views.DescCount(e.Words, e.Tokens)}
 		case "inputSchema":
-			return []templ.Component{views.ParamsTable(*e), views.SchemaMessage(e.InputMsg)}
+			return []templ.Component{replaced{views.ParamsTable(*e)}, views.SchemaMessage(e.InputMsg)}
 		case "outputSchema":
 			return []templ.Component{views.SchemaMessage(e.OutputMsg)}
 		case "param":
@@ -1080,7 +1092,7 @@ func (s *Server) paramOp(c echo.Context) error {
 		if e == nil {
 			return nil
 		}
-		return []templ.Component{views.ParamsTable(*e), views.SchemaText("f-input", "inputSchema", e.InputSchema, ws.ID, t, "inputSchema", e.Shape.Tools),
+		return []templ.Component{replaced{views.ParamsTable(*e)}, views.SchemaText("f-input", "inputSchema", e.InputSchema, ws.ID, t, "inputSchema", e.Shape.Tools),
 			views.SchemaMessage(e.InputMsg), views.SchemaMessage(views.SchemaMsg{Field: "params", OK: true})}
 	}})
 }

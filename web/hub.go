@@ -24,6 +24,10 @@ type Notice struct {
 	Shared     []Patch
 	EditorTool int
 	Structure  bool
+	// Tools are the tools whose content the change left different from what was sent before
+	// (EditorTool's, and any that a change from elsewhere brought in with it): pages showing
+	// one render it again, as for EditorTool.
+	Tools []int
 	// Field is the JSON pointer the change set ("" when it was not one field); Author and
 	// AuthorID say who changed it, for "someone else just changed the field you are typing in".
 	Field    string
@@ -200,6 +204,11 @@ type room struct {
 	seen    int64               // highest edit seq delivered
 	// presenceDue is set while a presence update is scheduled.
 	presenceDue bool
+	// shown is what the room's pages were last sent as a change: the diff base of the next
+	// change, and how an event from another replica knows it was shown already. Set when the
+	// first page joins, it lives as long as the room (a read that analyses a newer head must
+	// not move it, or the change that brought that head would never be sent).
+	shown *state
 }
 
 // Hub fans a workspace's events out to its pages. A page's stream drains its channel; a page that
@@ -438,6 +447,21 @@ func (h *Hub) onEdit(r *room, ev store.Event) {
 		Author: ev.Author, AuthorID: ev.AuthorID, History: true}, structure)
 }
 
+// changedTools lists the tools whose content differs between two states of one listing shape
+// (nil when the shapes differ: everything is rendered again then).
+func changedTools(old, st *state) []int {
+	if old == nil || len(old.ws.Listing.Tools) != len(st.ws.Listing.Tools) {
+		return nil
+	}
+	var out []int
+	for i, t := range st.ws.Listing.Tools {
+		if o := old.ws.Listing.Tools[i]; o != t && listing.HashOf(o) != listing.HashOf(t) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // onRemoteChange renders the shared regions that differ from what this process last showed;
 // tasks says the task table must be re-rendered whole.
 func (h *Hub) onRemoteChange(r *room, ev store.Event, n Notice, tasks bool) {
@@ -468,6 +492,7 @@ func (h *Hub) onRemoteChange(r *room, ev store.Event, n Notice, tasks bool) {
 	if old == nil || old.ws.ToolsShape != st.ws.ToolsShape {
 		n.Structure = true
 	}
+	n.Tools = changedTools(old, st)
 	rows, reshaped := changedTaskRows(old, st)
 	n.Shared = sharedPatches(ctx, old, st, tasks || reshaped)
 	if !tasks && !reshaped {

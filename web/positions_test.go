@@ -365,11 +365,14 @@ type headRace struct {
 }
 
 func (h *headRace) Revision(ctx context.Context, ws string, n int) (store.Revision, error) {
+	if n != -1 {
+		return h.Store.Revision(ctx, ws, n)
+	}
 	h.mu.Lock()
 	run := h.run
 	h.run = nil
 	h.mu.Unlock()
-	if run != nil && n == -1 {
+	if run != nil {
 		run()
 	}
 	return h.Store.Revision(ctx, ws, n)
@@ -409,6 +412,9 @@ func TestReadsPairListingWithItsShape(t *testing.T) {
 		t.Fatal("no row 1 in the page")
 	}
 	rec, _ := st.Workspace(context.Background(), id)
+	if rec.ToolsShape == 0 {
+		t.Fatal("the tool never moved: the race did not happen")
+	}
 	if int64(g) != rec.ToolsShape {
 		t.Errorf("the page's rows carry tools' shape %d; the listing they show is at %d", g, rec.ToolsShape)
 	}
@@ -446,4 +452,23 @@ func TestTaskEditCarriesToolsShape(t *testing.T) {
 	if int64(g) != rec.ToolsShape {
 		t.Errorf("the rows were rendered with tools' shape %d; they show the listing at %d", g, rec.ToolsShape)
 	}
+}
+
+// TestBurstFromElsewhereReachesEveryTool: Ana edits find_books, then hold_book, on another
+// server; this server reads both with the first event (the second is then already shown). Bo,
+// looking at hold_book, still gets hold_book's new text, not only the first event's tool.
+func TestBurstFromElsewhereReachesEveryTool(t *testing.T) {
+	st := newTestStore(t)
+	held := &heldEvents{Store: st, release: make(chan struct{})}
+	there, here := serverOn(t, st), serverOn(t, held)
+	ts := httptest.NewServer(here.Handler())
+	t.Cleanup(ts.Close)
+	id := workspaceFrom(t, there, sixParams)
+	sb := openStream(t, ts.URL, id, bo, strings.Repeat("b", 32), 1) // Bo looks at hold_book
+	sb.waitFor(t, "the first render", func(s string) bool { return strings.Contains(s, "tool-list") })
+	pa := strings.Repeat("a", 32)
+	postAs(t, there, ana, pa, "/w/"+id+"/edit?t=0&f=description", map[string]any{"tool": 0, "val": "Ana on find_books."})
+	postAs(t, there, ana, pa, "/w/"+id+"/edit?t=1&f=description", map[string]any{"tool": 1, "val": "Ana on hold_book."})
+	close(held.release)
+	sb.waitFor(t, "hold_book's new text", func(s string) bool { return strings.Contains(s, "Ana on hold_book.") })
 }

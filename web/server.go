@@ -86,13 +86,8 @@ type Server struct {
 
 	mu     sync.Mutex
 	states map[string]*state // the last analysed state per workspace (a cache: any read sets it)
-	// shown is the state per workspace that the last change sent to its pages: what a change
-	// diffs against, and how a change from another replica knows it was shown already. Only
-	// changes set it; a read that analyses a newer head (a page load, a selection) does not,
-	// or the change that brought that head would be taken as shown and never sent.
-	shown map[string]*state
-	bases map[string]*analysis.Result
-	locks map[string]*sync.Mutex
+	bases  map[string]*analysis.Result
+	locks  map[string]*sync.Mutex
 }
 
 // New builds a Server and its routes.
@@ -111,7 +106,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("web: load static files: %w", err)
 	}
 	s := &Server{db: cfg.Store, store: newWorkspaces(cfg.Store), ident: cfg.Identity, engine: cfg.Engine, log: cfg.Log, assets: assets,
-		max: cfg.MaxListingBytes, states: map[string]*state{}, shown: map[string]*state{}, bases: map[string]*analysis.Result{},
+		max: cfg.MaxListingBytes, states: map[string]*state{}, bases: map[string]*analysis.Result{},
 		locks: map[string]*sync.Mutex{}, fetch: cfg.Fetch, alive: cfg.KeepAlive, apiErr: cfg.APIErrors}
 	if s.alive <= 0 {
 		s.alive = 25 * time.Second
@@ -339,40 +334,45 @@ func evictOne[V any](m map[string]V, key string) {
 	}
 }
 
+// shownState is what the workspace's pages were last sent as a change (room.shown); nil when no
+// page is open.
 func (s *Server) shownState(id string) *state {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.shown[id]
-}
-
-// namesState is the newest state known for a workspace, for the tool names presence shows.
-func (s *Server) namesState(id string) *state {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := s.states[id]
-	if sh := s.shown[id]; sh != nil && (st == nil || sh.version > st.version) {
-		st = sh
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	if r := s.hub.rooms[id]; r != nil {
+		return r.shown
 	}
-	return st
-}
-
-// shownIfNone records st as what the workspace's pages show when no change was sent yet (the
-// first page rendered since this server started): the first change then diffs against it.
-func (s *Server) shownIfNone(id string, st *state) {
-	s.mu.Lock()
-	if s.shown[id] == nil {
-		evictOne(s.shown, id)
-		s.shown[id] = st
-	}
-	s.mu.Unlock()
+	return nil
 }
 
 // setShown records st as sent to the workspace's pages (under the workspace's lock).
 func (s *Server) setShown(id string, st *state) {
+	s.hub.mu.Lock()
+	if r := s.hub.rooms[id]; r != nil {
+		r.shown = st
+	}
+	s.hub.mu.Unlock()
+}
+
+// shownIfNone records st as what the workspace's pages show when no change was sent to them yet
+// (a page joining a room it opens).
+func (s *Server) shownIfNone(id string, st *state) {
+	s.hub.mu.Lock()
+	if r := s.hub.rooms[id]; r != nil && r.shown == nil {
+		r.shown = st
+	}
+	s.hub.mu.Unlock()
+}
+
+// namesState is the newest state known for a workspace, for the tool names presence shows.
+func (s *Server) namesState(id string) *state {
+	st := s.shownState(id)
 	s.mu.Lock()
-	evictOne(s.shown, id)
-	s.shown[id] = st
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	if c := s.states[id]; c != nil && (st == nil || c.version > st.version) {
+		st = c
+	}
+	return st
 }
 
 // baseline returns the analysis of the listing as imported.

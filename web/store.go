@@ -223,7 +223,7 @@ func (w *workspaces) get(ctx context.Context, id string, who Author, undo bool) 
 	base := w.bases[id]
 	w.mu.Unlock()
 	var head *listing.Listing
-	version := rec.Seq
+	version, number := rec.Seq, rec.Head
 	if okH && h.seq == rec.Seq {
 		head = h.l
 	} else {
@@ -238,7 +238,7 @@ func (w *workspaces) get(ctx context.Context, id string, who Author, undo bool) 
 			if rev.Number == 0 {
 				pinned = 0
 			}
-			head, version = rev.Listing, max(pinned, rec.Seq)
+			head, version, number = rev.Listing, max(pinned, rec.Seq), rev.Number
 			if pinned <= rec.Seq || attempt == 3 {
 				break
 			}
@@ -254,7 +254,7 @@ func (w *workspaces) get(ctx context.Context, id string, who Author, undo bool) 
 		}
 		w.cacheHead(id, version, head)
 	}
-	ws := Workspace{ID: rec.ID, Name: rec.Title, Version: int(version), Head: rec.Head, Created: rec.Created, Forked: rec.ForkedFrom,
+	ws := Workspace{ID: rec.ID, Name: rec.Title, Version: int(version), Head: number, Created: rec.Created, Forked: rec.ForkedFrom,
 		TasksShape: int(rec.TasksShape), ToolsShape: int(rec.ToolsShape), ParamsShapes: rec.ParamsShapes, Listing: head}
 	if base == nil {
 		rev, err := w.st.Revision(ctx, id, 0)

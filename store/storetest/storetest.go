@@ -1959,6 +1959,11 @@ func testToolsShape(t *testing.T, s store.Store) {
 	}
 	cur := read()
 	old := int64(0)
+	if p1 := cur.params[1]; p1 == 0 {
+		t.Fatal("tool 1's parameters moved, but its shape did not")
+	} else if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Ops: set("/tools/1/description", "current"), ToolsBase: &cur.tools, ParamsTool: 1, ParamsBase: &p1, Now: t0}); err != nil {
+		t.Errorf("an edit of tool 1 from its current parameters' shape: %v", err)
+	}
 	if _, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Ops: set("/tools/0/description", "other tool"), ToolsBase: &cur.tools, ParamsTool: 0, ParamsBase: &old, Now: t0}); err != nil {
 		t.Errorf("an edit of a tool whose parameters did not move: %v", err)
 	}
@@ -1971,6 +1976,19 @@ func testToolsShape(t *testing.T, s store.Store) {
 		if !errors.Is(err, store.ErrToolsReshaped) {
 			t.Errorf("its cause is %v, want ErrToolsReshaped", err)
 		}
+	}
+	// An edit that moved a parameter is a revision of its own: the same person's next edit of
+	// that schema, a moment later, does not extend it.
+	added, err := edit(listing.Op{Kind: listing.OpSet, Path: "/tools/0/inputSchema", Value: schema(`{"type": "object", "properties": {"x": {}, "new": {}}}`)})()
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed, err := edit(listing.Op{Kind: listing.OpSet, Path: "/tools/0/inputSchema", Value: schema(`{"type": "object", "properties": {"x": {}, "renamed": {}}}`)})()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if renamed.Coalesced || renamed.Revision.Number == added.Revision.Number {
+		t.Errorf("a rename right after a parameter was added extended its revision %d", added.Revision.Number)
 	}
 	cur = read()
 	f, err := s.ForkWorkspace(ctx, store.Fork{From: w.ID, Title: "fork", Now: t0})

@@ -678,6 +678,13 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		default:
 			field = ""
 		}
+		// The event names the field the edit set; the revision does not when the edit moved
+		// something: nothing coalesces into it either (an added parameter's rename is a step
+		// of its own in history).
+		evField := field
+		if toolsMoved || len(movedParams) > 0 {
+			field = ""
+		}
 		number := w.Head + 1
 		if res.Coalesced {
 			number = head.Number
@@ -797,7 +804,7 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 			kind = store.EventTasks
 		}
 		return []store.Event{{Workspace: c.ws, Kind: kind, Seq: seq, Revision: rev.Number, Author: c.author, AuthorID: c.authorID,
-			Coalesced: res.Coalesced, Field: eventField(field)}}, nil
+			Coalesced: res.Coalesced, Field: eventField(evField)}}, nil
 	})
 	if errors.Is(err, errNothing) {
 		return store.EditResult{}, nil
