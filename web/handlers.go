@@ -641,7 +641,7 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	// does a move made elsewhere that this change brings in.
 	moved := res.Seq > 0 && res.ToolsShape == res.Seq || old != nil && old.ws.ToolsShape != st.ws.ToolsShape
 	n := Notice{Version: ws.Version, From: sg.PID, Shared: shared, EditorTool: ch.tool, Structure: ch.structure || moved,
-		Tools: changedTools(old, st),
+		Tools: changedTools(old, st), ParamsMoved: paramsMoved(old, st),
 		Field: field, Author: who.Name, AuthorID: who.ID, History: true, State: st, cache: &renders{},
 		Undo: &store.UndoState{CanUndo: ws.CanUndo, CanRedo: ws.CanRedo}}
 	if !ch.tasks && !reshaped {

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,8 +27,11 @@ type Notice struct {
 	Structure  bool
 	// Tools are the tools whose content the change left different from what was sent before
 	// (EditorTool's, and any that a change from elsewhere brought in with it): pages showing
-	// one render it again, as for EditorTool.
-	Tools []int
+	// one render it again, as for EditorTool. ParamsMoved are those whose parameters were
+	// added, removed or moved: a page typing in one is told its next parameter change will be
+	// refused.
+	Tools       []int
+	ParamsMoved []int
 	// Field is the JSON pointer the change set ("" when it was not one field); Author and
 	// AuthorID say who changed it, for "someone else just changed the field you are typing in".
 	Field    string
@@ -462,6 +466,21 @@ func changedTools(old, st *state) []int {
 	return out
 }
 
+// paramsMoved lists the tools whose parameters' shape differs between two states of one tools
+// shape.
+func paramsMoved(old, st *state) []int {
+	if old == nil || old.ws.ToolsShape != st.ws.ToolsShape {
+		return nil
+	}
+	var out []int
+	for t, v := range st.ws.ParamsShapes {
+		if old.ws.ParamsShapes[t] != v {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // onRemoteChange renders the shared regions that differ from what this process last showed;
 // tasks says the task table must be re-rendered whole.
 func (h *Hub) onRemoteChange(r *room, ev store.Event, n Notice, tasks bool) {
@@ -492,7 +511,7 @@ func (h *Hub) onRemoteChange(r *room, ev store.Event, n Notice, tasks bool) {
 	if old == nil || old.ws.ToolsShape != st.ws.ToolsShape {
 		n.Structure = true
 	}
-	n.Tools = changedTools(old, st)
+	n.Tools, n.ParamsMoved = changedTools(old, st), paramsMoved(old, st)
 	rows, reshaped := changedTaskRows(old, st)
 	n.Shared = sharedPatches(ctx, old, st, tasks || reshaped)
 	if !tasks && !reshaped {
@@ -618,6 +637,9 @@ func fieldNoticeText(n Notice, typing string) string {
 	who := n.Author
 	if who == "" {
 		who = "Someone"
+	}
+	if slices.Contains(n.ParamsMoved, toolOfPtr(typing)) {
+		return who + " just added, removed or moved a parameter of this tool. Your form was left as it is; a parameter change you make in it now will not be saved (you get its text back with the table as it stands), while the tool's other fields still save."
 	}
 	if n.Field != "" && n.Field == typing {
 		return who + " just changed the field you are typing in (" + describePath(n.Field) + "). What you type next replaces their text: the last writer wins, and History keeps both."

@@ -472,3 +472,27 @@ func TestBurstFromElsewhereReachesEveryTool(t *testing.T) {
 	close(held.release)
 	sb.waitFor(t, "hold_book's new text", func(s string) bool { return strings.Contains(s, "Ana on hold_book.") })
 }
+
+// TestTypistToldParametersMoved: Bo is typing in a parameter of find_books when Ana adds a
+// parameter to it. His form is left alone, and the notice says that a parameter change made in
+// it now will not be saved (rather than that his next keystroke wins).
+func TestTypistToldParametersMoved(t *testing.T) {
+	s := serverOn(t, newTestStore(t))
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	id := workspaceFrom(t, s, sixParams)
+	pb := strings.Repeat("b", 32)
+	g := shapesIn(t, getPageAs(t, s, bo, "/w/"+id))
+	sb := openStream(t, ts.URL, id, bo, pb, 0)
+	sb.waitFor(t, "the first render", func(s string) bool { return strings.Contains(s, "tool-list") })
+	postAs(t, s, bo, pb, fmt.Sprintf("/w/%s/edit?t=0&f=param&p=0&k=description&g=%d&gp=%d", id, g[0], g[1]), map[string]any{"tool": 0, "val": "Bo types"})
+	sb.reset()
+	postAs(t, s, ana, strings.Repeat("a", 32), fmt.Sprintf("/w/%s/param?op=add&t=0&p=0&g=%d", id, g[0]), map[string]any{"tool": 0})
+	body := sb.waitFor(t, "the notice", func(s string) bool { return strings.Contains(s, `data-testid="field-notice"`) })
+	if !strings.Contains(body, "added, removed or moved a parameter of this tool") {
+		t.Errorf("the notice does not say the parameters moved: %.600s", body)
+	}
+	if strings.Contains(body, `id="editor"`) {
+		t.Errorf("Bo's form was replaced while he typed")
+	}
+}
