@@ -560,9 +560,8 @@ type state struct {
 	// tasksBody is the task file's JSON, when a task edit's undo needs it (nil: none, or not
 	// read).
 	tasksBody []byte
-	// shape is the workspace's TasksShape; params its ParamsShapes.
-	shape  int64
-	params map[int]int64
+	// shape is the workspace's TasksShape.
+	shape int64
 }
 
 // taskRef names a stored task file of a workspace (ok false: none).
@@ -614,7 +613,7 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 				Msg: fmt.Sprintf("a parameter of tool %d was added, removed or moved (edit %d) since the edit was made (at %d); its parameter positions may name other parameters now; read the listing again",
 					c.paramsTool+1, w.ParamsShapes[c.paramsTool], *c.paramsBase)}
 		}
-		before := state{head: head, l: cur, refs: curRefs, tasks: tasksOf(head), shape: w.TasksShape, params: w.ParamsShapes}
+		before := state{head: head, l: cur, refs: curRefs, tasks: tasksOf(head), shape: w.TasksShape}
 		out, err := c.next(tx, before)
 		if err != nil {
 			return nil, err
@@ -784,7 +783,7 @@ func (s *DB) record(ctx context.Context, c change) (store.EditResult, error) {
 		if n, _ := up.RowsAffected(); n != 1 {
 			return nil, store.Errorf(store.Conflict, c.op, "another edit to workspace %s was accepted at the same time; send the edit again", c.ws)
 		}
-		after := state{head: rev, l: next, refs: sn.refs, tasks: tasks, shape: shape, params: paramsShapes}
+		after := state{head: rev, l: next, refs: sn.refs, tasks: tasks, shape: shape}
 		if out.tasks != nil && out.tasks.reuse == nil {
 			after.tasksBody = out.tasks.body
 		}

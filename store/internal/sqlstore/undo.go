@@ -32,28 +32,15 @@ type stepValue struct {
 
 // stepRow is one stored step.
 type stepRow struct {
-	stack string // "undo" or "redo"
-	pos   int64
-	key   string
-	tasks bool
-	path  string
-	tool  string // the name of the tool path is in, to find it after tools moved ("" if none)
-	// shape is, for a task step, the task file's shape it was made in (its path is an index);
-	// for a step of one parameter's member, its tool's parameters' shape (paramMember).
-	shape  int64
+	stack  string // "undo" or "redo"
+	pos    int64
+	key    string
+	tasks  bool
+	path   string
+	tool   string // the name of the tool path is in, to find it after tools moved ("" if none)
+	shape  int64  // a task step: the task file's shape it was made in (its path is an index)
 	before []byte
 	after  []byte
-}
-
-// paramMember reports whether path is a member of one parameter of a tool
-// (/tools/t/inputSchema/properties/<name>/...), and the tool's index.
-func paramMember(path string) (int, bool) {
-	toks, err := listing.SplitPointer(path)
-	if err != nil || len(toks) < 5 || toks[0] != "tools" || toks[2] != "inputSchema" || toks[3] != "properties" {
-		return 0, false
-	}
-	t, err := strconv.Atoi(toks[1])
-	return t, err == nil
 }
 
 // stepTool is the name of the tool a step's path lies in, in l; "" when the path is not in one
@@ -219,16 +206,11 @@ func (s *DB) pushStep(ctx context.Context, tx *sql.Tx, c change, before, after s
 		pos = top.pos + 1
 	}
 	var tool string
-	shape := after.shape
 	if !isTasks {
 		tool = stepTool(after.l, path)
-		shape = 0
-		if t, ok := paramMember(path); ok {
-			shape = after.params[t]
-		}
 	}
 	return s.insertStep(ctx, tx, c.ws, c.authorID, stepRow{stack: "undo", pos: pos, key: c.undo.Key, tasks: isTasks, path: path, tool: tool,
-		shape: shape, before: bv, after: av})
+		shape: after.shape, before: bv, after: av})
 }
 
 // insertStep stores r and forgets the steps of its stack beyond store.MaxUndoSteps.
@@ -465,11 +447,6 @@ func (s *DB) Step(ctx context.Context, st store.Step) (store.EditResult, error) 
 			// The tool may have moved since: the step follows it (and keeps its new place).
 			path := locate(cur.l, r, wantV)
 			moved.path = path
-			if t, ok := paramMember(path); ok && cur.params[t] > r.shape {
-				// A parameter of the tool was added, removed or moved since: one of the same
-				// name now may be another (removed, then added again), holding the same value.
-				return outcome{}, &errStepConflict{r}
-			}
 			if !sameValue(cur.l.Get(path), wantV) {
 				return outcome{}, &errStepConflict{r}
 			}
