@@ -259,15 +259,16 @@ func (s *Server) stream(c echo.Context) error {
 	hf := &heldFlusher{ResponseWriter: c.Response().Writer}
 	sse := datastar.NewSSE(hf, c.Request())
 	ctx := sse.Context()
+	// The page shows ws from here on; if it opened the room, that is what the room's pages were
+	// sent (a change made before it joined reached it through this read). Set before anything
+	// is sent, so that a change in between diffs against it.
+	s.shownIfNone(ws.ID, s.current(ws))
 	if sg.Ver != ws.Version {
 		// The page is older than the workspace (a reconnect after missed notices).
 		if err := s.sendFull(sse, ws, p.selected()); err != nil {
 			return nil
 		}
 	}
-	// The page shows ws now; if it opened the room, that is what the room's pages were sent
-	// (a change made before it joined reached it through this read).
-	s.shownIfNone(ws.ID, s.current(ws))
 	tick := time.NewTicker(s.alive)
 	defer tick.Stop()
 	// A session ends at its expiry even if nobody signs out: the stream ends with it.
@@ -559,8 +560,8 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 	unlock := s.lock(id)
 	old := s.shownState(id)
 	if old == nil {
-		// Nothing shown yet (a page opened before a restart of the state cache): diff against
-		// the revision the edit applies to.
+		// No page of this workspace is open here (the room keeps what pages were sent): diff
+		// against the revision the edit applies to.
 		before, err := s.store.Get(ctx, id, who)
 		if err != nil {
 			unlock()
