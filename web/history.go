@@ -211,7 +211,14 @@ func (s *Server) historyOlder(c echo.Context) error {
 		next = rows[n-1].Number
 	}
 	_ = sse.PatchElementTempl(views.RevisionRows(c.Param("id"), rows), datastar.WithSelector("#rev-older"), datastar.WithModeAppend())
-	_ = sse.MarshalAndPatchSignals(map[string]int{"_revnext": next})
+	signals := map[string]int{"_revnext": next}
+	if c.QueryParam("first") == "1" {
+		// The first older page says what #rev-older holds from its top, as the click did: an
+		// answer that lands after the panel was opened again (which zeroes it) would otherwise
+		// leave the rows there with "Show older revisions" offered again, and load them twice.
+		signals["_revtop"] = before
+	}
+	_ = sse.MarshalAndPatchSignals(signals)
 	return nil
 }
 

@@ -1050,7 +1050,7 @@ func TestHistoryPagesOlderRevisions(t *testing.T) {
 		t.Errorf("the baseline's record is not shown: %s", panel)
 	}
 	more := find(t, panel, "rev-older-more")
-	if len(more) != 1 || !strings.Contains(attr(more[0], "data-on:click"), "history/older?before=251'") {
+	if len(more) != 1 || !strings.Contains(attr(more[0], "data-on:click"), "history/older?first=1&before=251'") {
 		t.Fatalf("no Show older revisions control loading those below 251: %s", panel)
 	}
 	if !strings.Contains(sigEvents(evs), `"_revtop":0`) {
@@ -1076,11 +1076,19 @@ func TestHistoryPagesOlderRevisions(t *testing.T) {
 		}
 		return mode, rows, sigEvents(evs)
 	}
-	mode, rows, sigs := older("before=251")
+	mode, rows, sigs := older("first=1&before=251")
 	if mode != "append" || !slices.Equal(rows, descending(250, 51)) || !strings.Contains(sigs, `"_revnext":51`) {
 		t.Errorf("the next page: %s %v, signals %s; want 250 to 51 appended, next 51", mode, rows, sigs)
 	}
+	// The first older page says where the rows it brings start, as the click did: a late answer
+	// to a panel opened again must not leave "Show older revisions" offered over its rows.
+	if !strings.Contains(sigs, `"_revtop":251`) {
+		t.Errorf("the first older page does not set what the list holds from its top: %s", sigs)
+	}
 	mode, rows, sigs = older("before=51")
+	if strings.Contains(sigs, "_revtop") {
+		t.Errorf("a later older page moved the top of what the list holds: %s", sigs)
+	}
 	if mode != "append" || !slices.Equal(rows, descending(50, 1)) || !strings.Contains(sigs, `"_revnext":0`) {
 		t.Errorf("the last page: %s %v, signals %s; want 50 to 1 appended (the baseline is listed already), no next", mode, rows, sigs)
 	}
