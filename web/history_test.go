@@ -773,29 +773,14 @@ func TestStaleTaskChangeRefused(t *testing.T) {
 	}
 }
 
-// raceTasks is a store in which, just before the first task edit made from a known task file,
-// someone else's task edit lands (run is called with the store underneath).
-type raceTasks struct {
-	store.Store
-	once sync.Once
-	run  func(st store.Store)
-}
-
-func (r *raceTasks) PutTasks(ctx context.Context, te store.TaskEdit) (store.EditResult, error) {
-	if te.Base != nil {
-		r.once.Do(func() { r.run(r.Store) })
-	}
-	return r.Store.PutTasks(ctx, te)
-}
-
 // TestConcurrentTaskEditsKeepBoth: Bo's edit of one task lands between Ana's read of the task
 // file and her edit of another task: her edit is made again from his, and both stand.
 func TestConcurrentTaskEditsKeepBoth(t *testing.T) {
 	base := newTestStore(t)
-	rt := &raceTasks{Store: base}
+	rt := &interject{Store: base, method: "PutTasks", when: func(a any) bool { return a.(store.TaskEdit).Base != nil }}
 	s := serverOn(t, rt)
 	id := openExample(t, s, "library-2-draft")
-	rt.run = func(st store.Store) {
+	rt.arm(func(st store.Store) {
 		tf, err := st.Tasks(context.Background(), id)
 		if err != nil {
 			t.Error(err)
@@ -811,7 +796,7 @@ func TestConcurrentTaskEditsKeepBoth(t *testing.T) {
 		if _, err := st.PutTasks(context.Background(), store.TaskEdit{Workspace: id, Author: "bo", AuthorID: bo.id, Body: b, Base: &tf.Seq}); err != nil {
 			t.Error(err)
 		}
-	}
+	})
 	postAs(t, s, ana, strings.Repeat("a", 32), "/w/"+id+"/task?op=set&i=0&k=task", map[string]any{"tool": 0, "val": "Ana's edit of task 1"})
 	got := do(t, s, httptest.NewRequest(http.MethodGet, "/w/"+id+"/tasks.json", nil)).Body.String()
 	if !strings.Contains(got, "Bo's edit of task 3") || !strings.Contains(got, "Ana's edit of task 1") {
@@ -831,12 +816,12 @@ func TestConcurrentTaskEditsKeepBoth(t *testing.T) {
 // never written into the task that moved up; and two removals of one task remove one.
 func TestTaskChangeNotAppliedToShiftedTask(t *testing.T) {
 	base := newTestStore(t)
-	rt := &raceTasks{Store: base}
+	rt := &interject{Store: base, method: "PutTasks", when: func(a any) bool { return a.(store.TaskEdit).Base != nil }}
 	s := serverOn(t, rt)
 	id := openExample(t, s, "library-2-draft")
 	g := taskShapeRe.FindStringSubmatch(getPageAs(t, s, ana, "/w/"+id))[1]
 	before := do(t, s, httptest.NewRequest(http.MethodGet, "/w/"+id+"/tasks.json", nil)).Body.String()
-	rt.run = func(st store.Store) {
+	rt.arm(func(st store.Store) {
 		tf, err := st.Tasks(context.Background(), id)
 		if err != nil {
 			t.Error(err)
@@ -848,7 +833,7 @@ func TestTaskChangeNotAppliedToShiftedTask(t *testing.T) {
 		if _, err := st.PutTasks(context.Background(), store.TaskEdit{Workspace: id, Author: "bo", AuthorID: bo.id, Body: b, Base: &tf.Seq}); err != nil {
 			t.Error(err)
 		}
-	}
+	})
 	evs := postAs(t, s, ana, strings.Repeat("a", 32), "/w/"+id+"/task?op=set&i=1&k=task&g="+g, map[string]any{"tool": 0, "val": "Ana's edit of task 2"})
 	if n := patched(evs)["task-notice"]; !strings.Contains(n, "Ana&#39;s edit of task 2") {
 		t.Errorf("the refused change should give the text back: %q", n)
@@ -880,7 +865,7 @@ func TestTaskChangeNotAppliedToShiftedTask(t *testing.T) {
 // what they showed, not only what the last edit set.
 func TestTaskRowsOfOthersReachEveryPage(t *testing.T) {
 	base := newTestStore(t)
-	rt := &raceTasks{Store: base}
+	rt := &interject{Store: base, method: "PutTasks", when: func(a any) bool { return a.(store.TaskEdit).Base != nil }}
 	s := serverOn(t, rt)
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
@@ -888,7 +873,7 @@ func TestTaskRowsOfOthersReachEveryPage(t *testing.T) {
 	cy := person{"cy", strings.Repeat("c3", 16)}
 	sc := openStream(t, ts.URL, id, cy, strings.Repeat("c", 32), 0)
 	sc.waitFor(t, "cy's page", func(s string) bool { return strings.Contains(s, ">cy<") })
-	rt.run = func(st store.Store) {
+	rt.arm(func(st store.Store) {
 		tf, _ := st.Tasks(context.Background(), id)
 		var tasks []map[string]any
 		_ = json.Unmarshal(tf.Body, &tasks)
@@ -897,7 +882,7 @@ func TestTaskRowsOfOthersReachEveryPage(t *testing.T) {
 		if _, err := st.PutTasks(context.Background(), store.TaskEdit{Workspace: id, Author: "bo", AuthorID: bo.id, Field: "/2/task", Body: b, Base: &tf.Seq}); err != nil {
 			t.Error(err)
 		}
-	}
+	})
 	sc.reset()
 	evs := postAs(t, s, ana, strings.Repeat("a", 32), "/w/"+id+"/task?op=set&i=0&k=task", map[string]any{"tool": 0, "val": "Ana's edit of task 1"})
 	if got := patched(evs)["t-2-task"]; !strings.Contains(got, "Bo&#39;s edit of task 3") {

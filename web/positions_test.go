@@ -219,36 +219,21 @@ func TestStaleToolPositionsRefused(t *testing.T) {
 	}
 }
 
-// raceEdits is a store in which, just before the first edit checked against a shape, someone
-// else's edit lands (run is called with the store underneath).
-type raceEdits struct {
-	store.Store
-	once sync.Once
-	run  func(st store.Store)
-}
-
-func (r *raceEdits) AppendEdit(ctx context.Context, e store.Edit) (store.EditResult, error) {
-	if e.ToolsBase != nil {
-		r.once.Do(func() { r.run(r.Store) })
-	}
-	return r.Store.AppendEdit(ctx, e)
-}
-
 // TestToolMovedWhileEditIsMade: Bo moves a tool between Ana's read of the listing (fresh, so
 // her page's shape passes the first check) and the store accepting her edit: the store refuses
 // it, and she gets her text back, never written into the tool that moved into her position.
 func TestToolMovedWhileEditIsMade(t *testing.T) {
 	base := newTestStore(t)
-	re := &raceEdits{Store: base}
+	re := &interject{Store: base, method: "AppendEdit", when: func(a any) bool { return a.(store.Edit).ToolsBase != nil }}
 	s := serverOn(t, re)
 	id := workspaceFrom(t, s, sixParams)
 	g := shapesIn(t, getPageAs(t, s, ana, "/w/"+id))
-	re.run = func(st store.Store) {
+	re.arm(func(st store.Store) {
 		if _, err := st.AppendEdit(context.Background(), store.Edit{Workspace: id, Author: "bo", AuthorID: bo.id,
 			Ops: []listing.Op{{Kind: listing.OpMove, Path: "/tools", From: 0, To: 1}}}); err != nil {
 			t.Error(err)
 		}
-	}
+	})
 	evs := postAs(t, s, ana, strings.Repeat("a", 32), fmt.Sprintf("/w/%s/edit?t=0&f=description&g=%d", id, g[0]), map[string]any{"tool": 0, "val": "Ana's words"})
 	if n := patched(evs)["field-notice"]; !strings.Contains(n, "was not saved") || !strings.Contains(n, "Ana&#39;s words") {
 		t.Errorf("the refused edit's notice should give the text back: %q", n)
@@ -356,28 +341,6 @@ func TestLateEventStillReachesPages(t *testing.T) {
 	sb.waitFor(t, "Ana's change", func(s string) bool { return strings.Contains(s, "Ana&#39;s words, made elsewhere.") })
 }
 
-// headRace is a store in which someone's edit lands between this server's read of a workspace's
-// row and its read of the head revision, once, when armed.
-type headRace struct {
-	store.Store
-	mu  sync.Mutex
-	run func()
-}
-
-func (h *headRace) Revision(ctx context.Context, ws string, n int) (store.Revision, error) {
-	if n != -1 {
-		return h.Store.Revision(ctx, ws, n)
-	}
-	h.mu.Lock()
-	run := h.run
-	h.run = nil
-	h.mu.Unlock()
-	if run != nil {
-		run()
-	}
-	return h.Store.Revision(ctx, ws, n)
-}
-
 // rowAction finds the tools' shape the row of tool i was rendered at, for its "move up" button.
 func rowAction(t testing.TB, html string, i int) (int, bool) {
 	t.Helper()
@@ -395,17 +358,15 @@ func rowAction(t testing.TB, html string, i int) (int, bool) {
 // refused again on every retry).
 func TestReadsPairListingWithItsShape(t *testing.T) {
 	st := newTestStore(t)
-	race := &headRace{Store: st}
+	race := &interject{Store: st, method: "Revision", when: func(a any) bool { return a.(int) == -1 }}
 	here, there := serverOn(t, race), serverOn(t, st)
 	id := workspaceFrom(t, here, sixParams)
 	getPageAs(t, here, ana, "/w/"+id)
 	// Someone elsewhere edits, so that this server's head cache is behind and reads the head.
 	postAs(t, there, bo, strings.Repeat("b", 32), "/w/"+id+"/edit?t=1&f=description", map[string]any{"tool": 1, "val": "x"})
-	race.mu.Lock()
-	race.run = func() {
+	race.arm(func(store.Store) {
 		postAs(t, there, bo, strings.Repeat("b", 32), "/w/"+id+"/tool?op=down&i=0", map[string]any{"tool": 0})
-	}
-	race.mu.Unlock()
+	})
 	page := getPageAs(t, here, ana, "/w/"+id)
 	g, ok := rowAction(t, page, 1)
 	if !ok {
@@ -420,29 +381,17 @@ func TestReadsPairListingWithItsShape(t *testing.T) {
 	}
 }
 
-// raceTaskAdd is a store in which someone moves a tool just before a task edit is stored.
-type raceTaskAdd struct {
-	store.Store
-	once sync.Once
-	run  func()
-}
-
-func (r *raceTaskAdd) PutTasks(ctx context.Context, te store.TaskEdit) (store.EditResult, error) {
-	r.once.Do(r.run)
-	return r.Store.PutTasks(ctx, te)
-}
-
 // TestTaskEditCarriesToolsShape: a tool moves while Ana's task edit is being stored. Her answer
 // renders the tool rows at their new places, with the shape of those places, so they work.
 func TestTaskEditCarriesToolsShape(t *testing.T) {
 	st := newTestStore(t)
-	race := &raceTaskAdd{Store: st}
+	race := &interject{Store: st, method: "PutTasks"}
 	here, there := serverOn(t, race), serverOn(t, st)
 	id := workspaceFrom(t, here, sixParams)
 	g0 := shapesIn(t, getPageAs(t, here, ana, "/w/"+id))
-	race.run = func() {
+	race.arm(func(store.Store) {
 		postAs(t, there, bo, strings.Repeat("b", 32), fmt.Sprintf("/w/%s/tool?op=down&i=0&g=%d", id, g0[0]), map[string]any{"tool": 0})
-	}
+	})
 	evs := postAs(t, here, ana, strings.Repeat("a", 32), "/w/"+id+"/task?op=add&i=0", map[string]any{"tool": 0})
 	g, ok := rowAction(t, patched(evs)["tool-list"], 1)
 	if !ok {

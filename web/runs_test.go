@@ -965,34 +965,20 @@ func TestRunCacheAndThrottle(t *testing.T) {
 	}
 }
 
-// raceRunStart is a store in which someone's edit lands just before the first run is stored.
-type raceRunStart struct {
-	store.Store
-	once sync.Once
-	run  func(st store.Store)
-}
-
-func (r *raceRunStart) PutRun(ctx context.Context, run store.Run) (store.Run, error) {
-	if run.ID == "" {
-		r.once.Do(func() { r.run(r.Store) })
-	}
-	return r.Store.PutRun(ctx, run)
-}
-
 // TestRunStartsFromWhatItNames: an edit lands between the read of the workspace and the run's
 // start. The run is started again from a fresh read, so the revision it names is the listing
 // it sends to the model (never a revision a keystroke extended past what the run saw).
 func TestRunStartsFromWhatItNames(t *testing.T) {
 	e := newRunEnv(t, nil, nil)
-	race := &raceRunStart{Store: e.db}
+	race := &interject{Store: e.db, method: "PutRun", when: func(a any) bool { return a.(store.Run).ID == "" }}
 	e.s.runs.store = race
 	ws := openExample(t, e.s, "library-2-draft")
-	race.run = func(st store.Store) {
+	race.arm(func(st store.Store) {
 		if _, err := st.AppendEdit(context.Background(), store.Edit{Workspace: ws, Author: "bo",
 			Ops: []listing.Op{{Kind: listing.OpSet, Path: "/tools/0/description", Value: listing.NewString("Landed as the run started.")}}}); err != nil {
 			t.Error(err)
 		}
-	}
+	})
 	id := e.start(t, ws, runForm())
 	e.s.WaitRuns()
 	rec, body, _ := e.stored(t, ws, id)
