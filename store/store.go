@@ -19,6 +19,12 @@
 // Undo is per person (Edit.AuthorID) and kept in the store, so that it outlives a restart and
 // works the same on every replica: an edit marked Undoable pushes a step (the value its path had
 // before and has after), and Step takes the last one back as a new edit.
+//
+// Positions: pages address tools, parameters and tasks by index. A workspace keeps the edit at
+// which each last moved (ToolsShape, ParamsShapes per tool, TasksShape); an edit made from an
+// older shape is refused under the workspace's write lock (Edit.ToolsBase and ParamsBase,
+// TaskEdit.ShapeBase), on every replica. An edit that rewrites a value from what it holds (a
+// parameter renamed inside its schema) makes its ops from the head under that lock (Edit.Make).
 package store
 
 import (

@@ -720,13 +720,13 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 // tools and, with params, gp for tool t's parameters; absent or -1 is unchecked (a client that
 // is not a page). stale reports whether either is older than the listing as read; the store
 // checks again as it accepts the edit, since a reshape may land in between.
-func shapes(c echo.Context, params bool) (g, gp *int, stale func(ws Workspace, t int) bool, err error) {
-	read := func(key string) (*int, error) {
+func shapes(c echo.Context, params bool) (g, gp *int64, stale func(ws Workspace, t int) bool, err error) {
+	read := func(key string) (*int64, error) {
 		v := c.QueryParam(key)
 		if v == "" || v == "-1" {
 			return nil, nil
 		}
-		n, err := strconv.Atoi(v)
+		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
 			return nil, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("malformed shape %s=%q; reload the page", key, v))
 		}
@@ -741,7 +741,7 @@ func shapes(c echo.Context, params bool) (g, gp *int, stale func(ws Workspace, t
 		}
 	}
 	stale = func(ws Workspace, t int) bool {
-		return g != nil && *g < ws.ToolsShape || gp != nil && int64(*gp) < ws.ParamsShapes[t]
+		return g != nil && *g < int64(ws.ToolsShape) || gp != nil && *gp < ws.ParamsShapes[t]
 	}
 	return g, gp, stale, nil
 }

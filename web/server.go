@@ -6,7 +6,12 @@
 // one long-lived SSE stream.
 //
 // Patches never replace the field being typed in: a field edit patches result regions only, and
-// the editor is re-rendered only when its structure changes or another tool is selected.
+// the editor is re-rendered only when its structure changes, another tool is selected, or
+// someone else changed the tool it shows while nobody types in it.
+//
+// Every action that names a tool or parameter by its position carries the shape of the listing
+// it was rendered from (views.editExpr): a change sent from a place someone has since moved is
+// refused, with the typed text given back and the listing as it stands (staleToolsAnswer).
 package web
 
 import (

@@ -59,7 +59,7 @@ type Edit struct {
 	// ToolsBase and ParamsBase, when set, are the shapes the change's positions were rendered
 	// at (ParamsBase: of tool ParamsTool's parameters); a listing reshaped since refuses the
 	// edit with a *staleTools.
-	ToolsBase, ParamsBase *int
+	ToolsBase, ParamsBase *int64
 	ParamsTool            int
 	// Tasks replaces the task file when SetTasks is set; TasksFn, when set instead, makes the
 	// new task file from the current one (one task changed), and is made again from a fresher
@@ -310,7 +310,7 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 		} else {
 			se.Undo.Path = store.UndoScope(e.Ops)
 		}
-		se.ToolsBase, se.ParamsBase, se.ParamsTool = int64p(e.ToolsBase), int64p(e.ParamsBase), e.ParamsTool
+		se.ToolsBase, se.ParamsBase, se.ParamsTool = e.ToolsBase, e.ParamsBase, e.ParamsTool
 		res, err = w.st.AppendEdit(ctx, se)
 		if errors.Is(err, store.ErrToolsReshaped) {
 			return before, res, &staleTools{}
@@ -384,14 +384,6 @@ func (w *workspaces) Apply(ctx context.Context, id string, e Edit, who Author) (
 	after.ToolsShape, after.ParamsShapes = int(res.ToolsShape), res.ParamsShapes
 	after.CanUndo, after.CanRedo = res.Undo.CanUndo, res.Undo.CanRedo
 	return after, res, nil
-}
-
-func int64p(p *int) *int64 {
-	if p == nil {
-		return nil
-	}
-	v := int64(*p)
-	return &v
 }
 
 // staleTools is an edit that was not applied because it was made in a page whose tool or
