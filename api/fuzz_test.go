@@ -3,12 +3,16 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/store"
 )
 
 // FuzzDecodeRequest feeds arbitrary bodies to the request decoder. It must never panic; what it
@@ -121,6 +125,30 @@ func FuzzEndpoints(f *testing.F) {
 			}
 		default:
 			t.Fatalf("status %d for %q: %.300s", rec.Code, body, rec.Body)
+		}
+	})
+}
+
+// FuzzRevisionPage: any query gives a page within the store's bounds, or an invalid_field error
+// that names the parameter and says what would work; never a panic.
+func FuzzRevisionPage(f *testing.F) {
+	for _, q := range []string{"", "before=10", "limit=5&before=3", "before=0", "limit=100000", "before=x", "before=1&before=2", "limit=%00", "before=9999999999999"} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, query string) {
+		e := echo.New()
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.URL.RawQuery = query
+		page, err := revisionPage(e.NewContext(req, httptest.NewRecorder()))
+		if err != nil {
+			var ae *Error
+			if !errors.As(err, &ae) || ae.Code != CodeInvalidField || ae.Field == "" || ae.Hint == "" {
+				t.Fatalf("query %q: %v, want an invalid_field error with a field and a hint", query, err)
+			}
+			return
+		}
+		if page.Before < 0 || page.Limit < 0 || page.Limit > store.MaxRevisionLimit {
+			t.Fatalf("query %q: page %+v out of the store's bounds", query, page)
 		}
 	})
 }
