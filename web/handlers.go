@@ -937,9 +937,6 @@ func (s *Server) editField(c echo.Context) error {
 		k = c.QueryParam("k")
 		key += fmt.Sprintf("/%d/%s", p, k)
 	}
-	// The ops are made from the listing as read, to answer a mistake at once, and made again
-	// from the head under the store's lock (unless it is the listing read): a parameter's
-	// rename rewrites its schema, which must not undo an edit that landed in between.
 	makeOps := func(l *listing.Listing) ([]listing.Op, error) {
 		if t >= len(l.Tools) {
 			return nil, toolGone(t, len(l.Tools))
@@ -960,13 +957,8 @@ func (s *Server) editField(c echo.Context) error {
 	if len(ops) == 0 {
 		return c.NoContent(http.StatusNoContent)
 	}
-	read := ws.Listing
-	ch := change{edit: &Edit{Key: key, ToolsBase: g, ParamsBase: gp, ParamsTool: t, Make: func(head *listing.Listing) ([]listing.Op, error) {
-		if head == read {
-			return ops, nil
-		}
-		return makeOps(head)
-	}}, tool: t, select_: -1, typed: typed, field: field}
+	ch := change{edit: &Edit{Key: key, ToolsBase: g, ParamsBase: gp, ParamsTool: t, Make: remake(ws.Listing, ops, makeOps)},
+		tool: t, select_: -1, typed: typed, field: field}
 	ch.self = func(ws Workspace, st *state) []templ.Component {
 		if t >= len(st.res.Tools) {
 			return nil
@@ -1020,15 +1012,11 @@ func (s *Server) toolOp(c echo.Context) error {
 	if len(ops) == 0 {
 		return c.NoContent(http.StatusNoContent)
 	}
-	// Made again from the head under the store's lock (a duplicate copies the tool as it is).
-	read := ws.Listing
-	e := &Edit{Make: func(head *listing.Listing) ([]listing.Op, error) {
-		if head == read {
-			return ops, nil
-		}
+	// A duplicate copies the tool as it is when the edit is accepted.
+	e := &Edit{Make: remake(ws.Listing, ops, func(head *listing.Listing) ([]listing.Op, error) {
 		ops, _, err := toolStructOps(head, op, i)
 		return ops, err
-	}}
+	})}
 	if op != "add" { // an added tool goes at the end, wherever that is now
 		e.ToolsBase = g
 	}
@@ -1075,20 +1063,15 @@ func (s *Server) paramOp(c echo.Context) error {
 	if len(ops) == 0 {
 		return c.NoContent(http.StatusNoContent)
 	}
-	// Made again from the head under the store's lock: the whole schema is rewritten, and an
-	// edit of another parameter that landed in between must stay.
-	read := ws.Listing
-	// Not a structural change for other pages: those showing this tool render it again (those
-	// typing in it are told instead); this page renders its parameters again.
-	return s.commit(c, sg, change{edit: &Edit{ToolsBase: g, ParamsBase: gp, ParamsTool: t, Make: func(head *listing.Listing) ([]listing.Op, error) {
-		if head == read {
-			return ops, nil
-		}
+	// The whole schema is rewritten: an edit of another parameter that landed in between must
+	// stay. Not a structural change for other pages: those showing this tool render it again
+	// (those typing in it are told instead); this page renders its parameters again.
+	return s.commit(c, sg, change{edit: &Edit{ToolsBase: g, ParamsBase: gp, ParamsTool: t, Make: remake(ws.Listing, ops, func(head *listing.Listing) ([]listing.Op, error) {
 		if t >= len(head.Tools) {
 			return nil, toolGone(t, len(head.Tools))
 		}
 		return paramStructOps(head.Tools[t], t, op, p)
-	}}, tool: t, select_: -1, click: true, self: func(ws Workspace, st *state) []templ.Component {
+	})}, tool: t, select_: -1, click: true, self: func(ws Workspace, st *state) []templ.Component {
 		e := s.editorModel(ws, st.res, t)
 		if e == nil {
 			return nil
@@ -1096,6 +1079,19 @@ func (s *Server) paramOp(c echo.Context) error {
 		return []templ.Component{replaced{views.ParamsTable(*e)}, views.SchemaText("f-input", "inputSchema", e.InputSchema, ws.ID, t, "inputSchema", e.Shape.Tools),
 			views.SchemaMessage(e.InputMsg), views.SchemaMessage(views.SchemaMsg{Field: "params", OK: true})}
 	}})
+}
+
+// remake is an Edit.Make for a change whose ops were made from the listing as read (ops), to
+// answer a mistake at once: under the store's lock they are made again by mk from the head,
+// unless the head is still that listing. A change that rewrites a value from what it holds (a
+// schema, on a parameter's rename) then never undoes an edit that landed in between.
+func remake(read *listing.Listing, ops []listing.Op, mk func(head *listing.Listing) ([]listing.Op, error)) func(*listing.Listing) ([]listing.Op, error) {
+	return func(head *listing.Listing) ([]listing.Op, error) {
+		if head == read {
+			return ops, nil
+		}
+		return mk(head)
+	}
 }
 
 // atoiOr is s as a number, or def when it is not one (the handlers check it properly after).
