@@ -1242,9 +1242,6 @@ func (s *Server) loadRun(ctx context.Context, ws, id string) (store.Run, runBody
 	return rec, body, nil
 }
 
-// fmtRate formats a rate as the run report does.
-func fmtRate(r runner.Rate) string { return stats.FormatRate(r.K, r.N, r.Interval) }
-
 // resultModel formats a run's score for the page.
 func (s *Server) resultModel(ctx context.Context, ws string, rec store.Run, body runBody) (views.RunResult, error) {
 	m := views.RunResult{WS: ws, ID: rec.ID, Label: rec.Label}
@@ -1289,7 +1286,7 @@ func (s *Server) resultModel(ctx context.Context, ws string, rec store.Run, body
 		m.NoTool = stats.FormatProportion(sc.NoTool.Rate)
 		m.NoToolDetail = fmt.Sprintf("%d/%d, 95%% CI %s", sc.NoTool.K, sc.NoTool.N, stats.FormatRange(sc.NoTool.Interval))
 	}
-	m.ArgsCalls, m.ArgsJSON, m.ArgsValid, m.ArgsMatched = sc.Args.Calls, fmtRate(sc.Args.JSON), fmtRate(sc.Args.Valid), fmtRate(sc.Args.Matched)
+	m.ArgsCalls, m.ArgsJSON, m.ArgsValid, m.ArgsMatched = sc.Args.Calls, sc.Args.JSON.String(), sc.Args.Valid.String(), sc.Args.Matched.String()
 	m.Consistency, m.Unanimous = stats.FormatProportion(sc.Consistency), sc.Unanimous
 	m.PromptTokens, m.PromptDetail = "n/a", "the endpoint reported no usage"
 	if sc.Tokens.Calls > 0 {

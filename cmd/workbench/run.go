@@ -420,9 +420,6 @@ func writeJSONFile(path string, v any) error {
 	return os.WriteFile(path, append(b, '\n'), 0o600)
 }
 
-// pct formats a rate as the Runs tab does.
-func pct(r runner.Rate) string { return stats.FormatRate(r.K, r.N, r.Interval) }
-
 // writeRunText prints the report for a person. Task texts and tool names come from files and
 // from the model: they are printed quoted, so no control character reaches the terminal.
 func writeRunText(w io.Writer, s *runner.Score, cmp *runner.Comparison, baseline string) {
@@ -437,9 +434,9 @@ func writeRunText(w io.Writer, s *runner.Score, cmp *runner.Comparison, baseline
 	fmt.Fprintf(w, "run: %d tasks × %d samples on %s (model %q), temperature %g, seed %s, tools %s\n",
 		s.Tasks, s.Spec.Samples, s.Spec.Endpoint, s.Spec.Model, s.Spec.Temperature, seed, order)
 	fmt.Fprintf(w, "accuracy: %s\n", stats.FormatRate(s.Correct, s.Scored, s.Interval))
-	fmt.Fprintf(w, "tasks that expect no tool: %s\n", pct(s.NoTool))
+	fmt.Fprintf(w, "tasks that expect no tool: %s\n", s.NoTool)
 	fmt.Fprintf(w, "arguments: %d calls; JSON objects %s; valid against the schema %s; hold the expected args %s\n",
-		s.Args.Calls, pct(s.Args.JSON), pct(s.Args.Valid), pct(s.Args.Matched))
+		s.Args.Calls, s.Args.JSON, s.Args.Valid, s.Args.Matched)
 	fmt.Fprintf(w, "consistency: %s (%d of %d tasks unanimous)\n", stats.FormatProportion(s.Consistency), s.Unanimous, s.Tasks)
 	if s.Tokens.Calls > 0 {
 		fmt.Fprintf(w, "prompt tokens (endpoint): mean %.0f, min %d, max %d per call", s.Tokens.PromptMean, s.Tokens.PromptMin, s.Tokens.PromptMax)

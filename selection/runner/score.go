@@ -44,6 +44,9 @@ type Rate struct {
 	Interval stats.Interval `json:"interval"`
 }
 
+// String is the rate as the run report and the Runs tab show it: "k/n = 0.750 (95% CI …)".
+func (r Rate) String() string { return stats.FormatRate(r.K, r.N, r.Interval) }
+
 func rate(k, n int) Rate {
 	r := Rate{N: n, K: k, Interval: stats.Wilson(k, n, stats.Z95)}
 	if n > 0 {
