@@ -7,16 +7,21 @@
 // seen; a tool it knows by pointer costs nothing, one it knows by content hash (listing.HashOf)
 // costs a hash, and only a new tool is linted and counted again. The listing-wide work is
 // incremental too: the reference's near-duplicate check keeps the shared-word counts of every
-// pair and counts again only the pairs of edited tools, its name checks are remembered by the
-// names, and the ranker (selection.Cache) judges again only the tasks that share a word an edit
-// added or removed. Each of these returns exactly what the full computation would.
+// pair of a listing of up to 512 tools and counts again only the pairs of edited tools (a larger
+// listing is searched anew, in linear time, see reference.FindNearDuplicates), its name checks
+// are remembered by the names, and the ranker (selection.Cache) judges again only the tasks that
+// share a word an edit added or removed. Each of these returns exactly what the full computation
+// would. Every cache is bounded by entries and by bytes (Options.CacheBytes), and AnalyzeContext
+// stops when its context is done.
 package analysis
 
 import (
+	"context"
 	"fmt"
-	"sync"
+	"weak"
 
 	"github.com/tool-workbench/workbench/cost"
+	"github.com/tool-workbench/workbench/internal/lru"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/lint/reference"
 	"github.com/tool-workbench/workbench/listing"
@@ -92,6 +97,11 @@ type Options struct {
 	Extended *lint.Linter
 	// CacheSize bounds the per-tool caches (default 8192 tools).
 	CacheSize int
+	// CacheBytes bounds the bytes of the engine's caches together: its per-tool facts, the
+	// cost counter's and the ranker's caches (default lru.DefaultBytes, 64 MiB). The
+	// near-duplicate and name-check states have a bound of their own (16 MiB each), and
+	// Extended linter caches against its own Config.Cache.
+	CacheBytes int64
 }
 
 // Engine computes Results, caching per-tool work. It is safe for concurrent use; one Engine can
@@ -102,15 +112,16 @@ type Engine struct {
 	linter  Linter
 	ext     *lint.Linter
 	context int
-	limit   int
 
 	ranks     *selection.Cache
 	nearDups  nearDups
 	nameLines nameLines
 
-	mu     sync.Mutex
-	byPtr  map[*listing.Value]*toolFacts
-	byHash map[listing.Hash]*toolFacts
+	budget *lru.Budget
+	// byPtr knows the content hash of tools by identity (weakly: it keeps no listing alive),
+	// byHash their facts by content.
+	byPtr  *lru.Cache[weak.Pointer[listing.Value], listing.Hash]
+	byHash *lru.Cache[listing.Hash, *toolFacts]
 }
 
 // toolFacts is what a tool's content alone decides.
@@ -122,12 +133,23 @@ type toolFacts struct {
 	// content is reference.DescriptionWords of the tool, for the listing-wide near-duplicate
 	// check.
 	content []string
+	bytes   int64 // what the facts keep reachable, estimated
+}
+
+// size estimates the bytes f keeps reachable. The content words are slices of the description
+// or copies of its words, so the description's length bounds them, and each has a header.
+func (f *toolFacts) size(desc int) int64 {
+	n := int64(desc + 16*len(f.content) + 64*len(f.cost.Parts) + len(f.cost.Name) + 160)
+	for _, fd := range f.findings {
+		n += int64(len(fd.Rule) + len(fd.Tool) + len(fd.Pointer) + len(fd.Message) + 96)
+	}
+	return n
 }
 
 // wordsLinter is a Linter whose listing-wide rules read only the names and each description's
 // content words, which the engine then passes from its per-tool cache.
 type wordsLinter interface {
-	listingWords(l *listing.Listing, names []string, descs [][]string, parts referenceParts) []Finding
+	listingWords(ctx context.Context, l *listing.Listing, names []string, descs [][]string, parts referenceParts) ([]Finding, error)
 }
 
 // New returns an Engine.
@@ -144,11 +166,12 @@ func New(opts Options) (*Engine, error) {
 	if opts.CacheSize <= 0 {
 		opts.CacheSize = 8192
 	}
+	budget := lru.NewBudget(opts.CacheBytes)
 	tok, err := cost.NewTokenizer(opts.Tokenizer)
 	if err != nil {
 		return nil, fmt.Errorf("analysis: tokenizer: %w", err)
 	}
-	counter, err := cost.NewCounter(tok, opts.Render, cost.Options{CacheSize: opts.CacheSize})
+	counter, err := cost.NewCounter(tok, opts.Render, cost.Options{CacheSize: opts.CacheSize, Cache: budget})
 	if err != nil {
 		return nil, fmt.Errorf("analysis: cost counter: %w", err)
 	}
@@ -156,52 +179,49 @@ func New(opts Options) (*Engine, error) {
 	if lin == nil {
 		lin = ReferenceLinter{}
 	}
-	return &Engine{counter: counter, tok: tok, linter: lin, ext: opts.Extended, context: opts.Context, limit: opts.CacheSize,
-		ranks: selection.NewCache(opts.CacheSize),
-		byPtr: map[*listing.Value]*toolFacts{}, byHash: map[listing.Hash]*toolFacts{}}, nil
+	return &Engine{counter: counter, tok: tok, linter: lin, ext: opts.Extended, context: opts.Context,
+		ranks: selection.NewCacheBudget(opts.CacheSize, budget), budget: budget,
+		byPtr:  lru.New[weak.Pointer[listing.Value], listing.Hash](budget, opts.CacheSize),
+		byHash: lru.New[listing.Hash, *toolFacts](budget, opts.CacheSize)}, nil
+}
+
+// CacheBytes returns the bytes the engine's caches are accounted at: those that share its
+// budget (CacheBytes) and the near-duplicate and name-check states.
+func (e *Engine) CacheBytes() int64 {
+	return e.budget.Used() + e.nearDups.stateBytes() + e.nameLines.size()
 }
 
 // Context is the context window, in tokens, that cost shares refer to.
 func (e *Engine) Context() int { return e.context }
 
-// facts returns the cached facts of every tool of l, computing those of new tools. It keeps the
-// pointer cache to the tools of the latest listings so that it does not grow without bound.
-func (e *Engine) facts(l *listing.Listing) []*toolFacts {
+// facts returns the cached facts of every tool of l, computing those of new tools. The caches
+// are bounded by entries and bytes; the pointer cache's keys are weak, so it keeps no listing
+// alive.
+func (e *Engine) facts(ctx context.Context, l *listing.Listing) ([]*toolFacts, error) {
 	out := make([]*toolFacts, len(l.Tools))
-	var missing []int
-	e.mu.Lock()
 	for i, t := range l.Tools {
-		if f, ok := e.byPtr[t]; ok {
-			out[i] = f
-		} else {
-			missing = append(missing, i)
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("analysis: %w", err)
+			}
 		}
-	}
-	e.mu.Unlock()
-	for _, i := range missing {
-		t := l.Tools[i]
-		h := listing.HashOf(t)
-		e.mu.Lock()
-		f, ok := e.byHash[h]
-		e.mu.Unlock()
+		// A tool known by identity costs a lookup, one known by content a hash, and only a
+		// new one is computed. The pointer cache holds hashes, not facts, so that the facts
+		// are kept (and accounted) once, under their hash.
+		wp := weak.Make(t)
+		h, ok := e.byPtr.Get(wp)
+		if !ok {
+			h = listing.HashOf(t)
+			e.byPtr.Add(wp, h, 64)
+		}
+		f, ok := e.byHash.Get(h)
 		if !ok {
 			f = e.compute(t)
-			e.mu.Lock()
-			if len(e.byHash) >= e.limit {
-				clear(e.byHash)
-			}
-			e.byHash[h] = f
-			e.mu.Unlock()
+			e.byHash.Add(h, f, f.bytes)
 		}
 		out[i] = f
-		e.mu.Lock()
-		if len(e.byPtr) >= e.limit {
-			clear(e.byPtr)
-		}
-		e.byPtr[t] = f
-		e.mu.Unlock()
 	}
-	return out
+	return out, nil
 }
 
 func (e *Engine) compute(t *listing.Value) *toolFacts {
@@ -209,23 +229,49 @@ func (e *Engine) compute(t *listing.Value) *toolFacts {
 	if _, ok := e.linter.(wordsLinter); ok {
 		f.content = reference.DescriptionWords(t)
 	}
+	desc := 0
 	if d := t.Get("description"); d.IsString() {
-		f.descWords = len(words.Tokens(d.Str))
+		words.Each(d.Str, func(string) { f.descWords++ }) // a count: the words need not be kept
 		f.descTokens = e.tok.Count(d.Str)
+		desc = len(d.Str)
 	}
+	f.bytes = f.size(desc)
 	return f
 }
 
 // Analyze lints, counts and ranks l against tasks.
 func (e *Engine) Analyze(l *listing.Listing, tasks []selection.Task) *Result {
+	r, _ := e.AnalyzeContext(context.Background(), l, tasks)
+	return r
+}
+
+// AnalyzeContext is Analyze that stops when ctx is done (between tools, rules and tasks, and in
+// the near-duplicate search) and then returns ctx's error, wrapped.
+func (e *Engine) AnalyzeContext(ctx context.Context, l *listing.Listing, tasks []selection.Task) (*Result, error) {
 	// The ranking reads every tool's words and is the largest single part of the work: it runs
 	// beside the lint and cost work, which share nothing with it.
-	var verdicts chan []selection.Verdict
-	if len(tasks) > 0 {
-		verdicts = make(chan []selection.Verdict, 1)
-		go func() { verdicts <- e.ranks.Rank(l, tasks, true) }()
+	type ranked struct {
+		vs  []selection.Verdict
+		err error
 	}
-	facts := e.facts(l)
+	var verdicts chan ranked
+	if len(tasks) > 0 {
+		verdicts = make(chan ranked, 1)
+		go func() {
+			vs, err := e.ranks.Rank(ctx, l, tasks, true)
+			verdicts <- ranked{vs, err}
+		}()
+	}
+	wait := func(err error) (*Result, error) {
+		if verdicts != nil {
+			<-verdicts // the ranking sees the same context and stops soon
+		}
+		return nil, err
+	}
+	facts, err := e.facts(ctx, l)
+	if err != nil {
+		return wait(err)
+	}
 	r := &Result{Tools: make([]ToolResult, len(l.Tools))}
 	names := l.Names()
 	for i, f := range facts {
@@ -251,12 +297,18 @@ func (e *Engine) Analyze(l *listing.Listing, tasks []selection.Task) *Result {
 		for i, f := range facts {
 			descs[i] = f.content
 		}
-		r.Listing = wl.listingWords(l, names, descs, referenceParts{e.nameLines.lines, e.nearDups.line})
+		if r.Listing, err = wl.listingWords(ctx, l, names, descs, referenceParts{e.nameLines.lines, e.nearDups.line}); err != nil {
+			return wait(fmt.Errorf("analysis: %w", err))
+		}
 	} else {
 		r.Listing = e.linter.Listing(l)
 	}
 	if e.ext != nil {
-		for _, lf := range e.ext.Lint(l) {
+		ext, err := e.ext.LintContext(ctx, l)
+		if err != nil {
+			return wait(fmt.Errorf("analysis: %w", err))
+		}
+		for _, lf := range ext {
 			fd := Finding{Rule: lf.Rule, Severity: string(lf.Severity), Tool: lf.Tool, ToolIndex: lf.ToolIndex,
 				Pointer: lf.Pointer, Message: lf.Message}
 			if fd.ToolIndex >= 0 && fd.ToolIndex < len(r.Tools) {
@@ -273,9 +325,13 @@ func (e *Engine) Analyze(l *listing.Listing, tasks []selection.Task) *Result {
 	for _, fd := range r.Listing {
 		tally(fd.Severity, &r.Errors, &r.Warnings, &r.Infos)
 	}
-	r.Cost = e.costReport(l)
+	r.Cost = e.costReport(l, facts)
 	if verdicts != nil {
-		r.Verdicts = <-verdicts
+		rv := <-verdicts
+		if rv.err != nil {
+			return nil, fmt.Errorf("analysis: %w", rv.err)
+		}
+		r.Verdicts = rv.vs
 		for _, v := range r.Verdicts {
 			switch v.Status {
 			case selection.Clear, selection.NoneClear:
@@ -287,12 +343,18 @@ func (e *Engine) Analyze(l *listing.Listing, tasks []selection.Task) *Result {
 			}
 		}
 	}
-	return r
+	return r, nil
 }
 
-// costReport is the listing's cost; the counter caches each tool by content, like the engine.
-func (e *Engine) costReport(l *listing.Listing) cost.Report {
-	rep := e.counter.Listing(l)
+// costReport is the listing's cost, from the tools' costs in facts and the rendering's frame.
+func (e *Engine) costReport(l *listing.Listing, facts []*toolFacts) cost.Report {
+	// The facts hold each tool's cost already: a listing larger than the caches would
+	// otherwise be measured twice.
+	tools := make([]cost.ToolCost, len(facts))
+	for i, f := range facts {
+		tools[i] = f.cost
+	}
+	rep := e.counter.ReportOf(l, tools)
 	rep.SetContext(e.context)
 	return rep
 }

@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -11,17 +13,25 @@ import (
 // nearDups computes the reference's near-duplicate line from each tool's cached description
 // words (reference.DescriptionWords), keeping the shared-word count of every pair of tools
 // between calls: after an edit, only the pairs of the edited tools are counted again, where
-// reference.NearDuplicates indexes every word of the listing on every call. It keeps one state
-// per listing being edited (the one whose names match and whose descriptions match most).
+// reference.FindNearDuplicates searches the whole listing on every call. It keeps one state
+// per listing being edited (the one whose names match and whose descriptions match most), at
+// most maxNDStates states in at most maxNDBytes.
 type nearDups struct {
 	mu     sync.Mutex
 	states []*ndState // most recent first
+	bytes  int64      // the states' sizes, summed
 }
 
 const (
 	maxNDStates = 16
 	// maxNDTools bounds the listings counted incrementally: the counts take n² integers.
 	maxNDTools = 512
+	// maxNDBytes bounds the bytes of the states kept: 16 MiB, a dozen states of 512 tools.
+	maxNDBytes = 16 << 20
+	// maxNDCount bounds the work of counting a new state's shared words, which grows with the
+	// square of the tools that share each word: past it the listing is searched as a large one
+	// (reference.FindNearDuplicates, with its budget) and no state is kept.
+	maxNDCount = 16 << 20
 )
 
 // ndState holds the counts for one listing revision.
@@ -33,20 +43,40 @@ type ndState struct {
 	docOf []int
 	// shared[i*n+j] (i < j) counts the words the descriptions standing for i and j share.
 	shared []int32
-	// pairs and out are the last near-duplicates found and the line that lists them.
+	// pairs and out are the last near-duplicates found and the line that lists them; pairs is
+	// kept only while the line lists them one by one (at most reference.ShownPairs).
 	pairs []reference.Overlap
 	out   reference.Line
 }
 
-// line returns what reference.NearDuplicates(names, descs) returns.
-func (nd *nearDups) line(names []string, descs [][]string) reference.Line {
+// size estimates the bytes st keeps reachable besides the description words, which the
+// engine's per-tool cache accounts.
+func (st *ndState) size() int64 {
+	n := int64(len(st.names))
+	b := 4*n*n + 64*n + 32*int64(len(st.pairs)) + int64(len(st.out.Detail)) + 256
+	for _, name := range st.names {
+		b += int64(len(name))
+	}
+	return b
+}
+
+// line returns what reference.NearDuplicates(names, descs) returns, or ctx's error, wrapped.
+func (nd *nearDups) line(ctx context.Context, names []string, descs [][]string) (reference.Line, error) {
 	n := len(names)
 	if n > maxNDTools {
-		return reference.NearDuplicates(names, descs)
+		return searchLine(ctx, names, descs)
+	}
+	if err := ctx.Err(); err != nil {
+		return reference.Line{}, fmt.Errorf("near-duplicates: %w", err)
 	}
 	st, changed := nd.take(names, descs)
+	if st != nil && len(changed) > 0 && !st.cheapUpdate(descs, changed) {
+		st = nil // counting the changed pairs again costs more than starting afresh
+	}
 	if st == nil {
-		st = newNDState(names, descs)
+		if st = newNDState(names, descs); st == nil {
+			return searchLine(ctx, names, descs) // too costly to count every pair
+		}
 	} else if len(changed) > 0 {
 		st.update(descs, changed)
 	}
@@ -64,13 +94,28 @@ func (nd *nearDups) line(names []string, descs [][]string) reference.Line {
 			}
 		}
 	}
-	// The line is formatted again only when the pairs changed (names are the state's).
-	if st.out.Check == "" || !slices.Equal(pairs, st.pairs) {
-		st.pairs, st.out = pairs, reference.NearDuplicateLine(names, pairs)
+	// The line is formatted again only when the pairs changed (names are the state's); past
+	// MaxPairs the line reports groups, and is made again on every call rather than keeping
+	// a list of pairs that only grows with the square of the tools.
+	if st.out.Check == "" || len(pairs) > reference.ShownPairs || !slices.Equal(pairs, st.pairs) {
+		st.out = reference.NearDuplicateLine(names, pairs)
+		st.pairs = nil
+		if len(pairs) <= reference.ShownPairs {
+			st.pairs = pairs
+		}
 	}
 	out := st.out
 	nd.put(st)
-	return out
+	return out, nil
+}
+
+// searchLine is the line of a listing too large, or too costly, to count incrementally.
+func searchLine(ctx context.Context, names []string, descs [][]string) (reference.Line, error) {
+	found, err := reference.FindNearDuplicates(ctx, names, descs)
+	if err != nil {
+		return reference.Line{}, fmt.Errorf("near-duplicates: %w", err)
+	}
+	return found.Line(), nil
 }
 
 func sameWords(a, b []string) bool {
@@ -105,6 +150,7 @@ func (nd *nearDups) take(names []string, descs [][]string) (*ndState, []int) {
 		return nil, nil
 	}
 	nd.states = append(nd.states[:bestAt], nd.states[bestAt+1:]...)
+	nd.bytes -= best.size()
 	var changed []int
 	for i := range descs {
 		if !sameWords(best.descs[i], descs[i]) {
@@ -114,24 +160,40 @@ func (nd *nearDups) take(names []string, descs [][]string) (*ndState, []int) {
 	return best, changed
 }
 
-// put stores st as the most recent state.
+// put stores st as the most recent state, dropping the least recent ones past maxNDStates
+// states or maxNDBytes.
 func (nd *nearDups) put(st *ndState) {
 	nd.mu.Lock()
 	defer nd.mu.Unlock()
-	if len(nd.states) >= maxNDStates {
-		nd.states = nd.states[:maxNDStates-1]
+	size := st.size()
+	if size > maxNDBytes {
+		return
 	}
 	nd.states = append([]*ndState{st}, nd.states...)
+	nd.bytes += size
+	for len(nd.states) > maxNDStates || nd.bytes > maxNDBytes {
+		last := len(nd.states) - 1
+		nd.bytes -= nd.states[last].size()
+		nd.states = nd.states[:last]
+	}
 }
 
-// newNDState counts the shared words of every pair through an inverted index of the words.
+// stateBytes returns the bytes the states are accounted at.
+func (nd *nearDups) stateBytes() int64 {
+	nd.mu.Lock()
+	defer nd.mu.Unlock()
+	return nd.bytes
+}
+
+// newNDState counts the shared words of every pair through an inverted index of the words, or
+// returns nil when that would take more than maxNDCount steps.
 func newNDState(names []string, descs [][]string) *ndState {
 	n := len(names)
-	st := &ndState{names: append([]string(nil), names...), descs: append([][]string(nil), descs...), docOf: docOf(names), shared: make([]int32, n*n)}
+	dof := docOf(names)
 	ids := map[string]int{}
 	var postings [][]int
 	for i := range n {
-		for _, w := range descs[st.docOf[i]] {
+		for _, w := range descs[dof[i]] {
 			id, ok := ids[w]
 			if !ok {
 				id = len(postings)
@@ -141,6 +203,13 @@ func newNDState(names []string, descs [][]string) *ndState {
 			postings[id] = append(postings[id], i)
 		}
 	}
+	work := 0
+	for _, p := range postings {
+		if work += len(p) * (len(p) - 1) / 2; work > maxNDCount {
+			return nil
+		}
+	}
+	st := &ndState{names: append([]string(nil), names...), descs: append([][]string(nil), descs...), docOf: dof, shared: make([]int32, n*n)}
 	for _, p := range postings {
 		for a, i := range p {
 			for _, j := range p[a+1:] {
@@ -162,6 +231,16 @@ func docOf(names []string) []int {
 		out[i] = last[n]
 	}
 	return out
+}
+
+// cheapUpdate reports whether update(descs, changed) takes at most maxNDCount steps: each
+// changed description is compared with every other.
+func (st *ndState) cheapUpdate(descs [][]string, changed []int) bool {
+	total := 0
+	for _, d := range descs {
+		total += len(d)
+	}
+	return len(changed)*total <= maxNDCount
 }
 
 // update takes the new descriptions and counts again the pairs of every tool whose description
@@ -202,16 +281,19 @@ func (st *ndState) update(descs [][]string, changed []int) {
 }
 
 // nameLines remembers reference.NameLines for the latest listings: the lines read only the
-// names and whether a nextCursor is set, which an edit of a description leaves alone.
+// names and whether a nextCursor is set, which an edit of a description leaves alone. It keeps
+// at most maxNDStates entries in at most maxNDBytes.
 type nameLines struct {
 	mu      sync.Mutex
 	entries []nameEntry // most recent first
+	bytes   int64
 }
 
 type nameEntry struct {
 	names  []string
 	cursor bool
 	lines  []reference.Line
+	size   int64
 }
 
 // lines returns reference.NameLines(l, names). The slice is shared: callers must not modify it
@@ -229,11 +311,31 @@ func (nl *nameLines) lines(l *listing.Listing, names []string) []reference.Line 
 	}
 	nl.mu.Unlock()
 	e := nameEntry{names: append([]string(nil), names...), cursor: cursor, lines: slices.Clip(reference.NameLines(l, names))}
-	nl.mu.Lock()
-	if len(nl.entries) >= maxNDStates {
-		nl.entries = nl.entries[:maxNDStates-1]
+	e.size = int64(24*len(names) + 256)
+	for _, n := range names {
+		e.size += int64(len(n))
 	}
+	for _, ln := range e.lines {
+		e.size += int64(len(ln.Detail) + len(ln.Check) + 96)
+	}
+	if e.size > maxNDBytes {
+		return e.lines
+	}
+	nl.mu.Lock()
 	nl.entries = append([]nameEntry{e}, nl.entries...)
+	nl.bytes += e.size
+	for len(nl.entries) > maxNDStates || nl.bytes > maxNDBytes {
+		last := len(nl.entries) - 1
+		nl.bytes -= nl.entries[last].size
+		nl.entries = nl.entries[:last]
+	}
 	nl.mu.Unlock()
 	return e.lines
+}
+
+// size returns the bytes the entries are accounted at.
+func (nl *nameLines) size() int64 {
+	nl.mu.Lock()
+	defer nl.mu.Unlock()
+	return nl.bytes
 }

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -53,7 +54,11 @@ func TestNearDupsMatchReference(t *testing.T) {
 			descs[rng.IntN(len(descs))] = desc()
 		}
 		r.names, r.descs = names, descs
-		got, want := nd.line(names, descs), reference.NearDuplicates(names, descs)
+		got, err := nd.line(context.Background(), names, descs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := reference.NearDuplicates(names, descs)
 		if got.Level == reference.Warn {
 			warned++
 		}

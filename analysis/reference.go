@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -39,21 +40,26 @@ func (rl ReferenceLinter) Listing(l *listing.Listing) []Finding {
 	for i, t := range l.Tools {
 		descs[i] = reference.DescriptionWords(t)
 	}
-	return rl.listingWords(l, l.Names(), descs, referenceParts{reference.NameLines, reference.NearDuplicates})
+	out, _ := rl.listingWords(context.Background(), l, l.Names(), descs, referenceParts{reference.NameLines, searchLine})
+	return out
 }
 
 // referenceParts compute the reference's listing-wide lines: the engine passes versions that
 // remember their last results (nameLines, nearDups), Listing the reference's own.
 type referenceParts struct {
 	nameLines func(l *listing.Listing, names []string) []reference.Line
-	nearDup   func(names []string, descs [][]string) reference.Line
+	nearDup   func(ctx context.Context, names []string, descs [][]string) (reference.Line, error)
 }
 
 // listingWords is Listing with each tool's reference.DescriptionWords given: the engine caches
 // the words per tool, so an edit splits only the edited description into words again.
-func (ReferenceLinter) listingWords(l *listing.Listing, names []string, descs [][]string, parts referenceParts) []Finding {
+func (ReferenceLinter) listingWords(ctx context.Context, l *listing.Listing, names []string, descs [][]string, parts referenceParts) ([]Finding, error) {
 	var out []Finding
-	lines := append(slices.Clip(parts.nameLines(l, names)), parts.nearDup(names, descs))
+	nd, err := parts.nearDup(ctx, names, descs)
+	if err != nil {
+		return nil, err
+	}
+	lines := append(slices.Clip(parts.nameLines(l, names)), nd)
 	for _, ln := range lines {
 		if f, ok := fromLine(ln); ok {
 			f.ToolIndex = -1
@@ -61,7 +67,7 @@ func (ReferenceLinter) listingWords(l *listing.Listing, names []string, descs []
 			out = append(out, f)
 		}
 	}
-	return out
+	return out, nil
 }
 
 func fromLine(ln reference.Line) (Finding, bool) {

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -41,7 +42,7 @@ func TestReviewEngines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opts, err := ReviewEngines(tok, tt.tasks)
+			opts, err := ReviewEngines(context.Background(), tok, tt.tasks)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,6 +24,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tool-workbench/workbench/cost"
+	"github.com/tool-workbench/workbench/internal/lru"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
 )
@@ -56,6 +57,9 @@ type Options struct {
 	Log *slog.Logger
 	// Now is the clock for workspace records (default time.Now).
 	Now func() time.Time
+	// CacheBytes bounds the bytes of the per-tool caches of all the API's check and cost
+	// engines together (default lru.DefaultBytes, 64 MiB), least recently used first out.
+	CacheBytes int64
 }
 
 // API serves the endpoints.
@@ -66,6 +70,8 @@ type API struct {
 	mu       sync.Mutex
 	linters  map[string]*lint.Linter
 	counters map[string]*cost.Counter
+	// cache is the byte budget every engine's caches share.
+	cache *lru.Budget
 }
 
 // maxEngines bounds the engines kept per option set: a client that varies its options on
@@ -89,7 +95,8 @@ func New(opts Options) *API {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &API{opts: opts, log: opts.Log, linters: map[string]*lint.Linter{}, counters: map[string]*cost.Counter{}}
+	return &API{opts: opts, log: opts.Log, linters: map[string]*lint.Linter{}, counters: map[string]*cost.Counter{},
+		cache: lru.NewBudget(opts.CacheBytes)}
 }
 
 // route is one endpoint. The OpenAPI document has an operation for each, with the same
@@ -189,6 +196,10 @@ func (a *API) answer(c echo.Context, err error) error {
 // sameOrigin refuses state-changing requests that a browser sends on behalf of another site.
 // Browsers send Sec-Fetch-Site and Origin with such requests; API clients (curl, CI scripts)
 // send neither and are let through, since they cannot be made to carry someone else's cookies.
+// Both headers must pass: the browser's Sec-Fetch-Site is checked first, because a matching
+// Origin alone proves little (a DNS-rebinding page's Origin matches the Host it sends, and a
+// proxy that rewrites Host is what AllowedOrigins is for). same-site is refused too: another
+// origin of the same site (a sibling subdomain, another port) is another application.
 func (a *API) sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
@@ -197,15 +208,13 @@ func (a *API) sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		const hint = "call the API from the workbench's own pages, or from a client that is not a browser"
-		if o := r.Header.Get(echo.HeaderOrigin); o != "" {
-			if !a.originAllowed(o, r.Host) {
-				return &Error{Code: CodeCrossOrigin, Hint: hint,
-					Message: "cross-origin request refused: Origin " + strings.ToValidUTF8(o, "?") + " is not this server"}
-			}
-			return next(c)
+		if site := r.Header.Get("Sec-Fetch-Site"); site != "" && !strings.EqualFold(site, "same-origin") && !strings.EqualFold(site, "none") {
+			return &Error{Code: CodeCrossOrigin, Hint: hint, Message: "cross-site request refused (Sec-Fetch-Site: " + strings.ToValidUTF8(site, "?") +
+				"): the browser says another site made it"}
 		}
-		if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
-			return &Error{Code: CodeCrossOrigin, Hint: hint, Message: "cross-site request refused (Sec-Fetch-Site: " + strings.ToValidUTF8(site, "?") + ")"}
+		if o := r.Header.Get(echo.HeaderOrigin); o != "" && !a.originAllowed(o, r.Host) {
+			return &Error{Code: CodeCrossOrigin, Hint: hint,
+				Message: "cross-origin request refused: Origin " + strings.ToValidUTF8(o, "?") + " is not this server"}
 		}
 		return next(c)
 	}

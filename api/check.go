@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -31,8 +32,12 @@ func (a *API) check(c echo.Context) error {
 		return err
 	}
 	// The one check engine `workbench check --rules all` uses too.
-	r := in.linter.Check(lint.CheckInput{Name: in.name, Listing: in.listing, Tasks: in.tasks, Others: in.others,
-		Ignores: in.ignores, Baseline: in.baseline, FailOn: in.failOn, Tokenizer: in.tokenizer}).Report
+	checked, err := in.linter.CheckContext(c.Request().Context(), lint.CheckInput{Name: in.name, Listing: in.listing, Tasks: in.tasks,
+		Others: in.others, OthersAt: in.othersAt, Ignores: in.ignores, Baseline: in.baseline, FailOn: in.failOn, Tokenizer: in.tokenizer})
+	if err != nil {
+		return err
+	}
+	r := checked.Report
 	var b bytes.Buffer
 	if err := lint.WriteJSON(&b, r); err != nil {
 		return fmt.Errorf("check: %w", err)
@@ -48,6 +53,7 @@ type checkInput struct {
 	ignores   []lint.Ignore
 	baseline  map[string]int
 	others    []lint.Named
+	othersAt  []lint.Origin // where each of others starts in the request body
 	failOn    lint.Severity
 	tokenizer string
 	linter    *lint.Linter
@@ -119,6 +125,7 @@ func (a *API) checkInput(req *request) (*checkInput, error) {
 		}
 	}
 	in.others = []lint.Named{{Name: in.name, Listing: in.listing}}
+	in.othersAt = []lint.Origin{{}} // the checked listing is located as parsed
 	if v := req.get("merge"); v != nil {
 		if v.Kind != listing.Array {
 			return nil, req.invalid("merge", v, `"merge": [{"name": "other-server", "listing": {...}}]`, `"merge" must be an array, not a %s`, v.Kind)
@@ -129,13 +136,15 @@ func (a *API) checkInput(req *request) (*checkInput, error) {
 			return nil, &Error{Code: CodeTooLarge, Field: "merge", Message: fmt.Sprintf("\"merge\" lists %d servers; the limit is %d", len(v.Items), MaxMerge),
 				Hint: "check the servers a host connects together, at most " + strconv.Itoa(MaxMerge) + " at a time"}
 		}
+		at := &bodyCursor{src: req.src, line: 1, col: 1}
 		for i, it := range v.Items {
 			field := "merge/" + strconv.Itoa(i)
-			name, l, err := req.namedListing(field, it, a.opts.Limits)
+			name, l, origin, err := req.namedListing(field, it, a.opts.Limits, at)
 			if err != nil {
 				return nil, err
 			}
 			in.others = append(in.others, lint.Named{Name: name, Listing: l})
+			in.othersAt = append(in.othersAt, origin)
 		}
 	}
 	return in, nil
@@ -144,32 +153,91 @@ func (a *API) checkInput(req *request) (*checkInput, error) {
 // MaxMerge bounds the other servers' listings one check merges.
 const MaxMerge = 64
 
-// namedListing reads {"name": ..., "listing": ...} at field (merge/0).
-func (r *request) namedListing(field string, v *listing.Value, lim listing.Limits) (string, *listing.Listing, error) {
+// namedListing reads {"name": ..., "listing": ...} at field (merge/0), and returns where the
+// listing's text starts in the request body when it is sent as a JSON value. It parses the
+// listing's own bytes, so that many listings after a long prefix cost time and memory linear
+// in the body (request.doc copies the body up to each value), and at finds the line and column
+// of each start in one sweep over the body.
+func (r *request) namedListing(field string, v *listing.Value, lim listing.Limits, at *bodyCursor) (string, *listing.Listing, lint.Origin, error) {
 	bad := func(at *listing.Value, format string, args ...any) error {
 		return (&Error{Code: CodeInvalidField, Field: field, Pointer: "/" + field, Message: fmt.Sprintf(format, args...),
 			Hint: `each entry is {"name": "other-server", "listing": {...}}`}).at(r.src, at.Pos)
 	}
 	if v.Kind != listing.Object {
-		return "", nil, bad(v, "%s must be an object, not a %s", field, v.Kind)
+		return "", nil, lint.Origin{}, bad(v, "%s must be an object, not a %s", field, v.Kind)
 	}
 	for _, m := range v.Members {
 		if m.Key != "name" && m.Key != "listing" {
-			return "", nil, (&Error{Code: CodeUnknownField, Field: field, Pointer: "/" + field + pointer(m.Key),
+			return "", nil, lint.Origin{}, (&Error{Code: CodeUnknownField, Field: field, Pointer: "/" + field + pointer(m.Key),
 				Message: fmt.Sprintf("unknown member %q in %s", m.Key, field), Hint: `each entry is {"name", "listing"}`}).at(r.src, m.KeyPos)
 		}
 	}
 	name := v.Get("name")
 	if !name.IsString() || name.Str == "" {
-		return "", nil, bad(v, "%s needs a non-empty string \"name\": how findings call that server", field)
+		return "", nil, lint.Origin{}, bad(v, "%s needs a non-empty string \"name\": how findings call that server", field)
 	}
 	lv := v.Get("listing")
 	if lv == nil || lv.Kind == listing.Null {
-		return "", nil, (&Error{Code: CodeMissingField, Field: field + "/listing", Pointer: "/" + field + "/listing",
+		return "", nil, lint.Origin{}, (&Error{Code: CodeMissingField, Field: field + "/listing", Pointer: "/" + field + "/listing",
 			Message: fmt.Sprintf("%s has no \"listing\"", field), Hint: `each entry is {"name", "listing"}`}).at(r.src, v.Pos)
 	}
-	l, err := r.parseListing(field+"/listing", lv, name.Str, lim, true)
-	return name.Str, l, err
+	lfield := field + "/listing"
+	if lv.Kind != listing.Object && lv.Kind != listing.Array {
+		l, err := r.parseListing(lfield, lv, name.Str, lim, true) // text: positions are its own
+		return name.Str, l, lint.Origin{}, err
+	}
+	exact := r.src[lv.Pos:valueEnd(r.src, lv.Pos)]
+	origin := at.moveTo(lv.Pos)
+	l, err := listing.Parse(exact, listing.Options{Name: name.Str, Limits: lim})
+	if err != nil {
+		return "", nil, origin, shiftError(listingError(err, lfield, exact), origin)
+	}
+	if ptr, deep := tooDeep(l.Doc, maxDepth); deep != nil {
+		return "", nil, origin, shiftError((&Error{Code: CodeTooLarge, Field: lfield, Pointer: ptr,
+			Message: fmt.Sprintf("%s nests deeper than %d levels", lfield, maxDepth),
+			Hint:    "real tool listings nest a dozen levels or so; flatten the schema (use $defs and $ref)"}).at(exact, deep.Pos), origin)
+	}
+	return name.Str, l, origin, nil
+}
+
+// shiftError moves the line and column of e, found in a text that starts at o, to the request
+// body.
+func shiftError(e *Error, o lint.Origin) *Error {
+	if e.Line == 0 {
+		return e
+	}
+	if e.Line == 1 {
+		e.Column += o.Column - 1
+	}
+	e.Line += o.Line - 1
+	return e
+}
+
+// bodyCursor walks a request body forward, keeping the line and column (in characters, as
+// listing.Position counts them) of its offset.
+type bodyCursor struct {
+	src            []byte
+	off, line, col int
+}
+
+// moveTo advances to off (at or after the cursor) and returns its line and column.
+func (c *bodyCursor) moveTo(off int) lint.Origin {
+	for c.off < off && c.off < len(c.src) {
+		b := c.src[c.off]
+		switch {
+		case b == '\n':
+			c.line, c.col = c.line+1, 1
+			c.off++
+		case b < utf8.RuneSelf:
+			c.col++
+			c.off++
+		default:
+			_, size := utf8.DecodeRune(c.src[c.off:])
+			c.col++
+			c.off += size
+		}
+	}
+	return lint.Origin{Line: c.line, Column: c.col}
 }
 
 // linter returns a linter for one option set, shared between requests so that its per-tool
@@ -189,6 +257,7 @@ func (a *API) linter(tokenizer string, cfg lint.Config) (*lint.Linter, error) {
 		}
 		cfg.Tokens = tok.Count
 	}
+	cfg.Cache = a.cache
 	lt = lint.New(cfg)
 	a.mu.Lock()
 	if len(a.linters) < maxEngines {

@@ -57,10 +57,17 @@ func (a *API) cost(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rep := counter.Listing(l)
+	rep, err := counter.ListingContext(c.Request().Context(), l)
+	if err != nil {
+		return err
+	}
 	rep.SetContext(contextN)
 	if base != nil {
-		if err := rep.Compare(counter.Listing(base)); err != nil {
+		brep, err := counter.ListingContext(c.Request().Context(), base)
+		if err != nil {
+			return err
+		}
+		if err := rep.Compare(brep); err != nil {
 			return fmt.Errorf("cost: %w", err)
 		}
 	}
@@ -95,6 +102,7 @@ func (a *API) counter(tokName, render string, opts cost.Options) (*cost.Counter,
 	if err != nil {
 		return nil, fmt.Errorf("cost: %w", err)
 	}
+	opts.Cache = a.cache
 	ct, err = cost.NewCounter(tok, render, opts)
 	if err != nil {
 		// What remains wrong here is the model: the other options were checked by name.

@@ -38,7 +38,10 @@ const (
 	CodeNotFound             Code = "not_found"              // no such route or workspace
 	CodeMethodNotAllowed     Code = "method_not_allowed"     // the route exists, the method does not
 	CodeConflict             Code = "conflict"               // the change collides with another
+	CodeWrongHost            Code = "wrong_host"             // a Host this server does not answer to (DNS rebinding)
+	CodeRateLimited          Code = "rate_limited"           // too many wrong tokens from this client; see Retry-After
 	CodeInternal             Code = "internal"               // a bug or an outage; the message says no more
+	CodeUnavailable          Code = "unavailable"            // every request slot taken, or past the request's deadline
 )
 
 // statusOf is the one place where error codes become HTTP statuses.
@@ -61,7 +64,10 @@ var statusOf = map[Code]int{
 	CodeNotFound:             http.StatusNotFound,
 	CodeMethodNotAllowed:     http.StatusMethodNotAllowed,
 	CodeConflict:             http.StatusConflict,
+	CodeWrongHost:            http.StatusMisdirectedRequest,
+	CodeRateLimited:          http.StatusTooManyRequests,
 	CodeInternal:             http.StatusInternalServerError,
+	CodeUnavailable:          http.StatusServiceUnavailable,
 }
 
 // Status returns the HTTP status of a code (500 for a code not in the table).
@@ -163,6 +169,14 @@ func fromHTTPError(he *echo.HTTPError) *Error {
 		return &Error{Code: CodeTooLarge, Message: msg, err: he}
 	case http.StatusForbidden:
 		return &Error{Code: CodeForbidden, Message: msg, err: he}
+	// The web server's middleware answers these before the API sees the request; its
+	// messages say what would work (and Retry-After is already set where it applies).
+	case http.StatusMisdirectedRequest:
+		return &Error{Code: CodeWrongHost, Message: msg, err: he}
+	case http.StatusTooManyRequests:
+		return &Error{Code: CodeRateLimited, Message: msg, err: he}
+	case http.StatusServiceUnavailable:
+		return &Error{Code: CodeUnavailable, Message: msg, err: he}
 	}
 	if he.Code >= 400 && he.Code < 500 {
 		return &Error{Code: CodeInvalidField, Message: msg, err: he}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 
@@ -121,7 +122,7 @@ func (a *API) export(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		opts, err := a.reviewOptions(tokName, tasks)
+		opts, err := a.reviewOptions(c.Request().Context(), tokName, tasks)
 		if err != nil {
 			return err
 		}
@@ -138,7 +139,7 @@ func (a *API) export(c echo.Context) error {
 
 // reviewOptions wires the engines into a review as `workbench export --format review` does
 // (analysis.ReviewWith), with the counter and linter this API shares between requests.
-func (a *API) reviewOptions(tokName string, tasks []selection.Task) (export.ReviewOptions, error) {
+func (a *API) reviewOptions(ctx context.Context, tokName string, tasks []selection.Task) (export.ReviewOptions, error) {
 	counter, err := a.counter(tokName, "compact", cost.Options{})
 	if err != nil {
 		return export.ReviewOptions{}, err
@@ -149,9 +150,9 @@ func (a *API) reviewOptions(tokName string, tasks []selection.Task) (export.Revi
 		return export.ReviewOptions{}, err
 	}
 	if len(tasks) == 0 {
-		opts := analysis.ReviewWith(counter, lt, nil)
+		opts := analysis.ReviewWith(ctx, counter, lt, nil)
 		opts.RankingNote = `no "tasks" given`
 		return opts, nil
 	}
-	return analysis.ReviewWith(counter, lt, tasks), nil
+	return analysis.ReviewWith(ctx, counter, lt, tasks), nil
 }

@@ -1,12 +1,15 @@
 package cost
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
+	"unicode"
 	"unicode/utf8"
+	"weak"
 
+	"github.com/tool-workbench/workbench/internal/lru"
 	"github.com/tool-workbench/workbench/listing"
 )
 
@@ -80,6 +83,9 @@ type Options struct {
 	ToolChoice string
 	// CacheSize bounds the per-tool cache (default 8192 tools).
 	CacheSize int
+	// Cache is the byte budget the counter's caches count against; a server shares one between
+	// its engines. nil gives the counter a budget of its own of lru.DefaultBytes (64 MiB).
+	Cache *lru.Budget
 	// Ranked is how many cheapest and dearest tools a report lists (default 3).
 	Ranked int
 	// Whole also tokenizes the complete rendering at once (Report.Whole), as a host's tokenizer
@@ -99,18 +105,28 @@ type Counter struct {
 	whole  bool
 	source string
 
-	mu     sync.RWMutex
-	byHash map[listing.Hash]toolEntry
-	// byPtr remembers the hashes of the tools of the last listing counted. Listings share
-	// unedited tool values between revisions, so after an edit only the edited tool is hashed.
-	byPtr map[*listing.Value]listing.Hash
-	texts map[string]int
+	byHash *lru.Cache[listing.Hash, toolEntry]
+	// byPtr remembers the hashes of the tools counted. Listings share unedited tool values
+	// between revisions, so after an edit only the edited tool is hashed. Its keys are weak:
+	// it keeps no listing alive.
+	byPtr *lru.Cache[weak.Pointer[listing.Value], listing.Hash]
+	// texts are the token counts of the frames' texts (separators, headings).
+	texts *lru.Cache[string, int]
 }
 
 type toolEntry struct {
 	name  string
 	m     Measure
 	parts []Part
+}
+
+// size estimates the bytes e keeps reachable.
+func (e toolEntry) size() int64 {
+	n := int64(len(e.name) + 64)
+	for _, p := range e.parts {
+		n += int64(len(p.Name) + 48)
+	}
+	return n
 }
 
 // NewCounter returns a Counter for a tokenizer and a rendering name (see RenderingNames).
@@ -122,11 +138,17 @@ func NewCounter(tok Tokenizer, render string, opts Options) (*Counter, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Counter{tok: tok, r: r, limit: opts.CacheSize, ranked: opts.Ranked, whole: opts.Whole, source: r.source,
-		byHash: map[listing.Hash]toolEntry{}, texts: map[string]int{}}
+	c := &Counter{tok: tok, r: r, limit: opts.CacheSize, ranked: opts.Ranked, whole: opts.Whole, source: r.source}
 	if c.limit <= 0 {
 		c.limit = 8192
 	}
+	b := opts.Cache
+	if b == nil {
+		b = lru.NewBudget(0)
+	}
+	c.byHash = lru.New[listing.Hash, toolEntry](b, c.limit)
+	c.byPtr = lru.New[weak.Pointer[listing.Value], listing.Hash](b, c.limit)
+	c.texts = lru.New[string, int](b, c.limit)
 	if c.ranked <= 0 {
 		c.ranked = 3
 	}
@@ -169,54 +191,112 @@ func (c *Counter) count(r rendered) int {
 	return n
 }
 
-// Limits on the texts handed to the tokenizer at once. The regular-expression splitter of the
-// tiktoken encodings takes time quadratic in some runs of whitespace (16 KiB of " \n" repeated
-// takes 0.17 s, 64 KiB several seconds), so a hostile description could stall a server that
-// re-counts on every keystroke. No tool of the real listings renders to more than 16 KiB.
+// Limits on the texts handed to the tokenizer at once. The tiktoken encodings' splitter and
+// byte-pair merge take time that grows faster than the length of one pre-token (16 KiB of " \n"
+// repeated takes 1.9 s, 4 KiB 0.08 s; a word of 16 KiB letters without spaces 45 ms), so a
+// hostile description could stall a server that re-counts on every keystroke. No tool of the
+// real listings renders to more than 16 KiB.
 const (
 	// longText is the size above which a text is cut into pieces.
 	longText = 32 << 10
-	// blindCut is the size of the pieces cut where no exact boundary is found.
-	blindCut = 4 << 10
+	// pieceSize is the size a piece grows to before it is ended at the next exact boundary.
+	pieceSize = 8 << 10
+	// blindCut is the most bytes a piece may run without an exact boundary: past it the text is
+	// cut where it is (at a character boundary), so that no pre-token is longer.
+	blindCut = 256
 )
 
-// splitLong cuts a text longer than longText into pieces at places where the o200k and cl100k
-// pre-tokenizers always end a piece, so that the count is unchanged: before a space that stands
-// between two ASCII letters (a letter run ends at the space, and the space starts the next
-// word's piece), or after a newline followed by a character other than whitespace or "/". Where
-// a window of longText bytes has no such place, it cuts blindly at a character boundary every
-// blindCut bytes, which may change the count by a token or two at each cut: that only happens
-// to text made to be slow, never to a real tool.
-func splitLong(s string) []string {
-	if len(s) <= longText {
+// Pieces cuts a text longer than longText into pieces the tokenizers count in time linear in
+// their length, such that the counts of the pieces add up to the count of the text. Each piece
+// ends at the last place within longText bytes where the o200k and cl100k pre-tokenizers always
+// end a piece and that is cheap to recognise (cutPlace: before a space between two ASCII
+// letters, or after a newline followed by printable ASCII other than "/"), or failing that at
+// the last exact boundary of any kind (exactBoundary). The cost of tokenizing grows faster than
+// the length of one pre-token, and no pre-token crosses an exact boundary, so where blindCut
+// bytes pass without one (a run of whitespace or punctuation) the text is cut there anyway,
+// which may change the count by a token or two at each such cut: that only happens to text
+// made to be slow, never to a real tool. A text of at most longText bytes is one piece unless
+// it has such a run.
+func Pieces(s string) []string {
+	if len(s) <= blindCut {
 		return []string{s}
 	}
-	letter := func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 	var out []string
-	for len(s) > longText {
-		cut := -1
-		for i := longText; i > 1; i-- {
-			c := s[i]
-			if c == ' ' && letter(s[i-1]) && letter(s[i+1]) ||
-				s[i-1] == '\n' && c != '/' && c > ' ' && c < 0x80 {
-				cut = i
-				break
+	start, lastExact, lastCut := 0, 0, 0
+	for i := 1; i < len(s); i++ {
+		if !utf8.RuneStart(s[i]) {
+			continue
+		}
+		if len(s)-start > longText && i-start > longText {
+			// The piece is full: end it at the last place to cut, else the last exact boundary.
+			end := lastCut
+			if end <= start {
+				end = lastExact
+			}
+			if end > start {
+				out = append(out, s[start:end])
+				start = end
 			}
 		}
-		if cut < 0 {
-			cut = blindCut
-			for cut > 0 && !utf8.RuneStart(s[cut]) {
-				cut--
+		switch {
+		case exactBoundary(s, i):
+			lastExact = i
+			if i > start+1 && i+1 < len(s) && cutPlace(s, i) {
+				lastCut = i
 			}
-			if cut == 0 {
-				cut = blindCut
-			}
+		case i-lastExact >= blindCut:
+			out = append(out, s[start:i])
+			start, lastExact, lastCut = i, i, i
 		}
-		out = append(out, s[:cut])
-		s = s[cut:]
 	}
-	return append(out, s)
+	return append(out, s[start:])
 }
+
+// cutPlace reports whether i is where the counter has always cut a long text: before a space
+// between two ASCII letters, or after a newline followed by printable ASCII other than "/".
+// The reference counts of the tests were taken on pieces cut there.
+func cutPlace(s string, i int) bool {
+	c := s[i]
+	return c == ' ' && isASCIILetter(s[i-1]) && isASCIILetter(s[i+1]) || s[i-1] == '\n' && c != '/' && c > ' ' && c < 0x80
+}
+
+// exactBoundary reports whether a pre-token of o200k_base and cl100k_base always ends before
+// s[i] (a character boundary, i > 0). A letter run ends at a character that is not a letter or
+// mark (o200k) and not an apostrophe (which may start a contraction); a number run
+// (\p{N}{1,3}) at a character that is not a number, and a cut between numbers would change how
+// they group by three; a newline run, and a punctuation run's trailing [\r\n/]*, at a character
+// that is neither whitespace nor "/".
+func exactBoundary(s string, i int) bool {
+	p, n := s[i-1], s[i]
+	if p < utf8.RuneSelf && n < utf8.RuneSelf {
+		// The ASCII case, on every byte of most texts.
+		switch {
+		case isASCIILetter(p):
+			return !isASCIILetter(n) && n != '\''
+		case p >= '0' && p <= '9':
+			return n < '0' || n > '9'
+		case p == '\n':
+			return n > ' ' && n != '/'
+		}
+		return false
+	}
+	pr, _ := utf8.DecodeLastRuneInString(s[:i])
+	nr, _ := utf8.DecodeRuneInString(s[i:])
+	switch {
+	case unicode.IsLetter(pr):
+		return !unicode.IsLetter(nr) && !unicode.IsMark(nr) && nr != '\''
+	case unicode.IsNumber(pr):
+		return !unicode.IsNumber(nr)
+	case pr == '\n':
+		return !unicode.IsSpace(nr) && !unicode.Is(unicode.Z, nr) && nr != '/' && nr >= ' ' && nr != 0x7f && nr != 0x85
+	}
+	return false
+}
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// splitLong is Pieces (the name the counter's callers know).
+func splitLong(s string) []string { return Pieces(s) }
 
 // measureTool renders and counts one tool (no cache).
 func (c *Counter) measureTool(t *listing.Value) toolEntry {
@@ -235,126 +315,97 @@ func (c *Counter) measureTool(t *listing.Value) toolEntry {
 
 // Tool returns the cost of one tool, from the cache when its content was counted before.
 func (c *Counter) Tool(t *listing.Value) ToolCost {
-	h := listing.HashOf(t)
-	c.mu.RLock()
-	e, ok := c.byHash[h]
-	c.mu.RUnlock()
+	h := c.hash(t)
+	e, ok := c.byHash.Get(h)
 	if !ok {
 		e = c.measureTool(t)
-		c.mu.Lock()
-		c.store(h, e)
-		c.mu.Unlock()
+		c.byHash.Add(h, e, e.size())
 	}
 	return ToolCost{Name: e.name, Measure: e.m, Parts: e.parts}
 }
 
-// store adds an entry, dropping arbitrary others when the cache is full. Call with mu held.
-func (c *Counter) store(h listing.Hash, e toolEntry) {
-	for k := range c.byHash {
-		if len(c.byHash) < c.limit {
-			break
-		}
-		delete(c.byHash, k)
+// hash returns the content hash of t, remembered by t's identity.
+func (c *Counter) hash(t *listing.Value) listing.Hash {
+	wp := weak.Make(t)
+	h, ok := c.byPtr.Get(wp)
+	if !ok {
+		h = listing.HashOf(t)
+		c.byPtr.Add(wp, h, 64)
 	}
-	c.byHash[h] = e
+	return h
 }
+
+// CacheBytes returns the bytes the counter's caches are accounted at.
+func (c *Counter) CacheBytes() int64 { return c.byHash.Bytes() + c.byPtr.Bytes() + c.texts.Bytes() }
 
 // frameTokens counts the frame, caching its texts (separators repeat, headings never change).
 func (c *Counter) frameTokens(r rendered) int {
 	n := r.fixed
-	var missing []string
-	c.mu.RLock()
 	for _, s := range r.texts {
-		if k, ok := c.texts[s]; ok {
-			n += k
-		} else {
-			missing = append(missing, s)
-		}
-	}
-	c.mu.RUnlock()
-	if len(missing) == 0 {
-		return n
-	}
-	counted := make(map[string]int, len(missing))
-	for _, s := range missing {
-		k, ok := counted[s]
+		k, ok := c.texts.Get(s)
 		if !ok {
 			k = c.tok.Count(s)
-			counted[s] = k
+			c.texts.Add(s, k, int64(len(s)))
 		}
 		n += k
 	}
-	c.mu.Lock()
-	if len(c.texts) > c.limit {
-		clear(c.texts)
-	}
-	for s, k := range counted {
-		c.texts[s] = k
-	}
-	c.mu.Unlock()
 	return n
 }
 
 // Listing measures every tool of l and the rendering's frame. Only tools whose content the
 // Counter has not seen are rendered and tokenized.
 func (c *Counter) Listing(l *listing.Listing) Report {
+	rep, _ := c.ListingContext(context.Background(), l)
+	return rep
+}
+
+// ListingContext is Listing that stops between tools when ctx is done, and then returns ctx's
+// error, wrapped.
+func (c *Counter) ListingContext(ctx context.Context, l *listing.Listing) (Report, error) {
 	rep := Report{Tokenizer: c.tok.Name(), Render: c.r.name, Estimate: c.r.estimate, Source: c.source, Model: c.model,
 		Tools: make([]ToolCost, len(l.Tools))}
-	hashes := make([]listing.Hash, len(l.Tools))
-	hashed := make([]bool, len(l.Tools))
 	entries := make([]toolEntry, len(l.Tools))
-	var miss []int
-	c.mu.RLock()
+	// A tool repeated within the listing (by content) is measured once.
+	fresh := map[listing.Hash]toolEntry{}
 	for i, t := range l.Tools {
-		h, ok := c.byPtr[t]
-		if ok {
-			hashes[i], hashed[i] = h, true
-			if e, ok := c.byHash[h]; ok {
-				entries[i] = e
-				continue
+		if err := ctx.Err(); err != nil {
+			return Report{}, fmt.Errorf("cost: %w", err)
+		}
+		h := c.hash(t)
+		e, ok := c.byHash.Get(h)
+		if !ok {
+			if e, ok = fresh[h]; !ok {
+				e = c.measureTool(t)
+				fresh[h] = e
+				c.byHash.Add(h, e, e.size())
 			}
 		}
-		miss = append(miss, i)
+		entries[i] = e
 	}
-	c.mu.RUnlock()
-	if len(miss) > 0 {
-		fresh := map[listing.Hash]toolEntry{}
-		for _, i := range miss {
-			if !hashed[i] {
-				hashes[i] = listing.HashOf(l.Tools[i])
-			}
-			c.mu.RLock()
-			e, ok := c.byHash[hashes[i]]
-			c.mu.RUnlock()
-			if !ok {
-				if e, ok = fresh[hashes[i]]; !ok {
-					e = c.measureTool(l.Tools[i])
-					fresh[hashes[i]] = e
-				}
-			}
-			entries[i] = e
-		}
-		c.mu.Lock()
-		for h, e := range fresh {
-			c.store(h, e)
-		}
-		c.mu.Unlock()
-	}
-	// Kept across listings (one counter serves every workspace of a server), bounded like the
-	// other caches.
-	c.mu.Lock()
-	if c.byPtr == nil || len(c.byPtr)+len(l.Tools) > c.limit {
-		c.byPtr = make(map[*listing.Value]listing.Hash, len(l.Tools))
-	}
-	for i, t := range l.Tools {
-		c.byPtr[t] = hashes[i]
-	}
-	c.mu.Unlock()
-
 	for i, e := range entries {
 		rep.Tools[i] = ToolCost{Index: i, Name: e.name, Measure: e.m, Parts: e.parts}
-		rep.Total.Tokens += e.m.Tokens
-		rep.Total.Bytes += e.m.Bytes
+	}
+	return c.finish(ctx, l, rep)
+}
+
+// ReportOf is Listing with each tool's cost given (as Tool returned it, in listing order), for a
+// caller that keeps them already: the tools are not looked up or measured again.
+func (c *Counter) ReportOf(l *listing.Listing, tools []ToolCost) Report {
+	rep := Report{Tokenizer: c.tok.Name(), Render: c.r.name, Estimate: c.r.estimate, Source: c.source, Model: c.model,
+		Tools: make([]ToolCost, len(tools))}
+	for i, t := range tools {
+		rep.Tools[i] = ToolCost{Index: i, Name: t.Name, Measure: t.Measure, Parts: t.Parts}
+	}
+	rep, _ = c.finish(context.Background(), l, rep)
+	return rep
+}
+
+// finish adds the tools' totals, the frame, the cheapest and dearest tools and, with Whole, the
+// whole text's count to a report whose Tools are set.
+func (c *Counter) finish(ctx context.Context, l *listing.Listing, rep Report) (Report, error) {
+	for _, t := range rep.Tools {
+		rep.Total.Tokens += t.Tokens
+		rep.Total.Bytes += t.Bytes
 	}
 	f := c.r.frame(&c.o, l)
 	rep.Overhead = Measure{Tokens: c.frameTokens(f), Bytes: f.bytes}
@@ -365,11 +416,14 @@ func (c *Counter) Listing(l *listing.Listing) Report {
 		if text, fixed, ok := c.wholeText(l); ok {
 			rep.Whole = &Measure{Tokens: fixed, Bytes: rep.Total.Bytes}
 			for _, piece := range splitLong(text) {
+				if err := ctx.Err(); err != nil {
+					return Report{}, fmt.Errorf("cost: %w", err)
+				}
 				rep.Whole.Tokens += c.tok.Count(piece)
 			}
 		}
 	}
-	return rep
+	return rep, nil
 }
 
 // wholeText joins the rendering's frame and tools into the one text a host would tokenize, and

@@ -127,11 +127,8 @@ func TestCounterIsSafeForConcurrentUse(t *testing.T) {
 		}(g)
 	}
 	wg.Wait()
-	c.mu.RLock()
-	n := len(c.byHash)
-	c.mu.RUnlock()
-	if n > 50 {
-		t.Errorf("cache holds %d tools, bound is 50", n)
+	if n := c.byHash.Len(); n > 50 {
+		t.Errorf("cache holds %d tools, bound is 50", c.byHash.Len())
 	}
 }
 

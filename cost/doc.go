@@ -23,8 +23,9 @@
 // listing). Options.Whole also counts the rendering as one text and reports both.
 //
 // Texts over 32 KiB are tokenized in pieces cut where the encodings' pre-tokenizers always end
-// a piece (so the count is unchanged), because the tiktoken splitter is quadratic on some runs of
-// whitespace; only text with no such place for 32 KiB is cut blindly (see splitLong).
+// a piece (so the count is unchanged), because the tiktoken splitter and merge are superlinear
+// in the length of one pre-token (a run of whitespace, a word without spaces); only text with no
+// such place for 256 bytes is cut blindly (see Pieces), so the work is linear in the text.
 //
 // A Counter caches each tool's cost by its content hash (listing.HashOf) and is safe for
 // concurrent use, so one Counter can serve every open workspace of a server.

@@ -26,7 +26,7 @@ func TestPerToolCountingDrift(t *testing.T) {
 				// The whole text is tokenized in pieces cut by splitLong; on real listings every
 				// cut must be exact.
 				text, fixed, _ := c.wholeText(listings[n])
-				if unsplit := c.Tokenizer().Count(text) + fixed; unsplit != rep.Whole.Tokens {
+				if unsplit := c.Tokenizer().(*tiktoken).count(text) + fixed; unsplit != rep.Whole.Tokens {
 					t.Errorf("%s %s %s: whole text counted in pieces %d, at once %d", render, enc, n, rep.Whole.Tokens, unsplit)
 				}
 				diff := rep.Total.Tokens - rep.Whole.Tokens

@@ -30,7 +30,20 @@ type tiktoken struct {
 
 func (t *tiktoken) Name() string { return t.name }
 
+// Count counts a long text piece by piece (Pieces), in time linear in its length.
 func (t *tiktoken) Count(s string) int {
+	if len(s) <= longText {
+		return t.count(s)
+	}
+	n := 0
+	for _, p := range Pieces(s) {
+		n += t.count(p)
+	}
+	return n
+}
+
+// count counts s at once.
+func (t *tiktoken) count(s string) int {
 	// The codec's default error mode never fails: it tokenizes invalid UTF-8 bytes as they are.
 	n, err := t.codec.Count(s)
 	if err != nil {

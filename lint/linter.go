@@ -2,13 +2,17 @@ package lint
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"weak"
 
+	"github.com/tool-workbench/workbench/internal/lru"
 	"github.com/tool-workbench/workbench/listing"
 )
 
@@ -26,6 +30,9 @@ type Config struct {
 	Revision string
 	// MaxSchemaDepth bounds the nesting of a schema the linter compiles.
 	MaxSchemaDepth int
+	// Cache is the byte budget the linter's caches count against; a server shares one between
+	// its linters. nil gives the linter a budget of its own of lru.DefaultBytes (64 MiB).
+	Cache *lru.Budget
 }
 
 // The defaults, and why: see the docs of the rules that use them.
@@ -63,23 +70,24 @@ func (c Config) withDefaults() Config {
 }
 
 // Linter runs the extended rules with caches. It is safe for concurrent use: one Linter can
-// serve every open workspace of a server. Its caches are bounded (maxCache entries each; a full
-// cache is dropped and refilled).
+// serve every open workspace of a server. Its caches hold at most maxCache entries each and,
+// together, at most the bytes of cfg.Cache, dropping the least recently used entries first.
 type Linter struct {
 	cfg Config
 	// approx is set when cfg.Tokens is the default ApproxTokens, which needs only lengths.
 	approx bool
 
-	mu      sync.Mutex
-	tools   map[listing.Hash]*toolFacts
-	schemas map[schemaKey]*schemaFacts
+	tools   *lru.Cache[listing.Hash, *toolFacts]
+	schemas *lru.Cache[schemaKey, *schemaFacts]
 	// byPtr remembers the hash of each tool value seen: values are immutable and edits share
-	// the unedited tools, so an edit re-hashes only the edited tool.
-	byPtr map[*listing.Value]listing.Hash
+	// the unedited tools, so an edit re-hashes only the edited tool. The keys are weak: the
+	// cache never keeps a listing alive.
+	byPtr *lru.Cache[weak.Pointer[listing.Value], listing.Hash]
 	// schemaPtr does the same for schemas: an edit outside a schema keeps its value, so the
 	// schema cache is reached without hashing the schema again.
-	schemaPtr map[*listing.Value]listing.Hash
-	lines     *lineIndex
+	schemaPtr *lru.Cache[weak.Pointer[listing.Value], listing.Hash]
+	// lines maps the sources findings are located in to their line starts.
+	lines *lru.Cache[*byte, *lineIndex]
 	// onCompute, when set (by tests), is called for every tool whose facts are computed.
 	onCompute func()
 }
@@ -89,13 +97,30 @@ type schemaKey struct {
 	which string
 }
 
-const maxCache = 1 << 14
+const (
+	maxCache = 1 << 14
+	// hashEntry is the accounted size of a pointer-to-hash entry: the hash and the weak
+	// pointer's handle.
+	hashEntry = 64
+)
 
 // New returns a Linter with cfg.
 func New(cfg Config) *Linter {
-	return &Linter{cfg: cfg.withDefaults(), approx: cfg.Tokens == nil, tools: map[listing.Hash]*toolFacts{},
-		schemas: map[schemaKey]*schemaFacts{}, byPtr: map[*listing.Value]listing.Hash{},
-		schemaPtr: map[*listing.Value]listing.Hash{}}
+	b := cfg.Cache
+	if b == nil {
+		b = lru.NewBudget(0)
+	}
+	return &Linter{cfg: cfg.withDefaults(), approx: cfg.Tokens == nil,
+		tools:     lru.New[listing.Hash, *toolFacts](b, maxCache),
+		schemas:   lru.New[schemaKey, *schemaFacts](b, maxCache),
+		byPtr:     lru.New[weak.Pointer[listing.Value], listing.Hash](b, maxCache),
+		schemaPtr: lru.New[weak.Pointer[listing.Value], listing.Hash](b, maxCache),
+		lines:     lru.New[*byte, *lineIndex](b, 2)}
+}
+
+// CacheBytes returns the bytes the linter's caches are accounted at.
+func (lt *Linter) CacheBytes() int64 {
+	return lt.tools.Bytes() + lt.schemas.Bytes() + lt.byPtr.Bytes() + lt.schemaPtr.Bytes() + lt.lines.Bytes()
 }
 
 // toolFacts is everything the per-tool rules computed for one tool's content.
@@ -108,14 +133,46 @@ type toolFacts struct {
 	signature string    // see signature: tools with equal signatures may be confused
 }
 
+// size estimates the bytes f keeps reachable: the description (which the words and mentions
+// are mostly slices of), the slices' headers and the findings.
+func (f *toolFacts) size() int64 {
+	n := int64(len(f.desc) + len(f.signature) + 16*len(f.descWords) + 48*len(f.mentions) + 96)
+	for _, w := range f.descWords {
+		n += int64(len(w))
+	}
+	return n + findingsSize(f.findings)
+}
+
+// findingsSize estimates the bytes of findings: their strings and the struct each.
+func findingsSize(fs []Finding) int64 {
+	n := int64(0)
+	for _, f := range fs {
+		n += int64(len(f.Rule) + len(f.Tool) + len(f.Pointer) + len(f.Message) + len(f.Source) + 160)
+	}
+	return n
+}
+
 // Lint runs every extended rule on l and returns the findings, listing-wide ones first, then by
 // tool. The reference's rules are not included: see ReferenceFindings.
 func (lt *Linter) Lint(l *listing.Listing) []Finding {
-	facts := lt.factsFor(l.Tools)
+	fs, _ := lt.LintContext(context.Background(), l)
+	return fs
+}
+
+// LintContext is Lint that stops between tools and between rules when ctx is done, and then
+// returns ctx's error, wrapped.
+func (lt *Linter) LintContext(ctx context.Context, l *listing.Listing) ([]Finding, error) {
+	facts, err := lt.factsFor(ctx, l.Tools)
+	if err != nil {
+		return nil, err
+	}
 	names := l.Names()
 	var out []Finding
-	lc := &listCtx{cfg: &lt.cfg, l: l, facts: facts, names: names}
+	lc := &listCtx{ctx: ctx, cfg: &lt.cfg, l: l, facts: facts, names: names}
 	for _, f := range listingChecks {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("lint: %w", err)
+		}
 		f(lc)
 	}
 	out = append(out, lc.out...)
@@ -123,62 +180,61 @@ func (lt *Linter) Lint(l *listing.Listing) []Finding {
 	for i, f := range facts {
 		for _, fd := range f.findings {
 			fd.ToolIndex = i
-			fd.Tool = names[i]
+			fd.Tool = clip(names[i]) // a name of megabytes is not repeated in every finding
 			fd.Pointer = "/tools/" + strconv.Itoa(i) + fd.Pointer
 			out = append(out, fd)
 		}
 	}
 	sort.SliceStable(out[:n], func(a, b int) bool { return out[a].ToolIndex < out[b].ToolIndex })
 	lt.locate(l, out)
-	return out
+	return out, nil
 }
 
 // Tokens returns the token count of each tool's definition (compact JSON), as the budget rules
 // count them.
 func (lt *Linter) Tokens(l *listing.Listing) []int {
-	facts := lt.factsFor(l.Tools)
+	out, _ := lt.tokens(context.Background(), l)
+	return out
+}
+
+func (lt *Linter) tokens(ctx context.Context, l *listing.Listing) ([]int, error) {
+	facts, err := lt.factsFor(ctx, l.Tools)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]int, len(facts))
 	for i, f := range facts {
 		out[i] = f.tokens
 	}
-	return out
+	return out, nil
 }
 
 // factsFor returns each tool's facts, computing the ones not cached (in parallel when many).
-func (lt *Linter) factsFor(tools []*listing.Value) []*toolFacts {
+func (lt *Linter) factsFor(ctx context.Context, tools []*listing.Value) ([]*toolFacts, error) {
 	out := make([]*toolFacts, len(tools))
 	hashes := make([]listing.Hash, len(tools))
 	var miss []int
-	lt.mu.Lock()
-	var unhashed []int
 	for i, t := range tools {
-		if h, ok := lt.byPtr[t]; ok {
-			hashes[i] = h
-		} else {
-			unhashed = append(unhashed, i)
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("lint: %w", err)
+			}
 		}
-	}
-	lt.mu.Unlock()
-	for _, i := range unhashed {
-		hashes[i] = listing.HashOf(tools[i])
-	}
-	lt.mu.Lock()
-	if len(lt.byPtr)+len(unhashed) > maxCache {
-		lt.byPtr = map[*listing.Value]listing.Hash{}
-	}
-	for _, i := range unhashed {
-		lt.byPtr[tools[i]] = hashes[i]
-	}
-	for i := range tools {
-		if f, ok := lt.tools[hashes[i]]; ok {
+		wp := weak.Make(t)
+		h, ok := lt.byPtr.Get(wp)
+		if !ok {
+			h = listing.HashOf(t)
+			lt.byPtr.Add(wp, h, hashEntry)
+		}
+		hashes[i] = h
+		if f, ok := lt.tools.Get(h); ok {
 			out[i] = f
 		} else {
 			miss = append(miss, i)
 		}
 	}
-	lt.mu.Unlock()
 	if len(miss) == 0 {
-		return out
+		return out, nil
 	}
 	workers := runtime.GOMAXPROCS(0)
 	if workers > len(miss)/8 {
@@ -195,27 +251,28 @@ func (lt *Linter) factsFor(tools []*listing.Value) []*toolFacts {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i] = lt.computeFacts(tools[i])
+				if ctx.Err() != nil {
+					return // the others see it too; the caller reports it
+				}
+				out[i] = lt.computeFacts(ctx, tools[i])
 			}
 		}()
 	}
 	wg.Wait()
-	lt.mu.Lock()
-	if len(lt.tools)+len(miss) > maxCache {
-		lt.tools = map[listing.Hash]*toolFacts{}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("lint: %w", err)
 	}
 	for _, i := range miss {
-		lt.tools[hashes[i]] = out[i]
+		lt.tools.Add(hashes[i], out[i], out[i].size())
 	}
-	lt.mu.Unlock()
-	return out
+	return out, nil
 }
 
-func (lt *Linter) computeFacts(t *listing.Value) *toolFacts {
+func (lt *Linter) computeFacts(ctx context.Context, t *listing.Value) *toolFacts {
 	if lt.onCompute != nil {
 		lt.onCompute()
 	}
-	tc := &toolCtx{cfg: &lt.cfg, lt: lt, tool: t, name: t.Get("name").String()}
+	tc := &toolCtx{ctx: ctx, cfg: &lt.cfg, lt: lt, tool: t, name: t.Get("name").String()}
 	for _, f := range toolChecks {
 		f(tc)
 	}
@@ -230,8 +287,8 @@ func (lt *Linter) computeFacts(t *listing.Value) *toolFacts {
 	}
 	sort.Strings(ws)
 	var tokens int
-	if lt.approx {
-		tokens = (compactLen(t) + 3) / 4 // ApproxTokens of the compact JSON
+	if n := compactLen(t); lt.approx || n > maxCounted {
+		tokens = (n + 3) / 4 // ApproxTokens of the compact JSON, without writing it
 	} else {
 		tokens = lt.cfg.Tokens(string(listing.Marshal(t, "")))
 	}
@@ -239,39 +296,41 @@ func (lt *Linter) computeFacts(t *listing.Value) *toolFacts {
 		descWords: ws, desc: desc, mentions: findMentions(desc), signature: signature(tc.name, ws)}
 }
 
+// maxCounted bounds the texts the budget rules hand to the tokenizer: 1 MiB, 64 times the
+// largest tool of the real listings. A longer text is estimated at four bytes a token
+// (ApproxTokens), which says as much about a budget of a few hundred tokens, and a tokenizer
+// takes seconds on megabytes of text made to be slow.
+const maxCounted = 1 << 20
+
+// countTokens counts the tokens of s as the budget rules do, and reports whether the count is
+// an estimate of a text too long to count (maxCounted).
+func (c *toolCtx) countTokens(s string) (n int, estimated bool) {
+	if len(s) > maxCounted {
+		return ApproxTokens(s), true
+	}
+	return c.cfg.Tokens(s), false
+}
+
 // schema returns the cached findings of compiling schema (pointers relative to it).
 func (lt *Linter) schema(schema *listing.Value, which string) []Finding {
-	lt.mu.Lock()
-	h, known := lt.schemaPtr[schema]
-	lt.mu.Unlock()
+	wp := weak.Make(schema)
+	h, known := lt.schemaPtr.Get(wp)
 	if !known {
 		h = listing.HashOf(schema)
-		lt.mu.Lock()
-		if len(lt.schemaPtr) >= maxCache {
-			lt.schemaPtr = map[*listing.Value]listing.Hash{}
-		}
-		lt.schemaPtr[schema] = h
-		lt.mu.Unlock()
+		lt.schemaPtr.Add(wp, h, hashEntry)
 	}
 	k := schemaKey{h, which}
-	lt.mu.Lock()
-	f, ok := lt.schemas[k]
-	lt.mu.Unlock()
-	if ok {
+	if f, ok := lt.schemas.Get(k); ok {
 		return f.findings
 	}
-	f = &schemaFacts{findings: compileSchema(schema, which, lt.cfg.MaxSchemaDepth)}
-	lt.mu.Lock()
-	if len(lt.schemas) >= maxCache {
-		lt.schemas = map[schemaKey]*schemaFacts{}
-	}
-	lt.schemas[k] = f
-	lt.mu.Unlock()
+	f := &schemaFacts{findings: compileSchema(schema, which, lt.cfg.MaxSchemaDepth)}
+	lt.schemas.Add(k, f, findingsSize(f.findings)+int64(len(which)))
 	return f.findings
 }
 
 // toolCtx is what a per-tool rule sees.
 type toolCtx struct {
+	ctx  context.Context // done: the rules may stop early (Lint then reports the context's error)
 	cfg  *Config
 	lt   *Linter
 	tool *listing.Value
@@ -299,6 +358,7 @@ func (c *toolCtx) report(rule, ptr, msg string) {
 
 // listCtx is what a listing-wide rule sees.
 type listCtx struct {
+	ctx   context.Context // a rule whose work grows faster than the listing checks it
 	cfg   *Config
 	l     *listing.Listing
 	facts []*toolFacts
@@ -313,7 +373,7 @@ func (c *listCtx) report(rule string, tool int, ptr, msg string) {
 	}
 	f := Finding{Rule: rule, Severity: r.Severity, ToolIndex: tool, Pointer: ptr, Message: msg}
 	if tool >= 0 {
-		f.Tool = c.names[tool]
+		f.Tool = clip(c.names[tool])
 	}
 	c.out = append(c.out, f)
 }
@@ -325,16 +385,15 @@ var (
 
 // locate fills in Line and Column from the source positions of the values the pointers name.
 func (lt *Linter) locate(l *listing.Listing, fs []Finding) {
-	if len(l.Source) == 0 {
+	if len(l.Source) == 0 || len(fs) == 0 {
 		return
 	}
-	lt.mu.Lock()
-	idx := lt.lines
-	if idx == nil || !idx.same(l.Source) {
+	idx, ok := lt.lines.Get(&l.Source[0])
+	if !ok || !idx.same(l.Source) {
 		idx = newLineIndex(l.Source)
-		lt.lines = idx
+		// The index keeps the source: account both.
+		lt.lines.Add(&l.Source[0], idx, int64(len(l.Source)+8*len(idx.starts)))
 	}
-	lt.mu.Unlock()
 	idx.locate(l, fs)
 }
 

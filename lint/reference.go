@@ -77,7 +77,7 @@ func (lt *Linter) ReferenceFindings(l *listing.Listing, lines []reference.Line) 
 		}
 		f := Finding{Rule: ln.Rule, Severity: levelSeverity(ln.Level), ToolIndex: ln.Tool, Pointer: ln.Ptr, Message: ln.Detail}
 		if ln.Tool >= 0 && ln.Tool < len(names) {
-			f.Tool = names[ln.Tool]
+			f.Tool = clip(names[ln.Tool])
 		}
 		if f.Pointer == "" {
 			f.Pointer = "/tools"
@@ -101,7 +101,7 @@ func (lt *Linter) VerdictFindings(l *listing.Listing, vs []selection.Verdict) []
 		f := Finding{Rule: "select", Severity: levelSeverity(v.Level), ToolIndex: -1, Pointer: "/tools",
 			Message: "task " + strconv.Itoa(v.N) + ": " + v.Detail}
 		if v.Expected != nil {
-			f.ToolIndex, f.Tool, f.Pointer = v.Expected.Tool, v.Expected.Name, "/tools/"+itoa(v.Expected.Tool)+"/description"
+			f.ToolIndex, f.Tool, f.Pointer = v.Expected.Tool, clip(v.Expected.Name), "/tools/"+itoa(v.Expected.Tool)+"/description"
 		}
 		out = append(out, f)
 	}

@@ -105,39 +105,105 @@ var (
 	typeRepeat = regexp.MustCompile(`(?i)\((string|integer|number|boolean|array|object)\)|\btype\s*:\s*(string|integer|number|boolean|array|object)\b`)
 )
 
-// tags returns the markup tags in s: HTML tag names, and XML-like names that also close.
+// tags returns the markup tags in s: HTML tag names, and XML-like names that also close. It finds
+// the matches of tagRe with tagAt, in two passes that keep no match: a description may hold
+// megabytes of tags, and the expression's submatches took a slice of strings each.
 func tags(s string) []string {
 	if !strings.Contains(s, "<") {
 		return nil
 	}
-	ms := tagRe.FindAllStringSubmatch(s, -1)
-	closes := map[string]bool{}
-	for _, m := range ms {
-		if m[1] == "/" {
-			closes[strings.ToLower(m[2])] = true
+	each := func(f func(closing bool, name string, self bool)) {
+		for j := strings.IndexByte(s, '<'); j >= 0; {
+			end, closing, name, self := tagAt(s, j)
+			if end > 0 {
+				f(closing, name, self)
+			}
+			next := strings.IndexByte(s[j+1:], '<')
+			if next < 0 {
+				break
+			}
+			j += 1 + next
 		}
 	}
+	closes := map[string]bool{}
+	each(func(closing bool, name string, _ bool) {
+		if closing {
+			closes[strings.ToLower(name)] = true
+		}
+	})
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range ms {
-		n := strings.ToLower(m[2])
+	each(func(_ bool, name string, self bool) {
+		n := strings.ToLower(name)
 		if seen[n] || injectionTags[n] {
-			continue
+			return
 		}
-		if htmlTags[n] || closes[n] || m[4] == "/" {
+		if htmlTags[n] || closes[n] || self {
 			seen[n] = true
-			out = append(out, "<"+m[2]+">")
+			out = append(out, "<"+name+">")
 		}
-	}
+	})
 	return out
 }
+
+// tagAt matches tagRe, <(/?)([A-Za-z][A-Za-z0-9_-]*)(\s[^<>]*)?(/?)>, at s[j] == '<' as the
+// expression's leftmost-first search does: it returns the end of the match (or -1), whether the
+// tag closes (</b>), its name, and whether it closes itself (<note/>; the attributes' greedy
+// [^<>]* takes a "/" before ">", as in <br />).
+func tagAt(s string, j int) (end int, closing bool, name string, self bool) {
+	k := j + 1
+	if k < len(s) && s[k] == '/' {
+		closing = true
+		k++
+	}
+	if k >= len(s) || !isASCIILetter(s[k]) {
+		return -1, false, "", false
+	}
+	n := k + 1
+	for n < len(s) && (isASCIILetter(s[n]) || s[n] >= '0' && s[n] <= '9' || s[n] == '_' || s[n] == '-') {
+		n++
+	}
+	name = s[k:n]
+	switch {
+	case n < len(s) && reSpace(s[n]):
+		m := n + 1
+		for m < len(s) && s[m] != '<' && s[m] != '>' {
+			m++
+		}
+		if m < len(s) && s[m] == '>' {
+			return m + 1, closing, name, false
+		}
+	case n+1 < len(s) && s[n] == '/' && s[n+1] == '>':
+		return n + 2, closing, name, true
+	case n < len(s) && s[n] == '>':
+		return n + 1, closing, name, false
+	}
+	return -1, false, "", false
+}
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// listed joins at most shownItems items, and says how many more there are: a message repeats
+// what it found, and a text made of thousands of findings would repeat them all.
+func listed(items []string) string {
+	if len(items) <= shownItems {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:shownItems], ", "), len(items)-shownItems)
+}
+
+const shownItems = 10
 
 func checkDescriptionText(c *toolCtx) {
 	desc := c.tool.Get("description")
 	if desc.IsString() {
 		d := desc.Str
-		if n := c.cfg.Tokens(d); n > c.cfg.MaxDescriptionTokens {
-			c.report("description-too-long", "/description", fmt.Sprintf("the description is %d tokens, over the budget of %d: keep what the tool does, when to use it instead of its neighbour, its inputs and its result", n, c.cfg.MaxDescriptionTokens))
+		if n, estimated := c.countTokens(d); n > c.cfg.MaxDescriptionTokens {
+			size := fmt.Sprintf("%d tokens", n)
+			if estimated {
+				size = fmt.Sprintf("%d bytes, about %d tokens (too long to count: estimated at four bytes a token)", len(d), n)
+			}
+			c.report("description-too-long", "/description", fmt.Sprintf("the description is %s, over the budget of %d: keep what the tool does, when to use it instead of its neighbour, its inputs and its result", size, c.cfg.MaxDescriptionTokens))
 		}
 		if startsEx.MatchString(d) {
 			c.report("description-starts-example", "/description", "the description opens with an example; open with what the tool does and when to use it")
@@ -148,7 +214,10 @@ func checkDescriptionText(c *toolCtx) {
 	}
 	for _, t := range c.descriptions() {
 		if ts := tags(t.s); len(ts) > 0 {
-			c.report("description-markup", t.ptr, fmt.Sprintf("markup in the text: %s; write plain text", strings.Join(ts, ", ")))
+			for i := range ts {
+				ts[i] = clip(ts[i])
+			}
+			c.report("description-markup", t.ptr, fmt.Sprintf("markup in the text: %s; write plain text", listed(ts)))
 		}
 		if t.s != "" && (strings.TrimSpace(t.s) != t.s) {
 			where := "ends"
@@ -179,25 +248,31 @@ var wsShown = strings.NewReplacer("\n", `\n`, "\t", `\t`, "\r", `\r`, " ", "·")
 // docstringIndent returns the indentation shared by every continuation line of a multi-line
 // text ("8 spaces"), when it is 4 spaces or more or a tab, or "".
 func docstringIndent(s string) string {
-	lines := strings.Split(strings.TrimRight(s, " \t\n"), "\n")
-	if len(lines) < 2 {
+	s = strings.TrimRight(s, " \t\n")
+	first := strings.IndexByte(s, '\n')
+	if first < 0 {
 		return ""
 	}
 	common := -1
 	tab := false
 	n := 0
-	for _, ln := range lines[1:] {
-		if strings.TrimSpace(ln) == "" {
-			continue
+	// The continuation lines, read in place: a description may have millions of them.
+	for rest := s[first+1:]; ; {
+		ln, next, more := strings.Cut(rest, "\n")
+		if strings.TrimSpace(ln) != "" {
+			n++
+			ind := len(ln) - len(strings.TrimLeft(ln, " \t"))
+			if strings.HasPrefix(ln, "\t") {
+				tab = true
+			}
+			if common < 0 || ind < common {
+				common = ind
+			}
 		}
-		n++
-		ind := len(ln) - len(strings.TrimLeft(ln, " \t"))
-		if strings.HasPrefix(ln, "\t") {
-			tab = true
+		if !more {
+			break
 		}
-		if common < 0 || ind < common {
-			common = ind
-		}
+		rest = next
 	}
 	if n == 0 || common <= 0 || (common < 4 && !tab) {
 		return ""
@@ -326,11 +401,16 @@ func checkExamples(c *toolCtx) {
 }
 
 func quoteList(vs []string) string {
-	q := make([]string, len(vs))
-	for i, v := range vs {
-		q[i] = fmt.Sprintf("%q", v)
+	n := min(len(vs), shownItems)
+	q := make([]string, n)
+	for i := range q {
+		q[i] = fmt.Sprintf("%q", clip(vs[i]))
 	}
-	return strings.Join(q, ", ")
+	out := strings.Join(q, ", ")
+	if more := len(vs) - n; more > 0 {
+		out += fmt.Sprintf(" and %d more", more)
+	}
+	return out
 }
 
 // checkRepeatsSchema reports a parameter description that restates its schema.
@@ -468,53 +548,96 @@ func signature(name string, desc []string) string {
 	return strings.Join(ws, " ")
 }
 
+// siblingBudget bounds the work of checkSiblings, in steps (a word or mention compared): tools
+// with one signature are compared pairwise, and thousands of look-alike tools would make that
+// quadratic. Real listings take a few thousand steps.
+const siblingBudget = 32 << 20
+
 func checkSiblings(c *listCtx) {
 	// Only tools with the same signature can be reported, so group by it first: the check
-	// then costs one map insert per tool on every keystroke, not a comparison per pair.
+	// then costs one map insert per tool on every keystroke, not a comparison per pair. The
+	// groups are visited in order of their first tool, so that a budget cut is deterministic.
 	groups := map[string][]int{}
+	var order []string
 	for i, f := range c.facts {
 		if f.signature != "" {
+			if _, ok := groups[f.signature]; !ok {
+				order = append(order, f.signature)
+			}
 			groups[f.signature] = append(groups[f.signature], i)
 		}
 	}
 	// Each tool is reported once, with the later tools it is confused with, so that a listing
-	// of many look-alike tools gives one finding per tool rather than one per pair.
-	partners := map[int][]int{}
-	for _, g := range groups {
+	// of many look-alike tools gives one finding per tool rather than one per pair; only the
+	// first three are kept, and how many there are.
+	type partners struct {
+		n     int
+		first []int
+	}
+	found := map[int]*partners{}
+	var total, compared int64
+	for _, sig := range order {
+		n := int64(len(groups[sig]))
+		total += n * (n - 1) / 2
+	}
+	left := int64(siblingBudget)
+compare:
+	for _, sig := range order {
+		g := groups[sig]
 		for x, a := range g {
+			if x%64 == 0 && c.ctx.Err() != nil {
+				return // Lint reports the context's error
+			}
+			fa := c.facts[a]
 			for _, b := range g[x+1:] {
+				fb := c.facts[b]
+				if left -= int64(len(fa.descWords) + len(fb.descWords) + len(fa.mentions) + len(fb.mentions) + 1); left < 0 {
+					break compare
+				}
+				compared++
 				if c.names[a] == c.names[b] {
 					continue // name-unique reports it
 				}
 				// The reference's near-duplicate measure: half the description words shared.
-				if jaccard(c.facts[a].descWords, c.facts[b].descWords) < 0.5 {
+				if jaccard(fa.descWords, fb.descWords) < 0.5 {
 					continue
 				}
-				if mentionsName(c.facts[a], c.names[b]) || mentionsName(c.facts[b], c.names[a]) {
+				if mentionsName(fa, c.names[b]) || mentionsName(fb, c.names[a]) {
 					continue
 				}
-				partners[a] = append(partners[a], b)
+				p := found[a]
+				if p == nil {
+					p = &partners{}
+					found[a] = p
+				}
+				p.n++
+				if len(p.first) < 3 {
+					p.first = append(p.first, b)
+				}
 			}
 		}
 	}
-	order := make([]int, 0, len(partners))
-	for a := range partners {
-		order = append(order, a)
+	tools := make([]int, 0, len(found))
+	for a := range found {
+		tools = append(tools, a)
 	}
-	sort.Ints(order)
-	for _, a := range order {
-		bs := partners[a]
-		sort.Ints(bs)
+	sort.Ints(tools)
+	for _, a := range tools {
+		p := found[a]
 		var names []string
-		for _, b := range bs[:min(3, len(bs))] {
-			names = append(names, c.names[b])
+		for _, b := range p.first {
+			names = append(names, clip(c.names[b]))
 		}
 		others := strings.Join(names, ", ")
-		if len(bs) > 3 {
-			others += fmt.Sprintf(" and %d more", len(bs)-3)
+		if p.n > 3 {
+			others += fmt.Sprintf(" and %d more", p.n-3)
 		}
 		c.report("description-sibling-unnamed", a, "/tools/"+itoa(a)+"/description",
-			fmt.Sprintf("%s and %s have near-duplicate descriptions, nothing in either says what the other does not, and neither names the other: say in each when to use the other instead", c.names[a], others))
+			fmt.Sprintf("%s and %s have near-duplicate descriptions, nothing in either says what the other does not, and neither names the other: say in each when to use the other instead", clip(c.names[a]), others))
+	}
+	if left < 0 {
+		c.report("description-sibling-unnamed", -1, "/tools",
+			fmt.Sprintf("the comparison budget ran out after %d of the %d pairs of tools with the same distinguishing words, so look-alike tools after those may not be reported: give each tool words that set it apart", compared, total))
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tool-workbench/workbench/listing"
 )
@@ -54,10 +56,102 @@ func init() {
 
 var returnsShape = regexp.MustCompile(`(?i)\breturns?\b[^.]{0,60}\b(?:json|object|record|dictionary|fields?|keys|properties|structured)\b`)
 
+// promisesShape reports whether returnsShape matches d, without the expression: on a
+// description of megabytes its [^.]{0,60} under (?i) took seconds, and on a window after every
+// "return" as long, since a text can hold a "return" every few bytes. It reads d once, and after
+// each "return" at most 60 characters: a match is \breturns?\b, up to 60 characters other
+// than ".", then \b, one of the words, \b; (?i) folds ASCII case, and also "ſ" (U+017F) to s
+// and "K" (U+212A) to k.
+func promisesShape(d string) bool {
+	for i := 0; i+6 <= len(d); i++ {
+		if d[i]|0x20 != 'r' || !strings.EqualFold(d[i:i+6], "return") || (i > 0 && isWordByte(d[i-1])) {
+			continue
+		}
+		// returns?\b: the regexp tries the plural first; either may lead to a match.
+		j := i + 6
+		if n := foldedS(d, j); n > 0 && wordBoundary(d, j+n) && shapeWithin(d, j+n) {
+			return true
+		}
+		if wordBoundary(d, j) && shapeWithin(d, j) {
+			return true
+		}
+	}
+	return false
+}
+
+// shapeWithin reports whether one of returnsShape's words, between word boundaries, starts
+// within 60 characters other than "." of d[from:].
+func shapeWithin(d string, from int) bool {
+	q := from
+	for k := 0; ; k++ {
+		if wordBoundary(d, q) && shapeWordAt(d, q) {
+			return true
+		}
+		if k == 60 || q >= len(d) || d[q] == '.' {
+			return false
+		}
+		_, size := utf8.DecodeRuneInString(d[q:])
+		q += size
+	}
+}
+
+// shapeWordAt reports whether one of the words of returnsShape, folded as (?i) folds, starts at
+// d[q] and is followed by a word boundary.
+func shapeWordAt(d string, q int) bool {
+	for _, w := range [...]string{"json", "object", "record", "dictionary", "fields", "field", "keys", "properties", "structured"} {
+		p := q
+		ok := true
+		for k := 0; k < len(w) && ok; k++ {
+			switch n := foldedLetter(d, p, w[k]); {
+			case n > 0:
+				p += n
+			default:
+				ok = false
+			}
+		}
+		if ok && wordBoundary(d, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldedLetter returns the length of the character at d[p] if (?i) matches it to the
+// lower-case ASCII letter c, or 0.
+func foldedLetter(d string, p int, c byte) int {
+	if p >= len(d) {
+		return 0
+	}
+	if d[p]|0x20 == c && d[p] < utf8.RuneSelf && isASCIILetter(d[p]) {
+		return 1
+	}
+	switch c {
+	case 's':
+		if strings.HasPrefix(d[p:], "ſ") {
+			return len("ſ")
+		}
+	case 'k':
+		if strings.HasPrefix(d[p:], "\u212a") {
+			return len("\u212a")
+		}
+	}
+	return 0
+}
+
+// foldedS is foldedLetter for s.
+func foldedS(d string, p int) int { return foldedLetter(d, p, 's') }
+
+// wordBoundary is \b at d[p]: an ASCII word character on one side and not on the other.
+func wordBoundary(d string, p int) bool {
+	before := p > 0 && isWordByte(d[p-1])
+	after := p < len(d) && isWordByte(d[p])
+	return before != after
+}
+
 func checkOutput(c *toolCtx) {
 	out := c.tool.Get("outputSchema")
 	if out == nil {
-		if d := c.tool.Get("description").String(); strings.Contains(strings.ToLower(d), "return") && returnsShape.MatchString(d) {
+		if d := c.tool.Get("description").String(); promisesShape(d) {
 			c.report("output-schema-missing", "/description", "the description promises a structured result but the tool declares no outputSchema: declare one so that clients can validate the result and code can read its fields")
 		}
 		return
@@ -99,7 +193,7 @@ func checkBudgets(c *listCtx) {
 		sort.SliceStable(idx, func(a, b int) bool { return c.facts[idx[a]].tokens > c.facts[idx[b]].tokens })
 		var top []string
 		for _, i := range idx[:min(3, len(idx))] {
-			top = append(top, fmt.Sprintf("%s %d", c.names[i], c.facts[i].tokens))
+			top = append(top, fmt.Sprintf("%s %d", clip(c.names[i]), c.facts[i].tokens))
 		}
 		c.report("listing-token-budget", -1, "/tools", fmt.Sprintf("the tools take about %d tokens, over the budget of %d; the largest: %s", total, c.cfg.MaxListingTokens, strings.Join(top, ", ")))
 	}
@@ -111,9 +205,30 @@ type Named struct {
 	Listing *listing.Listing
 }
 
+// Origin is where a text starts in a larger document: its 1-based line and column.
+type Origin struct{ Line, Column int }
+
+// shift moves the positions of findings located in a text that starts at o to the larger
+// document.
+func (o Origin) shift(fs []Finding) {
+	if o.Line <= 1 && o.Column <= 1 {
+		return
+	}
+	for i := range fs {
+		if fs[i].Line == 0 {
+			continue
+		}
+		if fs[i].Line == 1 {
+			fs[i].Column += o.Column - 1
+		}
+		fs[i].Line += o.Line - 1
+	}
+}
+
 // MergeCollisions reports tool names that collide when the listings are merged into one host:
 // the same name on two servers, or names that differ only in case or separators. Each finding
-// is about the later server's tool and names the earlier one.
+// is about the later server's tool and names the earlier one. Its work and output are linear in
+// the listings: each name is folded once, and findings show long names cut short.
 func MergeCollisions(ls ...Named) []Finding {
 	type seen struct {
 		server string
@@ -123,26 +238,27 @@ func MergeCollisions(ls ...Named) []Finding {
 	folded := map[string]seen{}
 	var out []Finding
 	for _, nl := range ls {
-		local := map[string]bool{}
-		for i, n := range nl.Listing.Names() {
+		names := nl.Listing.Names()
+		local := make(map[string]bool, len(names))
+		for i, n := range names {
 			if local[n] {
 				continue // a repeat within one server is name-unique's finding
 			}
 			local[n] = true
-			k := foldName(n)
-			f := Finding{Rule: "name-collision-merged", Severity: registry["name-collision-merged"].Severity, Tool: n,
+			f := Finding{Rule: "name-collision-merged", Severity: registry["name-collision-merged"].Severity, Tool: clip(n),
 				ToolIndex: i, Pointer: "/tools/" + itoa(i) + "/name", Source: nl.Name}
-			if s, ok := exact[n]; ok {
-				f.Message = fmt.Sprintf("%s is also a tool of %s: a host that merges the two must rename one, and may not", n, s.server)
+			s, dup := exact[n]
+			if dup {
+				f.Message = fmt.Sprintf("%s is also a tool of %s: a host that merges the two must rename one, and may not", clip(n), clipN(s.server, 1024))
 				out = append(out, f)
-			} else if s, ok := folded[k]; ok {
-				f.Message = fmt.Sprintf("%s differs from %s of %s only in case or separators", n, s.name, s.server)
+				continue // the same name folds the same: nothing to add
+			}
+			exact[n] = seen{nl.Name, n}
+			k := foldName(n)
+			if s, ok := folded[k]; ok {
+				f.Message = fmt.Sprintf("%s differs from %s of %s only in case or separators", clip(n), clip(s.name), clipN(s.server, 1024))
 				out = append(out, f)
-			}
-			if _, ok := exact[n]; !ok {
-				exact[n] = seen{nl.Name, n}
-			}
-			if _, ok := folded[k]; !ok {
+			} else {
 				folded[k] = seen{nl.Name, n}
 			}
 		}
@@ -152,9 +268,10 @@ func MergeCollisions(ls ...Named) []Finding {
 
 func foldName(n string) string {
 	var b strings.Builder
-	for _, r := range strings.ToLower(n) {
+	b.Grow(len(n)) // lower case is as long for nearly every name
+	for _, r := range n {
 		if r != '_' && r != '-' && r != '.' {
-			b.WriteRune(r)
+			b.WriteRune(unicode.ToLower(r))
 		}
 	}
 	return b.String()

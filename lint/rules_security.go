@@ -208,6 +208,9 @@ func promoMatches(s string) [][2]int {
 	return out
 }
 
+// conditionWindow is how far after an assertive phrase promotion looks for a condition.
+const conditionWindow = 400
+
 var conditionRe = regexp.MustCompile(`\b(?:when|whenever|if|unless|over|in\s+case|once)\b`)
 
 // promotion returns the first assertive phrase of s that no condition limits ("use this tool
@@ -217,7 +220,10 @@ var conditionRe = regexp.MustCompile(`\b(?:when|whenever|if|unless|over|in\s+cas
 func promotion(s string) string {
 	for _, loc := range promoMatches(s) {
 		m := s[loc[0]:loc[1]]
-		rest := s[loc[1]:]
+		// The condition that limits a phrase follows it closely: read the rest of its
+		// sentence up to conditionWindow bytes, so that a text of many phrases in one long
+		// sentence costs time linear in it.
+		rest := s[loc[1]:min(len(s), loc[1]+conditionWindow)]
 		if i := strings.IndexAny(rest, ".!?\n"); i >= 0 {
 			rest = rest[:i]
 		}
@@ -442,41 +448,42 @@ var (
 )
 
 // findMentions lists the identifiers of a description, marking those a sentence makes the
-// subject of a rule.
+// subject of a rule. It reads the sentences and their identifiers in place, keeping only the
+// distinct identifiers: a description of megabytes has millions of sentences.
 func findMentions(desc string) []mention {
 	var out []mention
 	at := map[string]int{}
-	for _, sent := range splitSentences(desc) {
+	eachSentence(desc, func(sent string) {
 		hints := sentenceHints.scanLower(sent) // the hints of the lower-cased sentence
 		forceful := hints.any(hintForce) && !hints.any(hintInstead) && forceRe.MatchString(sent)
 		modal := hints.any(hintModal)
 		trigger := forceful && hints.any(hintTrigger)
-		for _, loc := range idents(sent) {
-			w := sent[loc[0]:loc[1]]
+		eachIdent(sent, func(a, b int) {
+			w := sent[a:b]
 			rule := false
 			if modal || forceful {
 				// Look at a short window on each side: the regexp engine's cost grows with the
 				// text it is given, and the phrases sit next to the name.
-				after := sent[loc[1]:min(len(sent), loc[1]+40)]
+				after := sent[b:min(len(sent), b+40)]
 				rule = modal && modalRe.MatchString(after)
 				if !rule && trigger {
-					rule = triggerRe.MatchString(sent[max(0, loc[0]-80):loc[0]])
+					rule = triggerRe.MatchString(sent[max(0, a-80):a])
 				}
 			}
 			if i, ok := at[w]; ok {
 				out[i].rule = out[i].rule || rule
-				continue
+				return
 			}
 			at[w] = len(out)
 			out = append(out, mention{word: w, rule: rule})
-		}
-	}
+		})
+	})
 	return out
 }
 
-// idents returns the spans of identifier-like words ([A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]) of s.
-func idents(s string) [][2]int {
-	var out [][2]int
+// eachIdent calls f with the span of every identifier-like word of s
+// ([A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]), in order.
+func eachIdent(s string, f func(a, b int)) {
 	isLetter := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 	isAlnum := func(c byte) bool { return isLetter(c) || c >= '0' && c <= '9' }
 	for i := 0; i < len(s); {
@@ -493,26 +500,25 @@ func idents(s string) [][2]int {
 			end--
 		}
 		if end > i+1 {
-			out = append(out, [2]int{i, end})
+			f(i, end)
 		}
 		i = j
 	}
-	return out
 }
 
-func splitSentences(s string) []string {
-	var out []string
+// eachSentence calls f with every sentence of s, in order: text up to a newline, or up to a
+// ".", "!", "?" or ";" followed by a space, a newline or the end.
+func eachSentence(s string, f func(string)) {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\n' || (s[i] == '.' || s[i] == '!' || s[i] == '?' || s[i] == ';') && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n') {
-			out = append(out, s[start:i+1])
+			f(s[start : i+1])
 			start = i + 1
 		}
 	}
 	if start < len(s) {
-		out = append(out, s[start:])
+		f(s[start:])
 	}
-	return out
 }
 
 func checkShadowing(c *listCtx) {
@@ -535,7 +541,7 @@ func checkShadowing(c *listCtx) {
 			}
 			seen[m.word] = true
 			c.report("tool-shadowing", i, "/tools/"+itoa(i)+"/description",
-				fmt.Sprintf("the description of %s sets rules for another tool, %s: a description should describe its own tool (shadowing changes how the model calls tools of other servers too)", c.names[i], m.word))
+				fmt.Sprintf("the description of %s sets rules for another tool, %s: a description should describe its own tool (shadowing changes how the model calls tools of other servers too)", clip(c.names[i]), clip(m.word)))
 		}
 	}
 }

@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"sort"
+	"strconv"
 	"strings"
-	"sync/atomic"
-	"time"
 
-	regexp2 "github.com/dlclark/regexp2/v2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
@@ -49,51 +47,13 @@ func (r *refusingLoader) Load(url string) (any, error) {
 
 var errRefused = errors.New("the workbench never fetches a schema from outside the document")
 
-// regexpEngine returns a pattern compiler for one schema. It compiles with Go's regexp when it
-// can (linear time) and otherwise as ECMA-262, the dialect JSON Schema specifies (look-arounds,
-// backreferences), with a timeout on every match so that a pathological pattern cannot hang the
-// linter. A match that times out counts as a match and sets *slow, which stops the value checks.
-// SchemaRegexpEngine is the regular-expression engine schemas are compiled with, for other
-// packages that compile the same schemas (model runs check arguments against them): Go's RE2
-// when it can, else ECMA-262 (what JSON Schema specifies) with a 10 ms match timeout, after which
-// a value counts as matching.
-func SchemaRegexpEngine() jsonschema.RegexpEngine { return regexpEngine(new(atomic.Bool)) }
-
-func regexpEngine(slow *atomic.Bool) jsonschema.RegexpEngine {
-	return func(s string) (jsonschema.Regexp, error) {
-		if re, err := regexp.Compile(s); err == nil {
-			return re, nil
-		}
-		re, err := regexp2.Compile(s, regexp2.ECMAScript)
-		if err != nil {
-			return nil, fmt.Errorf("not an ECMA-262 regular expression: %w", err)
-		}
-		re.MatchTimeout = 10 * time.Millisecond
-		return ecmaRegexp{re, slow}, nil
-	}
-}
-
-type ecmaRegexp struct {
-	re   *regexp2.Regexp
-	slow *atomic.Bool
-}
-
-func (e ecmaRegexp) String() string { return e.re.String() }
-
-func (e ecmaRegexp) MatchString(s string) bool {
-	ok, err := e.re.MatchString(s)
-	if err != nil {
-		e.slow.Store(true)
-		return true
-	}
-	return ok
-}
-
 // schemaWalk holds what a pre-compile walk of a schema found.
 type schemaWalk struct {
 	depth, nodes int
 	badNumber    string // pointer of a NaN or Infinity literal
 	tooDeepAt    string
+	hugeNumber   string // pointer of a number beyond MaxNumberExponent or MaxNumberDigits
+	hugeWhy      string
 }
 
 func walkSchema(v *listing.Value, p *path, depth, max int, w *schemaWalk) {
@@ -114,6 +74,11 @@ func walkSchema(v *listing.Value, p *path, depth, max int, w *schemaWalk) {
 	case listing.Number:
 		if w.badNumber == "" && (v.Str == "NaN" || strings.HasSuffix(v.Str, "Infinity")) {
 			w.badNumber = p.String()
+		} else if w.hugeNumber == "" {
+			// Refused here, before the schema library parses it into a big.Rat.
+			if why := numberTooBig(v.Str); why != "" {
+				w.hugeNumber, w.hugeWhy = p.String(), why
+			}
 		}
 	case listing.Array:
 		for i, it := range v.Items {
@@ -157,9 +122,19 @@ func toAny(v *listing.Value) any {
 	}
 }
 
-// compileSchema compiles one schema and checks the values in it against their own schemas.
-// which is "inputSchema" or "outputSchema"; the findings' pointers are relative to the schema.
+// compileSchema compiles one schema and checks the values in it against their own schemas,
+// within the budgets of one schema and of a request of its own. which is "inputSchema" or
+// "outputSchema"; the findings' pointers are relative to the schema.
 func compileSchema(schema *listing.Value, which string, maxDepth int) []Finding {
+	fs, _ := compileSchemaIn(schema, which, maxDepth, NewSchemaGuard())
+	return fs
+}
+
+// compileSchemaIn is compileSchema drawing on g, the budgets of a whole request: a Linter should
+// pass one guard per Lint call, so that a listing of many costly schemas is bounded as a whole.
+// request reports that g's budgets (not the schema's) stopped a check: the findings then depend
+// on the request, and are not to be cached for others.
+func compileSchemaIn(schema *listing.Value, which string, maxDepth int, g *SchemaGuard) (fs []Finding, request bool) {
 	var out []Finding
 	add := func(rule, ptr, msg string) {
 		out = append(out, Finding{Rule: rule, Severity: registry[rule].Severity, Pointer: ptr, Message: msg})
@@ -169,26 +144,30 @@ func compileSchema(schema *listing.Value, which string, maxDepth int) []Finding 
 	switch {
 	case w.tooDeepAt != "":
 		add("schema-limit", w.tooDeepAt, fmt.Sprintf("%s nests deeper than %d levels; it was not compiled (real schemas nest a few levels: flatten it, or move shared parts into $defs)", which, maxDepth))
-		return out
+		return out, false
 	case w.nodes > MaxSchemaNodes:
 		add("schema-limit", "", fmt.Sprintf("%s has more than %d values; it was not compiled", which, MaxSchemaNodes))
-		return out
+		return out, false
 	case w.badNumber != "":
 		add("schema-invalid", w.badNumber, fmt.Sprintf("%s holds NaN or Infinity, which JSON does not allow: write a number or remove the keyword", which))
-		return out
+		return out, false
+	case w.hugeNumber != "":
+		add("schema-limit", w.hugeNumber, fmt.Sprintf("%s holds %s; it was not compiled, since exact arithmetic on such a number can take minutes (and most JSON parsers round it to Infinity or refuse it): write a number a float64 can hold", which, w.hugeWhy))
+		return out, false
+	}
+	if lim := g.admitCompile(schema); lim != nil {
+		add("schema-limit", "", fmt.Sprintf("%s was not compiled: %s", which, lim.Reason))
+		return out, lim.Request
 	}
 	doc := toAny(schema)
 	loader := &refusingLoader{}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(loader)
-	var slow atomic.Bool
-	c.UseRegexpEngine(regexpEngine(&slow))
+	rb := newRegexBudget(g)
+	c := newCompiler(loader, rb)
 	if err := c.AddResource(schemaBase, doc); err != nil {
 		add("schema-invalid", "", fmt.Sprintf("%s cannot be read as a schema: %s", which, cleanErr(err)))
-		return out
+		return out, false
 	}
-	_, err := c.Compile(schemaBase)
+	root, err := c.Compile(schemaBase)
 	if len(loader.asked) > 0 {
 		for _, u := range uniq(loader.asked) {
 			ptr := refPointer(schema, u)
@@ -198,7 +177,11 @@ func compileSchema(schema *listing.Value, which string, maxDepth int) []Finding 
 			}
 			add("schema-ref-external", ptr, fmt.Sprintf("%s refers to %q, outside the document; it was not fetched (a host must not follow a $ref to the network either): inline the definition under $defs and refer to it as #/$defs/…", which, shown))
 		}
-		return out
+		return out, false
+	}
+	if why := rb.reason(); why != "" {
+		add("schema-limit", patternPointer(schema, rb.refused()), fmt.Sprintf("%s was not compiled: %s", which, why))
+		return out, rb.request.Load()
 	}
 	if err != nil {
 		var sve *jsonschema.SchemaValidationError
@@ -214,7 +197,7 @@ func compileSchema(schema *listing.Value, which string, maxDepth int) []Finding 
 					add("schema-invalid", listing.JoinPointer(l.InstanceLocation...),
 						fmt.Sprintf("%s is not a valid JSON Schema: %s", which, l.ErrorKind.LocalizedString(printer)))
 				}
-				return out
+				return out, false
 			}
 		}
 		ptr := errPointer(err)
@@ -223,14 +206,33 @@ func compileSchema(schema *listing.Value, which string, maxDepth int) []Finding 
 			ptr = findRef(schema, "#"+ptr)
 		}
 		add("schema-invalid", ptr, fmt.Sprintf("%s does not compile: %s", which, cleanErr(err)))
-		return out
+		return out, false
 	}
 	if cyc := refCycle(schema); cyc != "" {
 		add("schema-invalid", cyc, fmt.Sprintf("%s has a $ref cycle that never reaches a value (%s → …): validating any argument loops; make the recursion go through properties or items", which, cyc))
-		return out
+		return out, false
 	}
-	out = append(out, checkValues(c, schema, &slow)...)
-	return out
+	vs, request := checkValues(func() *BoundedSchema { return newBounded(c, schemaBase, doc, root, rb) }, schema)
+	return append(out, vs...), request
+}
+
+// patternPointer returns the pointer of the pattern (or patternProperties name) pat, or "".
+func patternPointer(schema *listing.Value, pat string) string {
+	found := ""
+	if pat == "" {
+		return found
+	}
+	eachSubschema(schema, "", func(s *listing.Value, p *path) {
+		if found != "" {
+			return
+		}
+		if v := s.Get("pattern"); v.IsString() && v.Str == pat {
+			found = p.String() + "/pattern"
+		} else if pp := s.Get("patternProperties"); pp.IsObject() && pp.Has(pat) {
+			found = p.String() + "/patternProperties" + ptrTok(pat)
+		}
+	})
+	return found
 }
 
 // firstPerLocation keeps the first error at each instance location: a keyword that fails
@@ -490,14 +492,17 @@ func walkSubschemas(schema *listing.Value, p *path, f func(s *listing.Value, p *
 	}
 }
 
-// maxProbes bounds the values checkValues validates in one schema: with a backtracking pattern
-// each can take up to the regexp timeout.
+// maxProbes bounds the values checkValues validates in one schema.
 const maxProbes = 500
 
-// checkValues validates default, const, enum and examples values against the schema they sit in.
-func checkValues(c *jsonschema.Compiler, schema *listing.Value, slow *atomic.Bool) []Finding {
-	var out []Finding
+// checkValues validates default, const, enum and examples values against the schema they sit
+// in, within the schema's budgets: a value whose validation could cost more than the steps
+// left, or a pattern that runs out of time, stops the checks with a schema-limit finding.
+func checkValues(bounded func() *BoundedSchema, schema *listing.Value) (out []Finding, request bool) {
+	var bs *BoundedSchema // made on the first value: most schemas have none
 	budget := maxProbes
+	work := int64(MaxSchemaWork)
+	stopped := false
 	eachSubschema(schema, "", func(s *listing.Value, p *path) {
 		type probe struct {
 			key string
@@ -505,7 +510,7 @@ func checkValues(c *jsonschema.Compiler, schema *listing.Value, slow *atomic.Boo
 			ptr string
 		}
 		var probes []probe
-		if !s.Has("default") && !s.Has("const") && !s.Has("enum") && !s.Has("examples") {
+		if stopped || !s.Has("default") && !s.Has("const") && !s.Has("enum") && !s.Has("examples") {
 			return
 		}
 		ptr := p.String()
@@ -525,38 +530,129 @@ func checkValues(c *jsonschema.Compiler, schema *listing.Value, slow *atomic.Boo
 				probes = append(probes, probe{"examples", it, ptr + "/examples/" + itoa(i)})
 			}
 		}
-		if len(probes) == 0 || budget <= 0 || slow.Load() {
+		if len(probes) == 0 || budget <= 0 {
 			return
 		}
 		if len(probes) > budget {
 			probes = probes[:budget]
 		}
 		budget -= len(probes)
-		sub, err := c.Compile(schemaBase + "#" + ptr)
+		if bs == nil {
+			bs = bounded()
+		}
+		sub, err := bs.sub(ptr)
 		if err != nil {
 			return // the whole schema compiled, so this cannot fail short of a library change
 		}
 		for _, p := range probes {
-			if slow.Load() {
+			used, err := bs.validate(sub, toAny(p.v), work)
+			work -= used
+			var lim *SchemaLimitError
+			if errors.As(err, &lim) {
 				out = append(out, Finding{Rule: "schema-limit", Severity: registry["schema-limit"].Severity, Pointer: ptr,
-					Message: "a pattern here takes too long to match (catastrophic backtracking): the remaining default, enum and examples values were not checked, and a validating client may hang on it too"})
-				budget = 0
+					Message: fmt.Sprintf("%s value %s was not checked against its schema, nor were the remaining default, enum and examples values: %s (a client that validates arguments may stall on it too)",
+						p.key, short(string(listing.Marshal(p.v, ""))), lim.Reason)})
+				stopped, request = true, lim.Request
 				return
 			}
-			if err := sub.Validate(toAny(p.v)); err != nil {
-				msg := err.Error()
-				var ve *jsonschema.ValidationError
-				if errors.As(err, &ve) {
-					if ls := leafErrors(ve, nil); len(ls) > 0 {
-						msg = ls[0].ErrorKind.LocalizedString(printer)
-					}
-				}
+			if err != nil {
 				out = append(out, Finding{Rule: "schema-value-invalid", Severity: registry["schema-value-invalid"].Severity, Pointer: p.ptr,
-					Message: fmt.Sprintf("%s value %s does not validate against its own schema: %s", p.key, short(string(listing.Marshal(p.v, ""))), msg)})
+					Message: fmt.Sprintf("%s value %s does not validate against its own schema: %s", p.key, short(string(listing.Marshal(p.v, ""))), errMessage(err))})
 			}
 		}
 	})
+	return out, request
+}
+
+// ValidationSummary words a validation error (as BoundedSchema.Validate returns it) in one
+// short line: where the value first fails and why. The error's own Error formats the whole tree
+// of causes, which grows with the work validation took.
+func ValidationSummary(err error) string {
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		if ls := leafErrors(ve, nil); len(ls) > 0 {
+			at := "the top level"
+			if loc := listing.JoinPointer(ls[0].InstanceLocation...); loc != "" {
+				at = shortText(strconv.Quote(loc), 100)
+			}
+			return fmt.Sprintf("at %s: %s", at, errMessage(err))
+		}
+	}
+	return errMessage(err)
+}
+
+// errMessage words a validation error by its first leaf, without formatting the whole tree
+// (which can be as large as the work it took) or long values of the schema.
+func errMessage(err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return short(err.Error())
+	}
+	ls := leafErrors(ve, nil)
+	if len(ls) == 0 {
+		return "the value is not valid"
+	}
+	const most = 10
+	var msg string
+	switch k := ls[0].ErrorKind.(type) {
+	case *kind.Enum:
+		c := kind.Enum{Want: k.Want}
+		if len(c.Want) > most {
+			c.Want = c.Want[:most]
+		}
+		c.Want = shortValues(c.Want)
+		msg = c.LocalizedString(printer)
+		if len(k.Want) > most {
+			msg += printer.Sprintf(" … (%d values)", len(k.Want))
+		}
+	case *kind.Const:
+		c := kind.Const{Want: shortValues([]any{k.Want})[0]}
+		msg = c.LocalizedString(printer)
+	case *kind.Required:
+		msg = (&kind.Required{Missing: firstNames(k.Missing, most)}).LocalizedString(printer)
+	case *kind.Dependency:
+		msg = (&kind.Dependency{Prop: k.Prop, Missing: firstNames(k.Missing, most)}).LocalizedString(printer)
+	case *kind.DependentRequired:
+		msg = (&kind.DependentRequired{Prop: k.Prop, Missing: firstNames(k.Missing, most)}).LocalizedString(printer)
+	case *kind.Pattern:
+		msg = (&kind.Pattern{Got: short(k.Got), Want: short(k.Want)}).LocalizedString(printer)
+	case *kind.Format:
+		got := k.Got
+		if s, ok := got.(string); ok {
+			got = short(s)
+		}
+		msg = (&kind.Format{Got: got, Want: k.Want, Err: k.Err}).LocalizedString(printer)
+	default:
+		msg = k.LocalizedString(printer)
+	}
+	return shortText(msg, 300)
+}
+
+// shortValues shortens long strings among primitive values (composite ones are not shown).
+func shortValues(vs []any) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		if s, ok := v.(string); ok {
+			v = short(s)
+		}
+		out[i] = v
+	}
 	return out
+}
+
+func firstNames(ns []string, n int) []string {
+	if len(ns) <= n {
+		return ns
+	}
+	return append(ns[:n:n], "…")
+}
+
+func shortText(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 func short(s string) string {

@@ -57,7 +57,7 @@ func BenchmarkRankAfterEdit(b *testing.B) {
 		tasks = append(tasks, Task{Task: d, Expect: &name})
 	}
 	c := NewCache(0)
-	c.Rank(l, tasks, true)
+	mustRank(b, c, l, tasks)
 	i := 0
 	for b.Loop() {
 		i++
@@ -65,7 +65,7 @@ func BenchmarkRankAfterEdit(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		c.Rank(edited, tasks, true)
+		mustRank(b, c, edited, tasks)
 	}
 }
 
@@ -92,7 +92,7 @@ func BenchmarkRankAfterRename(b *testing.B) {
 		tasks = append(tasks, Task{Task: d, Expect: &name})
 	}
 	c := NewCache(0)
-	c.Rank(l, tasks, true)
+	mustRank(b, c, l, tasks)
 	i := 0
 	for b.Loop() {
 		i++
@@ -100,6 +100,6 @@ func BenchmarkRankAfterRename(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		c.Rank(edited, tasks, true)
+		mustRank(b, c, edited, tasks)
 	}
 }

@@ -2,13 +2,16 @@ package selection
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"weak"
 
+	"github.com/tool-workbench/workbench/internal/lru"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/words"
 )
@@ -58,29 +61,45 @@ type wordEntry struct {
 type toolWords struct {
 	name        string
 	nameT, body map[string]bool
+	bytes       int64 // an estimate of what the sets keep reachable
 }
 
 func wordsOf(t *listing.Value) *toolWords {
 	name := t.Get("name").Str
-	return &toolWords{name: name, nameT: words.Content(name), body: bodyWords(t)}
+	tw := &toolWords{name: name, nameT: words.Content(name), body: bodyWords(t)}
+	tw.bytes = int64(len(name) + 128)
+	for w := range tw.nameT {
+		tw.bytes += int64(len(w) + 48)
+	}
+	for w := range tw.body {
+		tw.bytes += int64(len(w) + 48)
+	}
+	return tw
 }
 
 // Cache keeps the word sets of tools and tasks between rankings, so that after an edit only the
 // edited tool is read again. Tool values are never modified once parsed (an edit builds new
-// ones), so a tool's identity is its pointer. One cache can serve many listings; it forgets
-// everything when it grows past its limit. It is safe for concurrent use.
+// ones), so a tool's identity is its pointer (held weakly: the cache keeps no listing alive).
+// One cache can serve many listings; it forgets the least recently used entries past its limit
+// of entries or its budget of bytes. It is safe for concurrent use.
 type Cache struct {
-	mu    sync.Mutex
-	limit int
-	tools map[*listing.Value]*toolWords
-	tasks map[string][]string
+	tools *lru.Cache[weak.Pointer[listing.Value], *toolWords]
+	tasks *lru.Cache[string, []string]
+
+	mu sync.Mutex
 	// memos are the latest rankings (most recent first), from which Rank re-judges only the
-	// tasks that an edit can have changed.
-	memos []*rankMemo
+	// tasks that an edit can have changed; memoBytes are their sizes, summed.
+	memos     []*rankMemo
+	memoBytes int64
 }
 
-// maxMemos bounds the rankings a Cache remembers: about one per workspace being edited at once.
-const maxMemos = 16
+const (
+	// maxMemos bounds the rankings a Cache remembers: about one per workspace being edited at
+	// once.
+	maxMemos = 16
+	// maxMemoBytes bounds their bytes: 16 MiB.
+	maxMemoBytes = 16 << 20
+)
 
 // rankMemo is one ranking: the word sets it read and its verdicts. It is never modified once
 // stored.
@@ -90,40 +109,66 @@ type rankMemo struct {
 	taskWords [][]string // each task's content words (sorted), whether or not any tool has them
 	explain   bool
 	verdicts  []Verdict
+	size      int64
 }
 
-// NewCache returns an empty cache that holds up to limit tools and limit tasks (0: 16384).
-func NewCache(limit int) *Cache {
+// memoSize estimates the bytes a ranking keeps reachable, its tools' word sets included (the
+// tools cache may have dropped them).
+func memoSize(m *rankMemo) int64 {
+	n := int64(8*len(m.tools) + 256)
+	seen := make(map[*toolWords]bool, len(m.tools))
+	for _, t := range m.tools {
+		if !seen[t] {
+			seen[t] = true
+			n += t.size()
+		}
+	}
+	for i, t := range m.tasks {
+		n += int64(len(t.Task) + len(t.Expected()) + 128)
+		for _, w := range m.taskWords[i] {
+			n += int64(len(w) + 16)
+		}
+	}
+	for _, v := range m.verdicts {
+		n += int64(len(v.Detail) + 256)
+		for _, sc := range v.Top {
+			n += int64(len(sc.Name) + 64 + 48*len(sc.Words))
+		}
+	}
+	return n
+}
+
+// size estimates the bytes of a tool's word sets.
+func (t *toolWords) size() int64 { return t.bytes }
+
+// NewCache returns an empty cache that holds up to limit tools and limit tasks (0: 16384), in
+// a budget of its own of lru.DefaultBytes (64 MiB).
+func NewCache(limit int) *Cache { return NewCacheBudget(limit, nil) }
+
+// NewCacheBudget is NewCache with the byte budget b, which other caches may share (nil: one of
+// its own). The remembered rankings are bounded apart, by maxMemos and maxMemoBytes.
+func NewCacheBudget(limit int, b *lru.Budget) *Cache {
 	if limit <= 0 {
 		limit = 16384
 	}
-	return &Cache{limit: limit, tools: map[*listing.Value]*toolWords{}, tasks: map[string][]string{}}
+	if b == nil {
+		b = lru.NewBudget(0)
+	}
+	return &Cache{tools: lru.New[weak.Pointer[listing.Value], *toolWords](b, limit), tasks: lru.New[string, []string](b, limit)}
 }
 
 // toolWords returns the word sets of tools, reading only the tools it has not seen.
 func (c *Cache) toolWords(tools []*listing.Value) []*toolWords {
 	tw := make([]*toolWords, len(tools))
-	var missing []int
-	c.mu.Lock()
 	for i, t := range tools {
-		if w, ok := c.tools[t]; ok {
-			tw[i] = w
-		} else {
-			missing = append(missing, i)
+		wp := weak.Make(t)
+		w, ok := c.tools.Get(wp)
+		if !ok {
+			w = wordsOf(t)
+			c.tools.Add(wp, w, w.size())
 		}
+		tw[i] = w
 	}
-	c.mu.Unlock()
-	for _, i := range missing {
-		tw[i] = wordsOf(tools[i])
-	}
-	c.mu.Lock()
-	if len(c.tools)+len(missing) > c.limit {
-		clear(c.tools)
-	}
-	for _, i := range missing {
-		c.tools[tools[i]] = tw[i]
-	}
-	c.mu.Unlock()
 	return tw
 }
 
@@ -134,7 +179,9 @@ func (c *Cache) toolWords(tools []*listing.Value) []*toolWords {
 // taken only when the tools keep their number and names (names order tied scores), so every
 // verdict equals what Rank would return; the verdicts share their Scored values with earlier
 // results and are to be read, not modified.
-func (c *Cache) Rank(l *listing.Listing, tasks []Task, explain bool) []Verdict {
+//
+// It stops between tasks when ctx is done, and returns ctx's error, wrapped.
+func (c *Cache) Rank(ctx context.Context, l *listing.Listing, tasks []Task, explain bool) ([]Verdict, error) {
 	tw := c.toolWords(l.Tools)
 	out := make([]Verdict, len(tasks))
 	taskWords := make([][]string, len(tasks))
@@ -150,6 +197,9 @@ func (c *Cache) Rank(l *listing.Listing, tasks []Task, explain bool) []Verdict {
 	var r *Ranker
 	var sc *scratch
 	for i, t := range tasks {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("ranking: %w", err)
+		}
 		if memo != nil {
 			taskWords[i] = memo.taskWords[i]
 			if !touches(taskWords[i], changed) {
@@ -171,7 +221,7 @@ func (c *Cache) Rank(l *listing.Listing, tasks []Task, explain bool) []Verdict {
 	}
 	c.remember(base, &rankMemo{tools: tw, tasks: append([]Task(nil), tasks...), taskWords: taskWords, explain: explain,
 		verdicts: append([]Verdict(nil), out...)})
-	return out
+	return out, nil
 }
 
 // memo returns the remembered ranking of the same tasks over as many tools that shares the
@@ -199,18 +249,31 @@ func (c *Cache) memo(tw []*toolWords, tasks []Task, explain bool) *rankMemo {
 }
 
 // remember stores m as the latest ranking, in place of base (the ranking it started from, or
-// nil), so that listings edited side by side with the same tasks each keep theirs.
+// nil), so that listings edited side by side with the same tasks each keep theirs. A ranking
+// larger than maxMemoBytes is not kept.
 func (c *Cache) remember(base, m *rankMemo) {
+	m.size = memoSize(m)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	keep := make([]*rankMemo, 1, maxMemos)
-	keep[0] = m
+	keep := make([]*rankMemo, 0, maxMemos)
+	total := int64(0)
+	if m.size <= maxMemoBytes {
+		keep, total = append(keep, m), m.size
+	}
 	for _, o := range c.memos {
-		if o != base && len(keep) < maxMemos {
+		if o != base && len(keep) < maxMemos && total+o.size <= maxMemoBytes {
 			keep = append(keep, o)
+			total += o.size
 		}
 	}
-	c.memos = keep
+	c.memos, c.memoBytes = keep, total
+}
+
+// Bytes returns the bytes the cache is accounted at: its word sets and its rankings.
+func (c *Cache) Bytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tools.Bytes() + c.tasks.Bytes() + c.memoBytes
 }
 
 // sameTasks reports whether two task lists ask the same of the ranker: the same texts expecting
@@ -266,15 +329,14 @@ func touches(ws []string, changed map[string]bool) bool {
 }
 
 func (c *Cache) taskContent(task string) []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ws, ok := c.tasks[task]
+	ws, ok := c.tasks.Get(task)
 	if !ok {
-		if len(c.tasks) >= c.limit {
-			clear(c.tasks)
-		}
 		ws = sortedContent(task)
-		c.tasks[task] = ws
+		size := int64(2 * len(task)) // the key, and the words (slices of it or copies)
+		for range ws {
+			size += 16
+		}
+		c.tasks.Add(task, ws, size)
 	}
 	return ws
 }
@@ -686,13 +748,26 @@ func (r *Ranker) judge(n int, t Task, ws []string, explain bool, sc *scratch) Ve
 // Rank judges every task against the listing's tools; with explain, each verdict's top tools
 // carry the words that scored.
 func Rank(l *listing.Listing, tasks []Task, explain bool) []Verdict {
+	out, _ := RankContext(context.Background(), l, tasks, explain)
+	return out
+}
+
+// RankContext is Rank that stops between tasks when ctx is done, and returns ctx's error,
+// wrapped.
+func RankContext(ctx context.Context, l *listing.Listing, tasks []Task, explain bool) ([]Verdict, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("ranking: %w", err)
+	}
 	r := NewRanker(l.Tools)
 	out := make([]Verdict, len(tasks))
 	sc := r.newScratch()
 	for i, t := range tasks {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("ranking: %w", err)
+		}
 		out[i] = r.judge(i+1, t, r.taskWords(t.Task), explain, sc)
 	}
-	return out
+	return out, nil
 }
 
 // Summary is the reference's closing selection line.

@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -204,7 +205,7 @@ func TestCacheRankMatchesRank(t *testing.T) {
 		if st.tasks != nil {
 			tasks = st.tasks
 		}
-		got := c.Rank(cur, tasks, true)
+		got := mustRank(t, c, cur, tasks)
 		want := Rank(cur, tasks, true)
 		if !reflect.DeepEqual(got, want) {
 			for i := range want {
@@ -315,7 +316,7 @@ func TestCacheRankConcurrent(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if got, want := c.Rank(e, tasks, true), Rank(e, tasks, true); !reflect.DeepEqual(got, want) {
+				if got, want := mustRank(t, c, e, tasks), Rank(e, tasks, true); !reflect.DeepEqual(got, want) {
 					t.Errorf("goroutine %d, edit %d: cached ranking differs from a fresh one", g, i)
 					return
 				}
@@ -323,4 +324,14 @@ func TestCacheRankConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// mustRank is c.Rank with explain and a context that is never done.
+func mustRank(t testing.TB, c *Cache, l *listing.Listing, tasks []Task) []Verdict {
+	t.Helper()
+	vs, err := c.Rank(context.Background(), l, tasks, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vs
 }

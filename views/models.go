@@ -52,6 +52,13 @@ type ToolRow struct {
 	Bytes    int
 }
 
+// ToolRows is the tool list: the listing's first tools, and how many it holds. A listing may
+// hold 20,000 tools; the page lists a bounded number of them (see web's maxToolRows).
+type ToolRows struct {
+	Rows  []ToolRow
+	Total int
+}
+
 // ParamRow is one parameter of the selected tool's inputSchema.
 type ParamRow struct {
 	Index       int
@@ -87,6 +94,7 @@ type Editor struct {
 	Words        int
 	Tokens       int
 	Params       []ParamRow
+	ParamCount   int    // the parameters inputSchema holds; Params may list fewer
 	ParamsNote   string // why the table is read-only, when the schema has no properties object
 	InputSchema  string
 	OutputSchema string
@@ -125,6 +133,7 @@ type FindingGroup struct {
 	Shape int // the tools' shape Tool was found at (see selectExpr)
 	Title string
 	Items []FindingItem
+	More  int // findings of this group left out of Items
 }
 
 // Findings is the findings panel.
@@ -134,6 +143,10 @@ type Findings struct {
 	Errors   int
 	Warnings int
 	Infos    int
+	// Hidden is how many findings the panel leaves out (the groups' More included), and
+	// HiddenTools how many tools they are of (not counting the listing as a whole).
+	Hidden      int
+	HiddenTools int
 }
 
 // CostBar is one tool's share of the listing's cost.
@@ -155,6 +168,8 @@ type Cost struct {
 	Window         int     // context window in tokens
 	Share          float64 // percent of Window
 	Bars           []CostBar
+	MoreTools      int // tools left out of Bars
+	MoreTokens     int // their tokens together
 }
 
 // ScoredWord is one task word that counted for a tool.
@@ -187,6 +202,10 @@ type TaskRow struct {
 	Task    string
 	Expect  string
 	NoTool  bool
+	Missing bool // Expect names no tool of the listing
+	// Typed: the expected tool is a text field with the table's suggestions, not a select (the
+	// listing has too many tools to list in every row).
+	Typed   bool
 	Verdict Verdict
 }
 
@@ -195,7 +214,8 @@ type Tasks struct {
 	WS        string
 	Gen       int // the version the table was rendered at (see taskExpr)
 	Rows      []TaskRow
-	ToolNames []string
+	Total     int      // tasks in the file; Rows may list fewer
+	ToolNames []string // the selects' options, or the suggestions of typed fields (see TaskRow.Typed)
 	Clear     int
 	Ambiguous int
 	Wrong     int
@@ -211,7 +231,7 @@ type Workspace struct {
 	Version  int
 	CanUndo  bool
 	CanRedo  bool
-	Tools    []ToolRow
+	Tools    ToolRows
 	Selected int
 	Editor   *Editor
 	Findings Findings
@@ -229,6 +249,10 @@ type FetchForm struct {
 	Transport  string // streamable, sse or stdio
 	Command    string // the stdio command line, when stdio is allowed
 	AllowStdio bool
+	// StdioToken is this server process's secret that a stdio launch must carry, so that only
+	// its own page can launch a command (a rebinding or cross-site page cannot read it). It is
+	// never kept with the workspace.
+	StdioToken string `json:"-"`
 	// QueryDropped says URL lost its query when it was kept (a query may hold a key).
 	QueryDropped bool
 }

@@ -64,8 +64,12 @@ type AuthConfig struct {
 	Token string
 	// Header names the person in AuthHeader (default X-Forwarded-User).
 	Header string
-	// TrustedProxies are the addresses whose Header (and X-Forwarded-Proto) is believed.
+	// TrustedProxies are the addresses whose Header, X-Forwarded-Proto and ClientIPHeader are
+	// believed.
 	TrustedProxies []netip.Prefix
+	// ClientIPHeader is where a trusted proxy reports the client's address: X-Forwarded-For
+	// (the default) or Forwarded (RFC 7239). The sign-in throttle keys on that address.
+	ClientIPHeader string
 	// Store keeps sessions and share links; nil turns share links (and token mode) off.
 	Store AccessStore
 	// SessionTTL is how long a token-mode sign-in lasts (default 7 days).
@@ -110,7 +114,7 @@ func (c Capability) String() string {
 type access struct {
 	cfg    AuthConfig
 	log    *slog.Logger
-	logins *loginLimiter // token-mode sign-in attempts per address
+	logins *loginLimiter // wrong secrets per client: sign-in tokens, bearer tokens, share links
 }
 
 func newAccess(cfg AuthConfig, log *slog.Logger) (*access, error) {
@@ -133,6 +137,14 @@ func newAccess(cfg AuthConfig, log *slog.Logger) (*access, error) {
 		}
 	default:
 		return nil, fmt.Errorf("web: unknown auth mode %q (want token or header, or none for local mode)", cfg.Mode)
+	}
+	switch {
+	case cfg.ClientIPHeader == "" || strings.EqualFold(cfg.ClientIPHeader, "X-Forwarded-For"):
+		cfg.ClientIPHeader = "X-Forwarded-For"
+	case strings.EqualFold(cfg.ClientIPHeader, "Forwarded"):
+		cfg.ClientIPHeader = "Forwarded"
+	default:
+		return nil, fmt.Errorf("web: the client address header %q is not one a proxy writes: use X-Forwarded-For or Forwarded", cfg.ClientIPHeader)
 	}
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = 7 * 24 * time.Hour
@@ -171,15 +183,88 @@ func remoteAddr(r *http.Request) (netip.Addr, bool) {
 
 func (a *access) trusted(r *http.Request) bool {
 	addr, ok := remoteAddr(r)
-	if !ok {
-		return false
-	}
+	return ok && a.trustedAddr(addr)
+}
+
+func (a *access) trustedAddr(addr netip.Addr) bool {
 	for _, p := range a.cfg.TrustedProxies {
 		if p.Contains(addr) {
 			return true
 		}
 	}
 	return false
+}
+
+// client is the address of the person behind a request: the connection's peer, or, when that
+// is a trusted proxy, the nearest address its ClientIPHeader names that is not another trusted
+// proxy. Each proxy appends the peer it saw on the right, so the entries left of the first
+// untrusted one are whatever the client wrote, and are never read. An entry a proxy wrote that
+// is no address (RFC 7239's "unknown" or an obfuscated name) stops the walk at the proxy.
+func (a *access) client(r *http.Request) (netip.Addr, bool) {
+	addr, ok := remoteAddr(r)
+	if !ok || !a.trustedAddr(addr) {
+		return addr, ok
+	}
+	hops := forwardedHops(r.Header, a.cfg.ClientIPHeader)
+	for i := len(hops) - 1; i >= 0; i-- {
+		h, ok := parseHop(hops[i])
+		if !ok {
+			break
+		}
+		if !a.trustedAddr(h) {
+			return h, true
+		}
+		addr = h
+	}
+	return addr, true
+}
+
+// forwardedHops lists the addresses of a client address header, left (the first client) to
+// right (the last proxy's peer), over all its lines.
+func forwardedHops(h http.Header, name string) []string {
+	var hops []string
+	for _, line := range h.Values(name) {
+		for _, elem := range strings.Split(line, ",") {
+			if name != "Forwarded" {
+				hops = append(hops, elem)
+				continue
+			}
+			// Forwarded: for=192.0.2.60;proto=http;by=203.0.113.43 — only "for" names the client.
+			for _, pair := range strings.Split(elem, ";") {
+				k, v, ok := strings.Cut(strings.TrimSpace(pair), "=")
+				if ok && strings.EqualFold(k, "for") {
+					hops = append(hops, v)
+				}
+			}
+		}
+	}
+	return hops
+}
+
+// parseHop reads one address of a client address header: 192.0.2.60, 2001:db8::1,
+// "[2001:db8::1]:4711" or 192.0.2.60:4711.
+func parseHop(s string) (netip.Addr, bool) {
+	s = strings.Trim(strings.TrimSpace(s), `"`)
+	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")); err == nil {
+		return a.Unmap().WithZone(""), true
+	}
+	if host, _, err := net.SplitHostPort(s); err == nil {
+		if a, err := netip.ParseAddr(host); err == nil {
+			return a.Unmap().WithZone(""), true
+		}
+	}
+	return netip.Addr{}, false
+}
+
+// clientKey is the request context key of the client's address (the guard sets it).
+type clientKey struct{}
+
+// clientAddr is the address the guard found for r (access.client), else the peer's.
+func clientAddr(r *http.Request) (netip.Addr, bool) {
+	if a, ok := r.Context().Value(clientKey{}).(netip.Addr); ok {
+		return a, a.IsValid()
+	}
+	return remoteAddr(r)
 }
 
 // https reports whether the browser reached us over https: directly, or through a trusted proxy
@@ -409,6 +494,12 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		a := s.auth
 		r := c.Request()
+		if len(a.cfg.TrustedProxies) > 0 {
+			// The throttles key on the person behind a trusted proxy (loginKey reads it).
+			client, _ := a.client(r)
+			r = r.WithContext(context.WithValue(r.Context(), clientKey{}, client))
+			c.SetRequest(r)
+		}
 		switch c.Path() {
 		case "", "/*":
 			return next(c) // no route: Echo answers 404 or 405
@@ -425,6 +516,9 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 			return echo.NewHTTPError(http.StatusForbidden, "this server accepts requests only through its authenticating proxy")
 		}
 		if err != nil {
+			return err
+		}
+		if err := s.throttleBearer(c, p); err != nil {
 			return err
 		}
 		if a.cfg.Mode == AuthLocal || !p.signed {
@@ -465,8 +559,152 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 			v.Manage = a.cfg.Mode == AuthLocal || p.signed
 		}
 		c.SetRequest(r.WithContext(views.WithViewer(r.Context(), v)))
+		if c.Path() == "/s/:token" && a.cfg.Mode != AuthLocal {
+			return s.throttleLink(c, next)
+		}
 		return next(c)
 	}
+}
+
+// throttleBearer spends one attempt from the client's bucket of wrong secrets (loginlimit.go,
+// the bucket wrong sign-ins spend from) for every bearer token that is neither the admin
+// token nor a share link's, and answers 429 with Retry-After while the bucket is empty, the
+// right token included (else the throttle would not bound guessing). The request itself goes
+// on: its route refuses a wrong token as before. Local mode reads no token; in header mode a
+// person the proxy signed in is not guessing (and the proxy may pass its own token along).
+func (s *Server) throttleBearer(c echo.Context, p principal) error {
+	a := s.auth
+	r := c.Request()
+	tok := bearer(r)
+	if tok == "" || a.cfg.Mode == AuthLocal || (a.cfg.Mode == AuthHeader && p.signed) {
+		return nil
+	}
+	now := a.cfg.Now()
+	res, wait := a.logins.reserve(loginKey(r), now)
+	if res == nil {
+		client, _ := clientAddr(r)
+		a.log.Warn("bearer token throttled: too many wrong tokens", "client", client.String(), "retry after", wait.Round(time.Second))
+		c.Response().Header().Set("Retry-After", retryAfter(wait))
+		return echo.NewHTTPError(http.StatusTooManyRequests, "too many wrong tokens from your address: wait "+retryAfter(wait)+
+			" seconds, then try again (until then every token is refused, the right one too)")
+	}
+	known, err := a.knownBearer(r.Context(), tok, p)
+	if err != nil || known {
+		res.CancelAt(now) // only wrong tokens count
+		return err
+	}
+	client, _ := clientAddr(r)
+	a.log.Warn("wrong bearer token", "client", client.String(), "path", r.URL.Path)
+	return nil
+}
+
+// knownBearer reports whether tok is the admin token (who has checked it) or a share link's,
+// revoked ones included: a revoked link was issued, not guessed.
+func (a *access) knownBearer(ctx context.Context, tok string, p principal) (bool, error) {
+	if p.authorID == "token" {
+		return true, nil
+	}
+	if a.cfg.Store == nil {
+		return false, nil
+	}
+	if _, err := store.ParseID("share token", tok); err != nil {
+		return false, nil
+	}
+	_, err := a.cfg.Store.ShareLink(ctx, tok)
+	switch store.KindOf(err) {
+	case store.NotFound:
+		return false, nil
+	case store.Forbidden:
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("look up share link: %w", err)
+	}
+	return true, nil
+}
+
+// throttleLink spends from the client's bucket for every share link that does not exist
+// (the handler answers 404), and answers 429 while the bucket is empty. Links carry 128
+// random bits, so this is defence in depth: it also keeps a guesser from loading the store.
+func (s *Server) throttleLink(c echo.Context, next echo.HandlerFunc) error {
+	a := s.auth
+	r := c.Request()
+	now := a.cfg.Now()
+	res, wait := a.logins.reserve(loginKey(r), now)
+	if res == nil {
+		client, _ := clientAddr(r)
+		a.log.Warn("share link throttled: too many unknown links", "client", client.String(), "retry after", wait.Round(time.Second))
+		c.Response().Header().Set("Retry-After", retryAfter(wait))
+		return echo.NewHTTPError(http.StatusTooManyRequests, "too many unknown share links from your address: wait "+retryAfter(wait)+
+			" seconds, then open the link again (check that the whole link was copied)")
+	}
+	err := next(c)
+	var he *echo.HTTPError
+	if !errors.As(err, &he) || he.Code != http.StatusNotFound {
+		res.CancelAt(now)
+	}
+	return err
+}
+
+// localNext replaces the "next" parameter of the routes that redirect to it after a form
+// (sign-in, the display name) with localPath's verdict, before their handlers read it.
+func (s *Server) localNext(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		switch {
+		case c.Path() == "/login" && r.Method == http.MethodGet:
+			if q := r.URL.Query(); q.Has("next") {
+				q.Set("next", localPath(q.Get("next")))
+				u := *r.URL
+				u.RawQuery = q.Encode()
+				r.URL = &u
+			}
+		case (c.Path() == "/login" || c.Path() == "/me/name") && r.Method == http.MethodPost:
+			// The forms are small: the handlers allow 16 KiB, so does this.
+			r.Body = http.MaxBytesReader(c.Response(), r.Body, 16<<10)
+			if err := r.ParseForm(); err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, "the form could not be read; send it as the page does")
+			}
+			if r.PostForm.Has("next") {
+				r.PostForm.Set("next", localPath(r.PostForm.Get("next")))
+				r.Form.Set("next", r.PostForm.Get("next"))
+			}
+		}
+		return next(c)
+	}
+}
+
+// localPath keeps a redirect target on this server: a path that starts with a single "/",
+// with no backslash, control character or white space anywhere (browsers drop tabs and line
+// breaks from URLs, so "/\t/evil.example" would become "//evil.example", another host), and
+// that net/url reads as a path with no scheme or host; the same holds once its escapes are
+// decoded. Anything else becomes "/".
+func localPath(next string) string {
+	bad := func(p string) bool {
+		if !utf8.ValidString(p) || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.ContainsRune(p, '\\') {
+			return true
+		}
+		for _, r := range p {
+			if unicode.IsControl(r) || unicode.IsSpace(r) || r == utf8.RuneError {
+				return true
+			}
+		}
+		return false
+	}
+	if bad(next) {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
+		return "/"
+	}
+	if dec, err := url.PathUnescape(u.EscapedPath()); err != nil || bad(dec) {
+		return "/"
+	}
+	if q, err := url.QueryUnescape(u.RawQuery); err != nil || strings.ContainsFunc(q, func(r rune) bool { return unicode.IsControl(r) }) {
+		return "/"
+	}
+	return next
 }
 
 // refuse answers a request that lacks what its route needs: a page GET in token mode without

@@ -43,6 +43,13 @@ type authRig struct {
 
 func newAuthRig(t *testing.T, cfg AuthConfig) *authRig {
 	t.Helper()
+	return newRig(t, Config{Auth: cfg})
+}
+
+// newRig is newAuthRig with the rest of the server's Config too (its Store, Engine, Log,
+// DatastarJS, Mount and APIErrors are the rig's).
+func newRig(t *testing.T, cfg Config) *authRig {
+	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "wb.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -58,8 +65,15 @@ func newAuthRig(t *testing.T, cfg AuthConfig) *authRig {
 	jsonAPI := api.New(api.Options{Log: log, Workspaces: st, Access: func(r *http.Request, ws string, write bool) (string, error) {
 		return s.APIAccess(r, ws, write)
 	}})
-	s, err = New(Config{Store: st, Engine: eng, Log: log, DatastarJS: []byte("// test client"), Auth: cfg,
-		Mount: func(e *echo.Echo) { jsonAPI.Register(e.Group(api.Prefix)) }, APIErrors: jsonAPI.HTTPErrorHandler})
+	cfg.Store, cfg.Engine, cfg.Log, cfg.DatastarJS, cfg.APIErrors = st, eng, log, []byte("// test client"), jsonAPI.HTTPErrorHandler
+	mount := cfg.Mount
+	cfg.Mount = func(e *echo.Echo) {
+		jsonAPI.Register(e.Group(api.Prefix))
+		if mount != nil {
+			mount(e)
+		}
+	}
+	s, err = New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -184,5 +185,46 @@ func TestBrowserHostileTextIsInert(t *testing.T) {
 	}
 	if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](check)); err != nil || !ok {
 		t.Fatalf("after a patch the hostile text ran or changed: %v", err)
+	}
+}
+
+// TestBrowserForgedEventDoesNotRun: another person writes text whose CRs would, were they line
+// ends on the wire, end the live stream's event and start a signals event that the Datastar
+// client evaluates as an expression. The page open on the workspace receives the edit through
+// its stream, shows the text, and runs nothing.
+func TestBrowserForgedEventDoesNotRun(t *testing.T) {
+	ctx, base := browser(t)
+	ex, _ := examples.Get("library-2-draft")
+	pasteListing(t, ctx, base, string(ex.Listing))
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := loc[strings.LastIndex(loc, "/w/")+3:]
+	for _, brk := range []string{"\r", "\r\n", "\n\r"} {
+		text := forged(brk)
+		for _, f := range []string{"description", "title"} {
+			b, _ := json.Marshal(map[string]any{"pid": strings.Repeat("e", 32), "tool": 0, "val": text, "ver": 0})
+			req, _ := http.NewRequest(http.MethodPost, base+"/w/"+id+"/edit?t=0&f="+f, strings.NewReader(string(b)))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Datastar-Request", "true")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		want, _ := json.Marshal(strings.ReplaceAll(text, "\r\n", "\n"))
+		shown := `document.getElementById('f-desc').value.replace(/\r\n?/g, '\n') === ` + strings.ReplaceAll(string(want), `\r`, `\n`)
+		// Wait for the edit to show, or for the forged event to run.
+		err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](`window.__pwned !== undefined || (`+shown+`)`,
+			chromedp.WithPollingTimeout(10*time.Second)))
+		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__pwned === undefined`)); err != nil || !ok {
+			t.Fatalf("%q: a forged event ran in the page (%v)", brk, err)
+		}
+		if err != nil {
+			got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('f-desc').value`))
+			t.Fatalf("%q: the live edit did not reach the page: %v (the field holds %q)", brk, err, got)
+		}
 	}
 }

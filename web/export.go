@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"github.com/starfederation/datastar-go/datastar"
 	"github.com/tool-workbench/workbench/export"
 	"github.com/tool-workbench/workbench/views"
 )
@@ -72,7 +71,7 @@ func (s *Server) exportFile(c echo.Context) error {
 		if len(tasks) == 0 {
 			tasks = nil
 		}
-		opts, err := s.engine.ReviewOptions(tasks)
+		opts, err := s.engine.ReviewOptions(c.Request().Context(), tasks)
 		if err != nil {
 			return fmt.Errorf("review export: %w", err)
 		}
@@ -100,7 +99,7 @@ func (s *Server) exportNotes(c echo.Context) error {
 		return err
 	}
 	n := goNotes(ws)
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	_ = sse.PatchElementTempl(views.ExportNotesRegion(&n))
 	return nil
 }

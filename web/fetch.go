@@ -69,7 +69,7 @@ func (s *Server) readFetchForm(c echo.Context) fetchRequest {
 		return fr
 	}
 	fr.form = views.FetchForm{URL: strings.TrimSpace(r.PostFormValue("url")), Transport: r.PostFormValue("transport"),
-		Command: strings.TrimSpace(r.PostFormValue("command")), AllowStdio: s.fetch.AllowStdio}
+		Command: strings.TrimSpace(r.PostFormValue("command")), AllowStdio: s.fetch.AllowStdio, StdioToken: s.stdioToken}
 	fr.target = remote.Target{URL: fr.form.URL, Bearer: strings.TrimSpace(r.PostFormValue("bearer"))}
 	switch fr.form.Transport {
 	case "", "streamable":
@@ -78,6 +78,12 @@ func (s *Server) readFetchForm(c echo.Context) fetchRequest {
 	case "sse":
 		fr.target.Transport = remote.SSE
 	case "stdio":
+		if s.fetch.AllowStdio && !s.stdioTokenOK(r.PostFormValue("stdio_token")) {
+			fr.problem = &views.FetchProblem{Kind: string(remote.ErrTarget),
+				Message: "This launch form is not from this server's page (its stdio token is missing or stale).",
+				Hint:    "Reload the page and launch from it; a restart issues a new token."}
+			return fr
+		}
 		fr.target = remote.Target{Transport: remote.Stdio, Command: strings.Fields(fr.form.Command), Env: s.fetch.StdioEnv}
 		if fr.target.Env == nil {
 			fr.target.Env = stdioEnv()
@@ -191,7 +197,7 @@ func reportOf(res *remote.Result) views.FetchReport {
 // formOf is the form shown again after a fetch, and kept with the workspace: where it came
 // from, nothing secret.
 func (s *Server) formOf(f views.FetchForm) views.FetchForm {
-	f.AllowStdio = s.fetch.AllowStdio
+	f.AllowStdio, f.StdioToken = s.fetch.AllowStdio, s.stdioToken
 	f.URL, f.QueryDropped = keptURL(f.URL)
 	return f
 }
@@ -268,10 +274,10 @@ func (s *Server) getFetch(ctx context.Context, id string) *fetchInfo {
 
 // serverPanel is the workspace's Server panel model.
 func (s *Server) serverPanel(ctx context.Context, id string, prob *views.FetchProblem) views.ServerPanel {
-	p := views.ServerPanel{WS: id, Form: views.FetchForm{AllowStdio: s.fetch.AllowStdio}, Problem: prob}
+	p := views.ServerPanel{WS: id, Form: views.FetchForm{AllowStdio: s.fetch.AllowStdio, StdioToken: s.stdioToken}, Problem: prob}
 	if fi := s.getFetch(ctx, id); fi != nil {
 		p.Form = fi.Form
-		p.Form.AllowStdio = s.fetch.AllowStdio // this server's setting, not the fetching one's
+		p.Form.AllowStdio, p.Form.StdioToken = s.fetch.AllowStdio, s.stdioToken // this server's, not the fetching one's
 		r := fi.Report
 		p.Report = &r
 	}
@@ -294,7 +300,7 @@ func (s *Server) fetchWorkspace(c echo.Context) error {
 	sg := signals{PID: pid, Tool: tool}
 	fr := s.readFetchForm(c)
 	fail := func(p *views.FetchProblem) error {
-		sse := datastar.NewSSE(c.Response().Writer, c.Request())
+		sse := newSSE(c)
 		_ = sse.PatchElementTempl(views.FetchStatus(p))
 		return nil
 	}
@@ -322,7 +328,7 @@ func (s *Server) fetchWorkspace(c echo.Context) error {
 		s.setFetch(c.Request().Context(), ws.ID, fi)
 		html := panel(ws.Version)
 		patch := Patch{HTML: html, Mode: string(datastar.ElementPatchModeReplace)}
-		sse := datastar.NewSSE(c.Response().Writer, c.Request())
+		sse := newSSE(c)
 		_ = sendPatches(sse, []Patch{patch})
 		s.hub.Publish(ws.ID, Notice{Version: ws.Version, From: pid, Shared: []Patch{patch}, EditorTool: -1})
 		return nil

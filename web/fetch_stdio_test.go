@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -25,11 +26,24 @@ func TestFetchStdio(t *testing.T) {
 		t.Fatalf("build the stdio test server: %v\n%s", err, out)
 	}
 	s := fetchServer(t, remote.LocalPolicy(), nil)
-	s.fetch.AllowStdio = true
-	if page := getPage(t, s, "/"); !strings.Contains(page, `<option value="stdio"`) {
+	s.fetch.AllowStdio, s.stdioToken = true, NewID() // as New does with --allow-stdio
+	home := getPage(t, s, "/")
+	if !strings.Contains(home, `<option value="stdio"`) {
 		t.Errorf("with stdio allowed the form does not offer it")
 	}
-	rec := fetchHome(t, s, url.Values{"transport": {"stdio"}, "command": {bin + " -tools 5 -pagesize 2"}})
+	// The launch must carry the token the server's own page holds; a form without it (from a
+	// page of another origin, which cannot read this one) launches nothing.
+	m := regexp.MustCompile(`name="stdio_token" value="([0-9a-f]+)"`).FindStringSubmatch(home)
+	if m == nil {
+		t.Fatal("the page's fetch form carries no stdio token")
+	}
+	for _, tok := range []string{"", strings.Repeat("0", len(m[1]))} {
+		rec := fetchHome(t, s, url.Values{"transport": {"stdio"}, "command": {bin}, "stdio_token": {tok}})
+		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "stdio token") {
+			t.Errorf("a launch with token %q: status %d, want 400 naming the stdio token", tok, rec.Code)
+		}
+	}
+	rec := fetchHome(t, s, url.Values{"transport": {"stdio"}, "command": {bin + " -tools 5 -pagesize 2"}, "stdio_token": {m[1]}})
 	if rec.Code != http.StatusSeeOther {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body.String())
 	}

@@ -73,7 +73,7 @@ func htmlPage(c echo.Context, code int, comp templ.Component) error {
 }
 
 func (s *Server) homeModel() views.Home {
-	h := views.Home{Page: s.page, MaxBytes: s.max, Fetch: views.FetchForm{AllowStdio: s.fetch.AllowStdio}}
+	h := views.Home{Page: s.page, MaxBytes: s.max, Fetch: views.FetchForm{AllowStdio: s.fetch.AllowStdio, StdioToken: s.stdioToken}}
 	for _, ex := range examples.All() {
 		h.Examples = append(h.Examples, views.Example{ID: ex.ID, Title: ex.Title, Blurb: ex.Blurb})
 	}
@@ -257,7 +257,7 @@ func (s *Server) stream(c echo.Context) error {
 	s.hub.announce(p, "join")
 	defer s.hub.announce(p, "left")
 	hf := &heldFlusher{ResponseWriter: c.Response().Writer}
-	sse := datastar.NewSSE(hf, c.Request())
+	sse := newSSEOn(hf, c.Request())
 	ctx := sse.Context()
 	// The page shows ws from here on; if it opened the room, that is what the room's pages were
 	// sent (a change made before it joined reached it through this read). Set before anything
@@ -482,7 +482,7 @@ func (s *Server) tasksPanel(c echo.Context) error {
 		return err
 	}
 	st := s.current(ws)
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	_ = sse.PatchElementTempl(views.TasksRegion(st.tasks))
 	return nil
 }
@@ -603,7 +603,7 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 			return s.problemPatch(c, messageField(ch.field), &problem{Msg: "That change could not be applied: " + ee.Msg})
 		case errors.As(err, &ue):
 			// The refused step is gone: the buttons show what is left.
-			sse := datastar.NewSSE(c.Response().Writer, c.Request())
+			sse := newSSE(c)
 			_ = sse.PatchElementTempl(views.FieldNotice(id, sg.Tool, ue.msg))
 			_ = sse.PatchElementTempl(views.History(id, ws.CanUndo, ws.CanRedo, ws.Version))
 			// and on the person's other pages here (other replicas learn at their next change)
@@ -668,7 +668,7 @@ func (s *Server) commit(c echo.Context, sg signals, ch change) error {
 			p.setFocus(ch.edit.Key) // "tasks/3/task"
 		}
 	}
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	if err := sendPatches(sse, shared); err != nil {
 		return nil
 	}
@@ -789,7 +789,7 @@ func (s *Server) listingAsItStands(c echo.Context, sg signals, msg string) error
 	if p := s.hub.lookup(ws.ID, sg.PID); p != nil {
 		p.setSelected(sel)
 	}
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	if sel != sg.Tool {
 		if err := sse.MarshalAndPatchSignals(map[string]int{"tool": sel}); err != nil {
 			return nil
@@ -805,7 +805,7 @@ func (s *Server) listingAsItStands(c echo.Context, sg signals, msg string) error
 // problemPatch answers an edit that was refused with a message next to the editor, changing
 // nothing.
 func (s *Server) problemPatch(c echo.Context, field string, pr *problem) error {
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	_ = sse.PatchElementTempl(views.SchemaMessage(views.SchemaMsg{Field: field, Text: pr.Msg, Line: pr.Line, Column: pr.Column}))
 	return nil
 }
@@ -895,7 +895,7 @@ func (s *Server) selectTool(c echo.Context) error {
 		s.hub.announce(p, "here") // presence shows the tool each person is on
 	}
 	st := s.current(ws)
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	if err := patchEditor(sse, s.editorModel(ws, st.res, sg.Tool)); err != nil {
 		return nil
 	}
@@ -1116,7 +1116,7 @@ func (s *Server) staleTaskOp(c echo.Context, ws Workspace, op string, i int, val
 	if op == "set" && val != "" {
 		msg = fmt.Sprintf("%s while you typed in task %d, so your last change was not saved. Your text was: «%s». Here is the table as it stands.", why, i+1, val)
 	}
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	if err := sse.PatchElementTempl(views.TasksRegion(st.tasks)); err != nil {
 		return nil
 	}

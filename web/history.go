@@ -161,7 +161,7 @@ func (s *Server) historyPanel(c echo.Context) error {
 	if p := s.hub.lookup(c.Param("id"), hs.PID); p != nil {
 		p.openHistory()
 	}
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	// A fresh panel holds no older revisions.
 	_ = sse.MarshalAndPatchSignals(map[string]int{"_revtop": 0, "_revnext": 0})
 	_ = sse.PatchElementTempl(views.RevisionsPanel(m))
@@ -200,7 +200,7 @@ func (s *Server) historyOlder(c echo.Context) error {
 			rows = append(rows, revisionRow(r, -1)) // the newest page holds the head
 		}
 	}
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	if above > 0 {
 		_ = sse.PatchElementTempl(views.RevisionRows(c.Param("id"), rows), datastar.WithSelector("#rev-older"), datastar.WithModePrepend())
 		_ = sse.MarshalAndPatchSignals(map[string]int{"_revtop": before})
@@ -249,7 +249,7 @@ func (s *Server) historyView(c echo.Context) error {
 	for _, t := range revisionTasks(rev.Tasks) {
 		d.Tasks = append(d.Tasks, views.RevisionTask{Task: t.Task, Expect: expectOf(t)})
 	}
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	_ = sse.PatchElementTempl(views.RevisionDetailView(d))
 	return nil
 }
@@ -314,7 +314,7 @@ func (s *Server) historyDiff(c echo.Context) error {
 		return revisionErr(storeErr(err))
 	}
 	d := revisionDiff(id, ra, rb)
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	_ = sse.PatchElementTempl(views.RevisionDiffView(d))
 	return nil
 }
@@ -408,7 +408,7 @@ func (s *Server) historyName(c echo.Context) error {
 		return err
 	}
 	id := c.Param("id")
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	if _, err := s.db.NameRevision(c.Request().Context(), id, n, strings.TrimSpace(hs.RName)); err != nil {
 		switch store.KindOf(err) {
 		case store.Invalid, store.Conflict, store.NotFound:

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -30,7 +31,8 @@ const liveWait = 10 * time.Second
 // on a marker may look at half an event.
 type sseReader struct {
 	events chan event
-	seen   []event // consumed by next, for failure messages
+	seen   []event       // consumed by next, for failure messages
+	raw    *lockedBuffer // every byte the stream carried, for framing checks
 }
 
 // dialSSE opens the stream of workspace id as page pid showing tool at version ver; mod may
@@ -53,19 +55,17 @@ func dialSSE(t testing.TB, base, id, pid string, tool, ver int, mod func(*http.R
 		cancel()
 		t.Fatalf("stream: status %d", resp.StatusCode)
 	}
-	r := &sseReader{events: make(chan event, 256)}
+	r := &sseReader{events: make(chan event, 256), raw: new(lockedBuffer)}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		defer close(r.events)
-		br := bufio.NewReaderSize(resp.Body, 64<<10)
+		sc := bufio.NewScanner(io.TeeReader(resp.Body, r.raw))
+		sc.Buffer(make([]byte, 64<<10), 64<<20)
+		sc.Split(sseLines)
 		cur := event{Data: map[string][]string{}}
-		for {
-			ln, err := br.ReadString('\n')
-			if err != nil {
-				return // a partial last line is not an event
-			}
-			ln = strings.TrimSuffix(ln, "\n")
+		for sc.Scan() {
+			ln := sc.Text()
 			var out *event
 			switch {
 			case ln == "":
@@ -74,11 +74,8 @@ func dialSSE(t testing.TB, base, id, pid string, tool, ver int, mod func(*http.R
 				}
 			case strings.HasPrefix(ln, ":"):
 				out = &event{Type: commentEvent, Data: map[string][]string{"text": {strings.TrimSpace(ln[1:])}}}
-			case strings.HasPrefix(ln, "event: "):
-				cur.Type = strings.TrimPrefix(ln, "event: ")
-			case strings.HasPrefix(ln, "data: "):
-				k, v, _ := strings.Cut(strings.TrimPrefix(ln, "data: "), " ")
-				cur.Data[k] = append(cur.Data[k], v)
+			default:
+				cur.field(ln)
 			}
 			if out == nil {
 				continue

@@ -11,19 +11,30 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Token-mode sign-in is throttled per address: loginBurst wrong tokens in a row are allowed,
-// then one more every loginRefill. A person who mistypes gets a few tries at once; a guesser gets
-// about 300 an hour per address, against an admin token of at least MinTokenLength characters.
+// Wrong secrets are throttled per client: loginBurst in a row are allowed, then one more every
+// loginRefill. A person who mistypes gets a few tries at once; a guesser gets about 300 an hour
+// per client, against an admin token of at least MinTokenLength characters. The secrets that
+// spend from one client's bucket: the admin token on /login and as a bearer token, share-link
+// tokens as bearer tokens and in /s/ links (auth.go). Session and link cookies do not: a stale
+// cookie is no guess (a session expires, a link is revoked), and their tokens carry 128 random
+// bits.
+//
+// A client is the address the connection comes from or, behind a trusted proxy, the one the
+// proxy reports (access.client); an IPv6 client holds a /64. Lock-out is per client, never
+// global.
 const (
 	loginBurst  = 5
 	loginRefill = 12 * time.Second
-	// loginAddrs bounds the addresses tracked; past it, new addresses share one bucket, so a
-	// flood of addresses costs memory no more than this and still gets throttled.
+	// loginAddrs bounds the clients tracked (about 2 MB). Past it the clients whose buckets
+	// have refilled are forgotten, and if none has, the one seen longest ago: forgetting a
+	// client hands it a fresh bucket, which gains a guesser with more addresses than this
+	// nothing it did not have (each address starts with loginBurst tries), where sharing one
+	// bucket among newcomers would let one guesser lock every newcomer out.
 	loginAddrs = 1 << 14
 )
 
-// loginLimiter is a token bucket (golang.org/x/time/rate) per remote address. Only wrong tokens
-// spend from it: a sign-in that succeeds, or a form refused for another reason, is refunded.
+// loginLimiter is a token bucket (golang.org/x/time/rate) per client. Only wrong secrets
+// spend from it: an attempt that succeeds, or a form refused for another reason, is refunded.
 type loginLimiter struct {
 	mu  sync.Mutex
 	per map[netip.Prefix]*loginBucket
@@ -38,10 +49,11 @@ func newLoginLimiter() *loginLimiter {
 	return &loginLimiter{per: map[netip.Prefix]*loginBucket{}}
 }
 
-// loginKey groups addresses the way one client holds them: an IPv4 address, or an IPv6 /64.
-// A request whose address cannot be read shares the zero key with the others like it.
+// loginKey groups addresses the way one client holds them: an IPv4 address, or an IPv6 /64,
+// of the client behind a trusted proxy (clientAddr). A request whose address cannot be read
+// shares the zero key with the others like it.
 func loginKey(r *http.Request) netip.Prefix {
-	a, ok := remoteAddr(r)
+	a, ok := clientAddr(r)
 	if !ok {
 		return netip.Prefix{}
 	}
@@ -65,7 +77,7 @@ func (l *loginLimiter) reserve(key netip.Prefix, now time.Time) (*rate.Reservati
 	b := l.per[key]
 	if b == nil {
 		if len(l.per) >= loginAddrs {
-			// A full bucket is the same as none: forget the addresses that have refilled.
+			// A full bucket is the same as none: forget the clients that have refilled.
 			for k, v := range l.per {
 				if now.Sub(v.last) >= loginBurst*loginRefill {
 					delete(l.per, k)
@@ -73,13 +85,19 @@ func (l *loginLimiter) reserve(key netip.Prefix, now time.Time) (*rate.Reservati
 			}
 		}
 		if len(l.per) >= loginAddrs {
-			key = netip.Prefix{} // still full: the overflow shares one bucket
-			b = l.per[key]
+			// Still full: forget the client seen longest ago (see loginAddrs).
+			var oldest netip.Prefix
+			var at time.Time
+			first := true
+			for k, v := range l.per {
+				if first || v.last.Before(at) {
+					oldest, at, first = k, v.last, false
+				}
+			}
+			delete(l.per, oldest)
 		}
-		if b == nil {
-			b = &loginBucket{lim: rate.NewLimiter(rate.Every(loginRefill), loginBurst)}
-			l.per[key] = b
-		}
+		b = &loginBucket{lim: rate.NewLimiter(rate.Every(loginRefill), loginBurst)}
+		l.per[key] = b
 	}
 	b.last = now
 	r := b.lim.ReserveN(now, 1)

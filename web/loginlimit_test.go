@@ -100,8 +100,9 @@ type httpResult struct {
 	body  string
 }
 
-// TestLoginLimiterBoundsAddresses: a flood of addresses is tracked up to loginAddrs; past it the
-// newcomers share one bucket, which is throttled like any other.
+// TestLoginLimiterBoundsAddresses: a flood of clients is tracked up to loginAddrs; past it each
+// newcomer still gets a bucket of its own (the client seen longest ago is forgotten), so one
+// guesser's newcomers never lock out another's: lock-out is per client, never shared.
 func TestLoginLimiterBoundsAddresses(t *testing.T) {
 	l := newLoginLimiter()
 	now := time.Now()
@@ -114,17 +115,31 @@ func TestLoginLimiterBoundsAddresses(t *testing.T) {
 	if len(l.per) != loginAddrs {
 		t.Fatalf("%d addresses tracked, want %d", len(l.per), loginAddrs)
 	}
+	// A guesser's newcomer spends its bucket; each other newcomer keeps its own.
+	later := now.Add(time.Millisecond)
+	guesser := netipPrefix([4]byte{11, 0, 0, 1})
 	refused := 0
-	for i := range 2 * loginBurst {
-		if res, _ := l.reserve(netipPrefix([4]byte{11, 0, 0, byte(i)}), now); res == nil {
+	for range 2 * loginBurst {
+		if res, _ := l.reserve(guesser, later); res == nil {
 			refused++
 		}
 	}
-	if len(l.per) != loginAddrs+1 || refused != loginBurst {
-		t.Errorf("after the flood: %d tracked (want %d), %d of %d newcomers refused (want %d)", len(l.per), loginAddrs+1, refused, 2*loginBurst, loginBurst)
+	if refused != loginBurst {
+		t.Errorf("the guesser was refused %d of %d times, want %d", refused, 2*loginBurst, loginBurst)
+	}
+	for i := range 2 * loginBurst {
+		if res, _ := l.reserve(netipPrefix([4]byte{11, 0, 1, byte(i)}), later); res == nil {
+			t.Errorf("newcomer %d was refused on its first attempt: it shares the guesser's bucket", i)
+		}
+	}
+	if len(l.per) != loginAddrs {
+		t.Errorf("after the flood: %d tracked, want %d", len(l.per), loginAddrs)
+	}
+	if res, _ := l.reserve(guesser, later); res != nil {
+		t.Errorf("the guesser's bucket was forgotten though others had been seen longer ago")
 	}
 	// Once the early addresses have refilled they are forgotten to make room.
-	if res, _ := l.reserve(netipPrefix([4]byte{12, 0, 0, 1}), now.Add(loginBurst*loginRefill)); res == nil || len(l.per) > 2 {
+	if res, _ := l.reserve(netipPrefix([4]byte{12, 0, 0, 1}), now.Add(loginBurst*loginRefill)); res == nil || len(l.per) > 2*loginBurst+2 {
 		t.Errorf("after the refill: reserved %v, %d tracked", res != nil, len(l.per))
 	}
 }

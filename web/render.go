@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -15,13 +16,34 @@ import (
 	"github.com/tool-workbench/workbench/views"
 )
 
+// The page's lists are bounded: a listing may come from an attacker and hold 20,000 tools (or one
+// tool with 50,000 parameters) in the 4 MB a paste allows, and HTML for every one of them made
+// pages of 57 MB and more. Each region lists its first items up to a cap and says how many it
+// leaves out, so a page and each of its patches is O(cap), not O(listing). The caps are far above
+// real listings (the largest at hand, GitHub's, has 117 tools, at most 26 parameters per tool and
+// about 100 findings), which render exactly as before. At the caps a region stays under 2 MB of
+// HTML and a page under 4 MB besides the selected tool's own text: a tool row is about 1.6 KB, a
+// parameter row 3.5 KB, a finding 0.7 KB, a task row 1.6 KB and its select's options more.
+const (
+	maxToolRows     = 500 // rows of the tool list
+	maxFindingItems = 500 // findings of the findings panel, all groups together
+	maxCostBars     = 500 // bars of the cost panel
+	maxParamRows    = 200 // rows of the editor's parameter table
+	maxTaskRows     = 500 // rows of the task table
+	// maxTaskOptions bounds the expected-tool selects' options, all rows together, as every
+	// select lists every tool (GitHub's 117 tools with up to 85 tasks, about 0.8 MB); a larger
+	// table gets text fields that share one list of suggestions of at most maxToolNames names.
+	maxTaskOptions = 10000
+	maxToolNames   = 500
+)
+
 // state is what the server last showed for a workspace: the view models of the shared regions,
 // kept so the next change patches only what differs.
 type state struct {
 	version  int
 	ws       Workspace
 	res      *analysis.Result
-	rows     []views.ToolRow
+	rows     views.ToolRows
 	names    []string
 	findings views.Findings
 	cost     views.Cost
@@ -37,10 +59,13 @@ func (s *Server) buildState(ws Workspace, res *analysis.Result) *state {
 	return st
 }
 
-func toolRows(res *analysis.Result, shape int) []views.ToolRow {
-	rows := make([]views.ToolRow, len(res.Tools))
-	for i, t := range res.Tools {
-		rows[i] = views.ToolRow{Index: i, Shape: shape, Name: t.Name, Errors: t.Errors, Warnings: t.Warnings,
+// toolRows lists the first maxToolRows tools; a tool past them is reached with the keyboard
+// (the list's notice steps the selection) and edited in the editor, which renders any tool.
+func toolRows(res *analysis.Result, shape int) views.ToolRows {
+	n := min(len(res.Tools), maxToolRows)
+	rows := views.ToolRows{Rows: make([]views.ToolRow, n), Total: len(res.Tools)}
+	for i, t := range res.Tools[:n] {
+		rows.Rows[i] = views.ToolRow{Index: i, Shape: shape, Name: t.Name, Errors: t.Errors, Warnings: t.Warnings,
 			Tokens: t.Cost.Tokens, Bytes: t.Cost.Bytes}
 	}
 	return rows
@@ -81,24 +106,37 @@ func findingItem(f analysis.Finding) views.FindingItem {
 		DocURL: "/rules#" + f.Rule, Tool: f.ToolIndex, Field: fieldFor(f.Pointer)}
 }
 
+// findingsModel groups the findings by tool, in order, listing at most maxFindingItems of them;
+// the counts stay exact, and the panel says how many it leaves out.
 func findingsModel(id string, res *analysis.Result, shape int) views.Findings {
 	f := views.Findings{WS: id, Errors: res.Errors, Warnings: res.Warnings, Infos: res.Infos}
-	if len(res.Listing) > 0 {
-		g := views.FindingGroup{Tool: -1, Title: "The listing as a whole"}
-		for _, fd := range res.Listing {
+	left := maxFindingItems
+	add := func(g views.FindingGroup, fds []analysis.Finding) {
+		n := min(len(fds), left)
+		left -= n
+		if n < len(fds) {
+			f.Hidden += len(fds) - n
+			if g.Tool >= 0 {
+				f.HiddenTools++
+			}
+		}
+		if n == 0 {
+			return
+		}
+		for _, fd := range fds[:n] {
 			g.Items = append(g.Items, findingItem(fd))
 		}
+		g.More = len(fds) - n
 		f.Groups = append(f.Groups, g)
+	}
+	if len(res.Listing) > 0 {
+		add(views.FindingGroup{Tool: -1, Title: "The listing as a whole"}, res.Listing)
 	}
 	for _, t := range res.Tools {
 		if len(t.Findings) == 0 {
 			continue
 		}
-		g := views.FindingGroup{Tool: t.Index, Shape: shape, Title: t.Name}
-		for _, fd := range t.Findings {
-			g.Items = append(g.Items, findingItem(fd))
-		}
-		f.Groups = append(f.Groups, g)
+		add(views.FindingGroup{Tool: t.Index, Shape: shape, Title: t.Name}, t.Findings)
 	}
 	return f
 }
@@ -114,10 +152,17 @@ func (s *Server) costModel(ws Workspace, res *analysis.Result) views.Cost {
 	for _, t := range res.Tools {
 		top = max(top, t.Cost.Tokens)
 	}
-	c.Bars = make([]views.CostBar, len(res.Tools))
-	for i, t := range res.Tools {
+	// The first maxCostBars tools get a bar (widths relative to the largest of all); the rest
+	// are summed up in one line.
+	n := min(len(res.Tools), maxCostBars)
+	c.Bars = make([]views.CostBar, n)
+	for i, t := range res.Tools[:n] {
 		c.Bars[i] = views.CostBar{Index: i, Name: t.Name, Tokens: t.Cost.Tokens, Bytes: t.Cost.Bytes,
 			Width: math.Round(1000*float64(t.Cost.Tokens)/float64(top)) / 10}
+	}
+	for _, t := range res.Tools[n:] {
+		c.MoreTools++
+		c.MoreTokens += t.Cost.Tokens
 	}
 	return c
 }
@@ -140,11 +185,26 @@ func verdictModel(v selection.Verdict) views.Verdict {
 	return out
 }
 
+// tasksModel lists the first maxTaskRows tasks (the counts stay exact). Each row's expected tool
+// is a select of every tool name while all the selects together stay under maxTaskOptions
+// options, and otherwise a text field suggesting the first maxToolNames names.
 func tasksModel(ws Workspace, res *analysis.Result) views.Tasks {
-	t := views.Tasks{WS: ws.ID, Gen: ws.Version, ToolNames: ws.Listing.Names(), Clear: res.Clear, Ambiguous: res.Ambiguous, Wrong: res.Wrong}
-	t.Rows = make([]views.TaskRow, len(ws.Tasks))
-	for i, task := range ws.Tasks {
-		r := views.TaskRow{Index: i, Gen: ws.Version, Task: task.Task, Expect: task.Expected(), NoTool: task.Expect == nil}
+	names := ws.Listing.Names()
+	n := min(len(ws.Tasks), maxTaskRows)
+	typed := len(names) > maxToolNames || len(names)*n > maxTaskOptions
+	t := views.Tasks{WS: ws.ID, Gen: ws.Version, Total: len(ws.Tasks), ToolNames: names[:min(len(names), maxToolNames)],
+		Clear: res.Clear, Ambiguous: res.Ambiguous, Wrong: res.Wrong}
+	var known map[string]bool
+	if n > 0 {
+		known = make(map[string]bool, len(names))
+		for _, nm := range names {
+			known[nm] = true
+		}
+	}
+	t.Rows = make([]views.TaskRow, n)
+	for i, task := range ws.Tasks[:n] {
+		r := views.TaskRow{Index: i, Gen: ws.Version, Task: task.Task, Expect: task.Expected(), NoTool: task.Expect == nil, Typed: typed}
+		r.Missing = !r.NoTool && !known[r.Expect]
 		if i < len(res.Verdicts) {
 			r.Verdict = verdictModel(res.Verdicts[i])
 		}
@@ -186,7 +246,10 @@ func (s *Server) editorModel(ws Workspace, res *analysis.Result, t int) *views.E
 		for _, r := range requiredNames(schema) {
 			req[r] = true
 		}
-		for i, m := range properties.Fields() {
+		// The table lists the first maxParamRows parameters; the raw inputSchema holds them all.
+		fields := properties.Fields()
+		e.ParamCount = len(fields)
+		for i, m := range fields[:min(len(fields), maxParamRows)] {
 			e.Params = append(e.Params, paramRow(i, m, req[m.Key]))
 		}
 	}
@@ -265,24 +328,26 @@ func sharedPatches(ctx context.Context, old, now *state, tasksStructure bool) []
 	add := func(c templ.Component) { out = append(out, Patch{HTML: render(ctx, c)}) }
 	id := now.ws.ID
 	// A row's buttons name its tool by position with the shape it was rendered at: when tools
-	// moved, every row is rendered again.
-	if old == nil || len(old.rows) != len(now.rows) || !reflect.DeepEqual(old.names, now.names) || old.ws.ToolsShape != now.ws.ToolsShape {
+	// moved, every row is rendered again. So is the list when the count changes (its last row's
+	// "move down", its notice); a row is patched only when it is rendered.
+	if old == nil || old.rows.Total != now.rows.Total || !sameRowNames(old.rows.Rows, now.rows.Rows) || old.ws.ToolsShape != now.ws.ToolsShape {
 		add(views.ToolList(id, now.rows))
 	} else {
-		for i := range now.rows {
-			if old.rows[i] != now.rows[i] {
-				add(views.ToolRowItem(id, now.rows[i], len(now.rows)))
+		for i, r := range now.rows.Rows {
+			if old.rows.Rows[i] != r {
+				add(views.ToolRowItem(id, r, now.rows.Total))
 			}
 		}
 	}
 	f := now.findings
 	if old == nil || old.findings.Errors != f.Errors || old.findings.Warnings != f.Warnings ||
-		old.cost.TotalTokens != now.cost.TotalTokens || old.tasks.Clear != now.tasks.Clear || len(old.tasks.Rows) != len(now.tasks.Rows) {
-		add(views.PanelTabs(f.Errors, f.Warnings, now.cost.TotalTokens, now.tasks.Clear, len(now.tasks.Rows)))
+		old.cost.TotalTokens != now.cost.TotalTokens || old.tasks.Clear != now.tasks.Clear || old.tasks.Total != now.tasks.Total {
+		add(views.PanelTabs(f.Errors, f.Warnings, now.cost.TotalTokens, now.tasks.Clear, now.tasks.Total))
 	}
 	switch {
 	case old == nil || !sameGroups(old.findings.Groups, f.Groups) || old.findings.Infos != f.Infos ||
-		old.findings.Errors != f.Errors || old.findings.Warnings != f.Warnings:
+		old.findings.Errors != f.Errors || old.findings.Warnings != f.Warnings ||
+		old.findings.Hidden != f.Hidden || old.findings.HiddenTools != f.HiddenTools:
 		add(views.FindingsRegion(f))
 	default:
 		for i, g := range f.Groups {
@@ -296,12 +361,12 @@ func sharedPatches(ctx context.Context, old, now *state, tasksStructure bool) []
 	}
 	t := now.tasks
 	switch {
-	case old == nil || tasksStructure || len(old.tasks.Rows) != len(t.Rows) || !reflect.DeepEqual(old.names, now.names):
+	case old == nil || tasksStructure || old.tasks.Total != t.Total || len(old.tasks.Rows) != len(t.Rows) || !sameToolChoices(old.tasks, t):
 		// A renamed, added or removed tool changes every expected-tool select's options.
 		add(views.TasksRegion(t))
 	default:
 		if old.tasks.Clear != t.Clear || old.tasks.Ambiguous != t.Ambiguous || old.tasks.Wrong != t.Wrong {
-			add(views.TaskSummary(t.Clear, t.Ambiguous, t.Wrong, len(t.Rows)))
+			add(views.TaskSummary(t.Clear, t.Ambiguous, t.Wrong, t.Total))
 		}
 		for i, r := range t.Rows {
 			if !reflect.DeepEqual(old.tasks.Rows[i].Verdict, r.Verdict) {
@@ -310,6 +375,20 @@ func sharedPatches(ctx context.Context, old, now *state, tasksStructure bool) []
 		}
 	}
 	return out
+}
+
+// sameRowNames reports whether two tool lists show the same tools in the same order.
+func sameRowNames(a, b []views.ToolRow) bool {
+	return slices.EqualFunc(a, b, func(x, y views.ToolRow) bool { return x.Name == y.Name })
+}
+
+// sameToolChoices reports whether two task tables offer the same tools for the expected tool and
+// mark the same tasks as expecting a tool the listing lacks (when so, a tool renamed past the
+// names offered leaves the table alone).
+func sameToolChoices(a, b views.Tasks) bool {
+	return slices.Equal(a.ToolNames, b.ToolNames) && slices.EqualFunc(a.Rows, b.Rows, func(x, y views.TaskRow) bool {
+		return x.Missing == y.Missing && x.Typed == y.Typed
+	})
 }
 
 // sameGroups reports whether two findings lists hold groups for the same tools in the same order

@@ -21,7 +21,6 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
-	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
@@ -282,7 +281,7 @@ func (s *Server) runsPanel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	_ = sse.PatchElementTempl(views.RunsRegion(p))
 	return nil
 }
@@ -308,7 +307,7 @@ func (s *Server) startRun(c echo.Context) error {
 			return err
 		}
 		p.Form.Problem = msg
-		sse := datastar.NewSSE(c.Response().Writer, c.Request())
+		sse := newSSE(c)
 		_ = sse.PatchElementTempl(views.RunFormRegion(p.Form))
 		return nil
 	}
@@ -404,7 +403,7 @@ func (s *Server) answerRunsChanged(c echo.Context, ws Workspace, spec runner.Spe
 	// The other pages on the workspace see the new run in their lists at once; its progress
 	// follows on every page's stream.
 	s.publishRuns(ws.ID, views.RunListRegion(ws.ID, p.Runs))
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	for _, comp := range []templ.Component{views.RunFormRegion(p.Form), views.RunProgressRegion(p.Progress), views.RunListRegion(ws.ID, p.Runs)} {
 		if err := sse.PatchElementTempl(comp); err != nil {
 			return nil
@@ -507,7 +506,7 @@ func (s *Server) resumeRun(c echo.Context) error {
 		return err
 	}
 	refuse := func(msg string) error {
-		sse := datastar.NewSSE(c.Response().Writer, c.Request())
+		sse := newSSE(c)
 		p := s.progressOf(ctx, rec, body)
 		p.Message = msg
 		_ = sse.PatchElementTempl(views.RunProgressRegion(p))
@@ -575,7 +574,7 @@ func (s *Server) showRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	_ = sse.PatchElementTempl(views.RunResultRegion(m))
 	return nil
 }
@@ -599,7 +598,7 @@ func (s *Server) compareRuns(c echo.Context) error {
 	} else {
 		out = compareModel(base, baseBody, cur, curBody)
 	}
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	_ = sse.PatchElementTempl(views.RunCompareRegion(out))
 	return nil
 }

@@ -15,15 +15,22 @@
 package web
 
 import (
+	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -69,6 +76,20 @@ type Config struct {
 	// Runs configures model runs from the Runs tab (runs.go): the endpoints and their keys'
 	// environment. The zero value offers no endpoint.
 	Runs RunsConfig
+	// AllowedHosts are the names (with an optional :port) that requests may give in their Host
+	// header besides the loopback names local mode always accepts. In local mode nothing else
+	// is served; in the auth modes an empty list accepts any Host (see checkHost).
+	AllowedHosts []string
+	// RequestTimeout is the deadline of every request but the live stream (default
+	// DefaultRequestTimeout; negative: none).
+	RequestTimeout time.Duration
+	// MaxInFlight bounds the requests served at once, the live stream and static files aside
+	// (default 4×GOMAXPROCS, at least 8; negative: no bound).
+	MaxInFlight int
+	// QueueWait is how long a request over MaxInFlight may wait for a slot before it is
+	// answered 503 (default 5 s; negative: no waiting). At most queueFactor×MaxInFlight
+	// requests wait; past that a request is answered 503 at once.
+	QueueWait time.Duration
 }
 
 // Server is the browser workbench.
@@ -88,6 +109,12 @@ type Server struct {
 	apiErr echo.HTTPErrorHandler
 	auth   *access // identity and capabilities (auth.go)
 	runs   *runs   // model runs (runs.go)
+	hosts  hostRules
+	limit  *limiter // request deadlines and the in-flight bound (bound)
+	// stdioToken is a per-process secret the stdio launch form carries (--allow-stdio only):
+	// a page of another site can neither read it nor guess it, so a forged launch fails even
+	// if the Host and origin checks were ever bypassed ("" when stdio is off).
+	stdioToken string
 
 	mu     sync.Mutex
 	states map[string]*state // the last analysed state per workspace (a cache: any read sets it)
@@ -124,6 +151,17 @@ func New(cfg Config) (*Server, error) {
 	if s.auth, err = newAccess(cfg.Auth, cfg.Log); err != nil {
 		return nil, err
 	}
+	hosts := cfg.AllowedHosts
+	if cfg.Auth.Mode == AuthLocal {
+		hosts = append(slices.Clip(hosts), testHosts...)
+	}
+	if s.hosts, err = newHostRules(cfg.Auth.Mode, hosts); err != nil {
+		return nil, err
+	}
+	s.limit = newLimiter(cfg.RequestTimeout, cfg.MaxInFlight, cfg.QueueWait)
+	if cfg.Fetch.AllowStdio {
+		s.stdioToken = NewID()
+	}
 	s.hub = newHub(s)
 	if s.ident == nil {
 		// The guard's identity (auth.go): session, proxy header, or the name a browser chose.
@@ -153,7 +191,11 @@ func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
-	e.Use(s.recoverer, securityHeaders, sameOrigin, s.guard)
+	// Echo runs these after routing, on every request, a mounted route's (the API's) and an
+	// unknown path's included: the Host check first, so that a DNS-rebinding page's request
+	// reaches nothing; the in-flight bound before anything that costs (the guard's session
+	// lookups included); localNext before the handlers that redirect to a "next" path.
+	e.Use(s.recoverer, securityHeaders, s.checkHost, s.bound, sameOrigin, s.guard, s.localNext)
 	s.authRoutes(e)
 	e.GET("/", s.home)
 	e.POST("/workspaces", s.importListing)
@@ -196,8 +238,10 @@ func (s *Server) workspaceID(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // securityHeaders keeps user text inert even if an escaping bug slipped through: no inline
-// scripts run, scripts come only from this server or the pinned CDN. Datastar evaluates its
-// attribute expressions with Function, hence 'unsafe-eval'.
+// scripts run, scripts come only from this server or the pinned CDN. 'unsafe-eval' stays: the
+// Datastar client (1.0.2) compiles every data-* expression with Function and has no build
+// without it. What keeps user text out of expressions is that it is only ever escaped content
+// (never in a data-* attribute) and that no CR reaches the event stream (sseWriter).
 func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		h := c.Response().Header()
@@ -237,6 +281,308 @@ func sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 		}
 		return next(c)
+	}
+}
+
+// ---- the Host check ----
+
+// testHosts are Host names the package's tests add to every local-mode server's AllowedHosts:
+// httptest's requests name example.com. Nothing else sets it.
+var testHosts []string
+
+// hostRules say which Host headers a server answers to. A page on another site can make a
+// browser send requests to this server under the other site's name (DNS rebinding: the name
+// resolves to this machine after the page has loaded), with that name in Host and a matching
+// Origin; the Host check is what tells those apart. MCP Inspector shipped without it
+// (CVE-2025-49596).
+type hostRules struct {
+	loopback bool       // loopback names are served (local mode)
+	any      bool       // every Host is served (the auth modes without a list)
+	named    []hostRule // the operator's names
+}
+
+type hostRule struct{ host, port string } // port "" matches any
+
+// newHostRules builds the rules of a mode from the operator's list (Config.AllowedHosts).
+// Local mode serves loopback names and the list. The auth modes serve the list; with none
+// they serve any Host, as before: there every request must sign in, and a rebinding page
+// carries no session (cookies follow the name, not the address) and knows no token, so
+// accepting any Host costs only what the network position of a visitor's browser gives,
+// while a default guessed from the listen address would refuse the public name a proxy
+// forwards.
+func newHostRules(mode AuthMode, allowed []string) (hostRules, error) {
+	hr := hostRules{loopback: mode == AuthLocal, any: mode != AuthLocal && len(allowed) == 0}
+	for _, h := range allowed {
+		rule, err := parseAllowedHost(h)
+		if err != nil {
+			return hr, fmt.Errorf("web: %w", err)
+		}
+		hr.named = append(hr.named, rule)
+	}
+	return hr, nil
+}
+
+// CheckAllowedHost reports whether h can be an entry of Config.AllowedHosts, and if not, why.
+func CheckAllowedHost(h string) error {
+	_, err := parseAllowedHost(h)
+	return err
+}
+
+func parseAllowedHost(h string) (hostRule, error) {
+	host, port, ok := splitHost(strings.TrimSpace(h))
+	if !ok || !validHost(host) {
+		return hostRule{}, fmt.Errorf("allowed host %q is not a host name: give a name or address, with an optional :port "+
+			"(workbench.example.com, 10.0.0.5:8443, [fd00::5])", h)
+	}
+	return hostRule{host, port}, nil
+}
+
+// splitHost reads a Host header: a name or address in lower case without a trailing dot,
+// and the port ("" if none).
+func splitHost(h string) (host, port string, ok bool) {
+	switch {
+	case strings.HasPrefix(h, "["):
+		i := strings.IndexByte(h, ']')
+		if i < 0 {
+			return "", "", false
+		}
+		host, port = h[1:i], h[i+1:]
+		if port != "" {
+			if port[0] != ':' {
+				return "", "", false
+			}
+			port = port[1:]
+		} else if i+1 < len(h) {
+			return "", "", false
+		}
+		if _, err := netip.ParseAddr(host); err != nil || !strings.Contains(host, ":") {
+			return "", "", false
+		}
+	case strings.Count(h, ":") > 1:
+		return "", "", false // an IPv6 address without brackets
+	default:
+		host, port, _ = strings.Cut(h, ":")
+		if strings.Contains(h, ":") && port == "" {
+			return "", "", false
+		}
+	}
+	for _, r := range port {
+		if r < '0' || r > '9' {
+			return "", "", false
+		}
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	return host, port, host != "" && len(port) <= 5
+}
+
+// validHost accepts a DNS name (letters, digits, '-', '_', dots) or an IP address.
+func validHost(h string) bool {
+	if _, err := netip.ParseAddr(h); err == nil {
+		return true
+	}
+	if len(h) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > 63 {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isLoopbackHost is a name every browser resolves to this machine by itself: localhost and
+// its subdomains (RFC 6761; no DNS answer moves them) and loopback addresses.
+func isLoopbackHost(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.Zone() == "" && a.Unmap().IsLoopback()
+}
+
+func (hr hostRules) allows(h string) bool {
+	if hr.any {
+		return true
+	}
+	host, port, ok := splitHost(h)
+	if !ok {
+		return false
+	}
+	if hr.loopback && isLoopbackHost(host) {
+		return true
+	}
+	for _, n := range hr.named {
+		if n.host == host && (n.port == "" || n.port == port) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkHost refuses, with 421 Misdirected Request, every request whose Host this server does
+// not answer to, before any other middleware or handler sees it.
+func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if s.hosts.allows(r.Host) {
+			return next(c)
+		}
+		shown := r.Host
+		if len(shown) > 100 {
+			shown = shown[:100] + "…"
+		}
+		shown = strconv.Quote(strings.ToValidUTF8(shown, "?"))
+		s.log.Warn("refused a request for a host this server does not answer to", "host", shown, "path", r.URL.Path)
+		if s.hosts.loopback {
+			_, port, _ := splitHost(r.Host)
+			if port == "" {
+				port = "PORT"
+			}
+			return echo.NewHTTPError(http.StatusMisdirectedRequest, "this workbench runs in local mode and answers only to loopback names "+
+				"(localhost, 127.0.0.1, [::1]); this request named the host "+shown+", as a page of another site does when it "+
+				"points its own name at this machine (DNS rebinding). Open http://127.0.0.1:"+port+"/ instead; if you reach this "+
+				"machine by that name on purpose, start the workbench with --allowed-host NAME")
+		}
+		names := make([]string, len(s.hosts.named))
+		for i, n := range s.hosts.named {
+			names[i] = n.host
+			if n.port != "" {
+				names[i] += ":" + n.port
+			}
+		}
+		return echo.NewHTTPError(http.StatusMisdirectedRequest, "this workbench answers only to "+strings.Join(names, ", ")+
+			"; this request named the host "+shown+". Use one of those names; if this name is the server's too, add --allowed-host NAME")
+	}
+}
+
+// stdioTokenOK reports whether got is this process's stdio launch token: never when stdio is
+// off. The form's hidden field carries it (views.FetchForm.StdioToken).
+func (s *Server) stdioTokenOK(got string) bool {
+	return s.stdioToken != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.stdioToken)) == 1
+}
+
+// ---- deadlines and the in-flight bound ----
+
+// DefaultRequestTimeout is a request's deadline: room for a server-side fetch, which stops
+// itself at 30 s (remote.DefaultLimits) and must still answer with what went wrong.
+const DefaultRequestTimeout = 60 * time.Second
+
+// queueFactor sizes the waiting room of the in-flight bound: a waiting request holds no
+// more than a parked goroutine, so it may be several times the slots, which absorbs a burst
+// (twenty people typing at once) without turning anyone away, and still bounds the queue.
+const queueFactor = 8
+
+// limiter holds the request deadline and the slots of the in-flight bound.
+type limiter struct {
+	timeout time.Duration // 0: none
+	slots   chan struct{} // nil: no bound
+	wait    time.Duration // how long a request waits for a slot (0: not at all)
+	waiting atomic.Int64  // requests waiting now, at most queueFactor×cap(slots)
+}
+
+func newLimiter(timeout time.Duration, inFlight int, wait time.Duration) *limiter {
+	l := &limiter{timeout: timeout, wait: wait}
+	if timeout == 0 {
+		l.timeout = DefaultRequestTimeout
+	} else if timeout < 0 {
+		l.timeout = 0
+	}
+	if wait == 0 {
+		l.wait = 5 * time.Second
+	} else if wait < 0 {
+		l.wait = 0
+	}
+	if inFlight == 0 {
+		inFlight = max(8, 4*runtime.GOMAXPROCS(0))
+	}
+	if inFlight > 0 {
+		l.slots = make(chan struct{}, inFlight)
+	}
+	return l
+}
+
+// acquire takes a slot, waiting for one no longer than l.wait, and only while the waiting
+// room has space: it is bounded too, so a flood is answered at once.
+func (l *limiter) acquire(ctx context.Context) bool {
+	select {
+	case l.slots <- struct{}{}:
+		return true
+	default:
+	}
+	if l.wait <= 0 {
+		return false
+	}
+	if l.waiting.Add(1) > int64(queueFactor*cap(l.slots)) {
+		l.waiting.Add(-1)
+		return false
+	}
+	defer l.waiting.Add(-1)
+	t := time.NewTimer(l.wait)
+	defer t.Stop()
+	select {
+	case l.slots <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (l *limiter) release() { <-l.slots }
+
+// unbounded are the routes that hold their request for as long as a page is open: the live
+// stream (which carries run progress too). They get neither a deadline nor a slot; static files
+// get no slot (they cost a copy from memory).
+func unbounded(path string) bool { return path == "/w/:id/stream" }
+
+// bound gives every request but the live stream a deadline (its context's, which handlers
+// and the engines honour) and serves at most cap(slots) of them at once. A request over that
+// waits for a slot up to l.wait in a bounded waiting room; past either it is answered 503 with
+// Retry-After, so a flood of expensive requests (large listings, many findings) cannot pile
+// up without end.
+func (s *Server) bound(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		path := c.Path()
+		if unbounded(path) {
+			return next(c)
+		}
+		l := s.limit
+		r := c.Request()
+		if l.slots != nil && path != "/static/*" {
+			if !l.acquire(r.Context()) {
+				s.log.Warn("request refused: every request slot is taken", "path", r.URL.Path, "slots", cap(l.slots))
+				c.Response().Header().Set("Retry-After", "1")
+				return echo.NewHTTPError(http.StatusServiceUnavailable, fmt.Sprintf("the workbench is busy: it serves at most %d requests at once, "+
+					"and all of them are taken. Try again in a second", cap(l.slots)))
+			}
+			defer l.release()
+		}
+		if l.timeout <= 0 {
+			return next(c)
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), l.timeout)
+		defer cancel()
+		c.SetRequest(r.WithContext(ctx))
+		err := next(c)
+		if err != nil {
+			// Echo's error handler renders the error page after this returns, with the
+			// request's context: keep its values (the viewer), not its deadline, which ends
+			// here (templ renders nothing under a context that has ended).
+			c.SetRequest(c.Request().WithContext(context.WithoutCancel(c.Request().Context())))
+		}
+		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded) {
+			s.log.Warn("request stopped at its deadline", "path", r.URL.Path, "timeout", l.timeout)
+			return echo.NewHTTPError(http.StatusServiceUnavailable, fmt.Sprintf("the request took longer than %s and was stopped; "+
+				"try again, or with a smaller listing", l.timeout))
+		}
+		return err
 	}
 }
 
@@ -282,7 +628,9 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	if code == http.StatusNotFound && msg == "no such workspace" {
 		hint = "The link may be mistyped, or the workspace was deleted. Start a new one from the start page."
 	}
-	if code >= 500 {
+	if code >= 500 && code != http.StatusServiceUnavailable {
+		// (A 503 is the server shedding load or a deadline, which bound logs; and the handlers
+		// that answer 503 for an outage log it themselves.)
 		s.log.Error("request failed", "path", c.Request().URL.Path, "err", err)
 	}
 	if c.Request().Header.Get("Datastar-Request") != "" {

@@ -9,6 +9,10 @@ import (
 	"testing"
 )
 
+// httptest.NewRequest names Host example.com, and the package's tests build requests with it
+// throughout: they run as if the operator had allowed that name (Config.AllowedHosts).
+func init() { testHosts = []string{"example.com"} }
+
 // TestCrossOriginUnderServe: with the JSON API mounted as serve mounts it, a browser's
 // cross-site request to the API gets the API's own answer (403, code cross_origin), one to the
 // pages gets the pages' refusal, and same-origin requests to both go through.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/starfederation/datastar-go/datastar"
 	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/views"
 )
@@ -27,12 +26,7 @@ func (s *Server) authRoutes(e *echo.Echo) {
 }
 
 // safeNext keeps a post-sign-in redirect on this server: a path, never "//host" or a scheme.
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.ContainsAny(next, "\r\n") {
-		return "/"
-	}
-	return next
-}
+func safeNext(next string) string { return localPath(next) }
 
 func (s *Server) loginPage(c echo.Context) error {
 	if s.auth.cfg.Mode != AuthToken {
@@ -189,7 +183,7 @@ func (s *Server) needShares() error {
 }
 
 func (s *Server) patchShare(c echo.Context, m views.SharePanel) error {
-	sse := datastar.NewSSE(c.Response().Writer, c.Request())
+	sse := newSSE(c)
 	_ = sse.PatchElementTempl(views.SharePanelRegion(m))
 	return nil
 }

@@ -72,26 +72,25 @@ type event struct {
 
 func (e event) elements() string { return strings.Join(e.Data["elements"], "\n") }
 
+// parseSSE reads body as the SSE specification and the Datastar client do: a line ends at CR,
+// LF or CRLF (sseLines), a blank line ends an event, and a line holds "field: value".
 func parseSSE(t testing.TB, body string) []event {
 	t.Helper()
 	var out []event
 	cur := event{Data: map[string][]string{}}
 	sc := bufio.NewScanner(strings.NewReader(body))
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	sc.Split(sseLines)
 	for sc.Scan() {
 		ln := sc.Text()
-		switch {
-		case ln == "":
+		if ln == "" {
 			if cur.Type != "" {
 				out = append(out, cur)
 			}
 			cur = event{Data: map[string][]string{}}
-		case strings.HasPrefix(ln, "event: "):
-			cur.Type = strings.TrimPrefix(ln, "event: ")
-		case strings.HasPrefix(ln, "data: "):
-			k, v, _ := strings.Cut(strings.TrimPrefix(ln, "data: "), " ")
-			cur.Data[k] = append(cur.Data[k], v)
+			continue
 		}
+		cur.field(ln)
 	}
 	if cur.Type != "" {
 		out = append(out, cur)

@@ -84,7 +84,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		if len(given) > 0 {
 			return usageError{fmt.Sprintf("--%s needs --rules all: --rules reference prints exactly what the reference checker prints", given[0])}
 		}
-		return checkReference(out, e, pos[0], *tasksPath)
+		return checkReference(ctx, out, e, pos[0], *tasksPath)
 	case "all":
 	default:
 		return usageError{fmt.Sprintf("unknown rule set %q; known: all, reference", *rules)}
@@ -112,12 +112,12 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		}
 		o.cfg.Tokens = tok.Count
 	}
-	return checkAll(out, e, o)
+	return checkAll(ctx, out, e, o)
 }
 
 // checkAll runs the reference's checks and the extended rules and writes the report in o.format.
 // Text prints the reference's lines unchanged, then the extended findings in the same style.
-func checkAll(out *bufio.Writer, e *env, o checkOptions) error {
+func checkAll(ctx context.Context, out *bufio.Writer, e *env, o checkOptions) error {
 	fail := func(err error) error {
 		// Say where and what would work, when the listing package knows.
 		var le *listing.Error
@@ -180,9 +180,12 @@ func checkAll(out *bufio.Writer, e *env, o checkOptions) error {
 		others = append(others, lint.Named{Name: m, Listing: ml})
 	}
 
-	checked := lint.New(o.cfg).Check(lint.CheckInput{Name: o.source, Listing: l, Tasks: tasks, Others: others,
+	checked, err := lint.New(o.cfg).CheckContext(ctx, lint.CheckInput{Name: o.source, Listing: l, Tasks: tasks, Others: others,
 		Ignores: igs, Baseline: base, FailOn: o.failOn, Tokenizer: o.tokenizer})
-	r, refLines, extended := checked.Report, checked.Reference, checked.Extended
+	if err != nil {
+		return err
+	}
+	r, refLines, extended := checked.Report, checked.ReferenceLines(), checked.Extended
 
 	if o.format == "text" {
 		if r.ReferenceSkipped != "" {
@@ -242,8 +245,10 @@ func writeReferenceText(out *bufio.Writer, lines []reference.Line, verdicts []se
 }
 
 // checkReference prints what the reference checker prints for the same arguments, and returns
-// the exit code it would return.
-func checkReference(out *bufio.Writer, e *env, source, tasksPath string) error {
+// the exit code it would return. Where the workbench will not reproduce the reference's bytes
+// (a near-duplicate line of more than reference.MaxPairs pairs, like nesting past Python's
+// limit) it prints one ERROR line saying why and what would work, and exits 2.
+func checkReference(ctx context.Context, out *bufio.Writer, e *env, source, tasksPath string) error {
 	fail := func(err error) error {
 		fmt.Fprintf(out, "ERROR %s\n", err)
 		return exitError{2}
@@ -273,18 +278,32 @@ func checkReference(out *bufio.Writer, e *env, source, tasksPath string) error {
 		return fail(fmt.Errorf("the listing has no tools to rank the tasks against"))
 	}
 	// The ranking does not depend on the lint lines: on a large listing, do both at once.
-	ranked := make(chan []selection.Verdict, 1)
-	go func() {
-		if len(tasks) > 0 {
-			ranked <- selection.Rank(l, tasks, false)
-		}
-		close(ranked)
-	}()
-	lines := reference.Lint(l)
-	var verdicts []selection.Verdict
-	if len(tasks) > 0 {
-		verdicts = <-ranked
+	type ranking struct {
+		vs  []selection.Verdict
+		err error
 	}
+	ranked := make(chan ranking, 1)
+	go func() {
+		var r ranking
+		if len(tasks) > 0 {
+			r.vs, r.err = selection.RankContext(ctx, l, tasks, false)
+		}
+		ranked <- r
+	}()
+	lines, nd, err := reference.LintContext(ctx, l)
+	rk := <-ranked
+	switch {
+	case err != nil:
+		return err
+	case rk.err != nil:
+		return rk.err
+	}
+	exact, err := nd.Exact()
+	if err != nil {
+		return fail(err)
+	}
+	lines[len(lines)-1] = exact
+	verdicts := rk.vs
 	if writeReferenceText(out, lines, verdicts) {
 		return exitError{1}
 	}

@@ -65,14 +65,21 @@ func runCost(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", pos[0], err))
 	}
-	rep := counter.Listing(l)
+	rep, err := counter.ListingContext(ctx, l)
+	if err != nil {
+		return err
+	}
 	rep.SetContext(*contextN)
 	if *baseline != "" {
 		bl, err := loadListing(e, *baseline)
 		if err != nil {
 			return fail(fmt.Errorf("baseline %s: %w", *baseline, err))
 		}
-		if err := rep.Compare(counter.Listing(bl)); err != nil {
+		brep, err := counter.ListingContext(ctx, bl)
+		if err != nil {
+			return err
+		}
+		if err := rep.Compare(brep); err != nil {
 			return fail(err)
 		}
 	}

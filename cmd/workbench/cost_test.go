@@ -97,6 +97,7 @@ func TestCostBadInputs(t *testing.T) {
 	}{
 		{"missing file", "", []string{filepath.Join(dir, "nope.json")}, "No such file or directory"},
 		{"malformed JSON", "", []string{bad}, "bad.json"},
+		{"malformed JSON says where", `{"tools": [ {"name": "a",, }]}`, []string{"-"}, "line 1 column 26"},
 		{"malformed stdin", "{", []string{"-"}, "-:"},
 		{"unknown tokenizer", "", []string{good, "--tokenizer", "gpt2"}, `unknown tokenizer "gpt2"`},
 		{"bad tokenizer.json", "", []string{good, "--tokenizer", notTok}, "not a tokenizer.json"},

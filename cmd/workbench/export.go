@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -93,7 +92,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return unreadable(e, err)
 		}
-		opts, err := reviewEngines(e, *tokName, *tasksPath)
+		opts, err := reviewEngines(ctx, e, *tokName, *tasksPath)
 		if err != nil {
 			return err
 		}
@@ -113,7 +112,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 // reviewEngines wires the workbench's engines into a review (analysis.ReviewEngines, shared with
 // the browser): findings, tokens counted with --tokenizer, and the ranking when a task file is
 // given.
-func reviewEngines(e *env, tokName, tasksPath string) (export.ReviewOptions, error) {
+func reviewEngines(ctx context.Context, e *env, tokName, tasksPath string) (export.ReviewOptions, error) {
 	tok, err := cost.OpenTokenizer(tokName)
 	if err != nil {
 		return export.ReviewOptions{}, usageError{"--tokenizer: " + err.Error()}
@@ -127,7 +126,7 @@ func reviewEngines(e *env, tokName, tasksPath string) (export.ReviewOptions, err
 			tasks = []selection.Task{} // a task file with no tasks still ranks (nothing)
 		}
 	}
-	opts, err := analysis.ReviewEngines(tok, tasks)
+	opts, err := analysis.ReviewEngines(ctx, tok, tasks)
 	if err != nil {
 		return opts, fmt.Errorf("export: %w", err)
 	}
@@ -164,18 +163,7 @@ func exportReadListing(e *env, path string) (*listing.Listing, error) {
 	}
 	l, err := listing.Parse(src, listing.Options{Name: sourceName(path)})
 	if err != nil {
-		var le *listing.Error
-		if errors.As(err, &le) {
-			msg := fmt.Sprintf("export: %s: %s", sourceName(path), le.Msg)
-			if le.Pointer != "" {
-				msg += " (at " + le.Pointer + ")"
-			}
-			if le.Hint != "" {
-				msg += "; " + le.Hint
-			}
-			return nil, errors.New(msg)
-		}
-		return nil, fmt.Errorf("export: %s: %w", sourceName(path), err)
+		return nil, fmt.Errorf("export: %s: %w", sourceName(path), describe(err))
 	}
 	return l, nil
 }

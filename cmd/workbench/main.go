@@ -13,13 +13,60 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(exitCode(err, os.Stderr))
+	os.Exit(runUntilSignalled(os.Args[1:], os.Stderr, func(ctx context.Context) int {
+		return exitCode(run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr), os.Stderr)
+	}))
+}
+
+// signalGrace is how long a command has to end by itself once SIGINT or SIGTERM cancelled its
+// context; then the process exits anyway (work blocked in a read of standard input, say, cannot
+// see the context). serve shuts down on its own bounded schedule (open streams, runs saved as
+// interrupted) and gets serveGrace.
+const (
+	signalGrace = 800 * time.Millisecond
+	serveGrace  = 10 * time.Second
+)
+
+// runUntilSignalled runs body with a context that SIGINT and SIGTERM cancel. After a signal
+// the process exits 130 (SIGINT) or 143 (SIGTERM), as shells report a process the signal
+// ended, once body returns or its grace has passed, or at once on a second signal.
+func runUntilSignalled(args []string, stderr io.Writer, body func(context.Context) int) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	done := make(chan int, 1)
+	go func() { done <- body(ctx) }()
+	var sig os.Signal
+	select {
+	case code := <-done:
+		return code
+	case sig = <-sigs:
+	}
+	cancel()
+	code := 130
+	if sig == syscall.SIGTERM {
+		code = 143
+	}
+	grace := signalGrace
+	if len(args) == 0 || args[0] == "serve" || strings.HasPrefix(args[0], "-") {
+		grace = serveGrace
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-sigs:
+		fmt.Fprintf(stderr, "workbench: stopped by a second %s\n", sig)
+	case <-t.C:
+		fmt.Fprintf(stderr, "workbench: stopped by %s\n", sig)
+	}
+	return code
 }
 
 // env is what a subcommand may touch of the outside world; tests hand in their own.
@@ -69,7 +116,39 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if !ok {
 		return usageError{fmt.Sprintf("unknown command %q; run 'workbench help' for the list", name)}
 	}
-	return c.run(ctx, e, args)
+	if name == "serve" {
+		return c.run(ctx, e, args) // requests have deadlines of their own
+	}
+	limit, err := commandTimeout(name, getenv)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, limit, errTimeLimit)
+	defer cancel()
+	err = c.run(ctx, e, args)
+	if err != nil && context.Cause(ctx) == errTimeLimit {
+		return usageError{fmt.Sprintf("%s stopped after %s, its time limit (WORKBENCH_TIMEOUT sets another, e.g. 30m)", name, limit)}
+	}
+	return err
+}
+
+var errTimeLimit = errors.New("the command's time limit passed")
+
+// commandTimeout is how long a command may run: WORKBENCH_TIMEOUT, else 10 minutes (a model run,
+// which waits on an endpoint for every sample, 2 hours). Every command stops at it, validation,
+// rules and ranking included, so that no input keeps a CI job busy for ever.
+func commandTimeout(name string, getenv func(string) string) (time.Duration, error) {
+	if v := getenv("WORKBENCH_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return 0, usageError{fmt.Sprintf("WORKBENCH_TIMEOUT=%q is not a duration; write one such as 90s or 30m", v)}
+		}
+		return d, nil
+	}
+	if name == "run" {
+		return 2 * time.Hour, nil
+	}
+	return 10 * time.Minute, nil
 }
 
 func logLevel(getenv func(string) string) slog.Level {

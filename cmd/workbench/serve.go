@@ -25,7 +25,7 @@ func init() {
 	register(command{
 		name:    "serve",
 		summary: "run the browser workbench (the default command)",
-		usage:   "[--listen ADDR] [--db sqlite:PATH|postgres://…] [--auth token|header] [--trusted-proxy ADDR|CIDR]... [--datastar-js PATH] [--fetch-allow ADDR|CIDR|HOST]... [--allow-stdio] [--endpoints FILE] [--cache-dir DIR]",
+		usage:   "[--listen ADDR] [--db sqlite:PATH|postgres://…] [--auth token|header] [--trusted-proxy ADDR|CIDR]... [--client-ip-header X-Forwarded-For|Forwarded] [--allowed-host HOST[:PORT]]... [--datastar-js PATH] [--fetch-allow ADDR|CIDR|HOST]... [--allow-stdio] [--request-timeout D] [--endpoints FILE] [--cache-dir DIR]",
 		run:     runServe,
 	})
 }
@@ -45,7 +45,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	tokenEnv := fs.String("auth-token-env", "WORKBENCH_AUTH_TOKEN", "the environment variable that holds the admin token of --auth token (never pass the token itself on the command line)")
 	authHeader := fs.String("auth-header", "X-Forwarded-User", "the header in which the proxy of --auth header names the person")
 	var proxies listFlag
-	fs.Var(&proxies, "trusted-proxy", "an address or CIDR of the authenticating proxy whose --auth-header (and X-Forwarded-Proto) is believed (repeatable; --auth header needs one)")
+	fs.Var(&proxies, "trusted-proxy", "an address or CIDR of the authenticating proxy whose --auth-header, X-Forwarded-Proto and --client-ip-header are believed (repeatable; --auth header needs one)")
+	clientHeader := fs.String("client-ip-header", "X-Forwarded-For", "where a --trusted-proxy reports the client's address, which the sign-in throttle keys on: X-Forwarded-For or Forwarded")
+	var hosts listFlag
+	fs.Var(&hosts, "allowed-host", "a name (with an optional :port) that requests may give in their Host header (repeatable); local mode always answers to loopback names, "+
+		"the auth modes answer to any name unless some are given")
+	reqTimeout := fs.Duration("request-timeout", web.DefaultRequestTimeout, "the deadline of every request but the live stream")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -56,6 +61,23 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	authCfg, err := serveAuthConfig(*listen, *authMode, *tokenEnv, *authHeader, proxies, e.getenv)
 	if err != nil {
 		return err
+	}
+	switch {
+	case strings.EqualFold(*clientHeader, "X-Forwarded-For"), strings.EqualFold(*clientHeader, "Forwarded"):
+		authCfg.ClientIPHeader = *clientHeader
+	default:
+		return usageError{fmt.Sprintf("--client-ip-header %q: use X-Forwarded-For or Forwarded, whichever your proxy writes (and overwrites when a client sends it)", *clientHeader)}
+	}
+	for _, h := range hosts {
+		if err := web.CheckAllowedHost(h); err != nil {
+			return usageError{"--allowed-host: " + err.Error()}
+		}
+	}
+	if *reqTimeout <= 0 {
+		return usageError{fmt.Sprintf("--request-timeout %s: give a positive duration, such as 60s", *reqTimeout)}
+	}
+	if authCfg.Mode != web.AuthLocal && len(hosts) == 0 {
+		e.log.Warn("no --allowed-host: requests naming any host are served; name the server's public host(s) so that DNS-rebinding requests are refused")
 	}
 	fetchCfg, err := serveFetchConfig(*listen, allows, *allowStdio, *authMode)
 	if err != nil {
@@ -97,7 +119,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The API is mounted into the pages' router, behind its middleware: the Host check, the
+	// deadlines and in-flight bound, and the guard's throttles run before the API sees a request.
 	srv, err = web.New(web.Config{Runs: runsCfg, Store: st, Engine: engine, Log: e.log, DatastarJS: ds, Fetch: fetchCfg, Auth: authCfg,
+		AllowedHosts: hosts, RequestTimeout: *reqTimeout,
 		Mount:     func(ec *echo.Echo) { jsonAPI.Register(ec.Group(api.Prefix)) },
 		APIErrors: jsonAPI.HTTPErrorHandler})
 	if err != nil {
@@ -111,7 +136,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	e.log.Info("workbench listening", "url", "http://"+ln.Addr().String(), "auth", authName(authCfg.Mode), "trusted_proxies", len(authCfg.TrustedProxies), "datastar", datastarSource(*dsPath),
-		"fetch_local", fetchCfg.Policy.AllowLoopback, "fetch_allow", len(allows), "allow_stdio", fetchCfg.AllowStdio)
+		"fetch_local", fetchCfg.Policy.AllowLoopback, "fetch_allow", len(allows), "allow_stdio", fetchCfg.AllowStdio,
+		"allowed_hosts", strings.Join(hosts, ","), "request_timeout", *reqTimeout)
 	fmt.Fprintf(e.stdout, "Tool Workbench on http://%s\n", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()

@@ -53,8 +53,34 @@ func loadListing(e *env, path string) (*listing.Listing, error) {
 	if err != nil {
 		return nil, err
 	}
-	return listing.Parse(src, listing.Options{Name: path})
+	l, err := listing.Parse(src, listing.Options{Name: path})
+	return l, describe(err)
 }
+
+// describe words a listing's parse error whole: what was wrong, where (the JSON pointer; the
+// line and column of broken JSON are in the hint), and what would work.
+func describe(err error) error {
+	var le *listing.Error
+	if !errors.As(err, &le) {
+		return err
+	}
+	msg := le.Msg
+	if le.Pointer != "" {
+		msg += " (at " + le.Pointer + ")"
+	}
+	if le.Hint != "" {
+		msg += "; " + le.Hint
+	}
+	return &describedError{msg: msg, err: err}
+}
+
+type describedError struct {
+	msg string
+	err error
+}
+
+func (d *describedError) Error() string { return d.msg }
+func (d *describedError) Unwrap() error { return d.err }
 
 // loadTasks reads a task file; strict accepts only the reference's format.
 func loadTasks(e *env, path string, strict bool) ([]selection.Task, error) {

@@ -5,9 +5,8 @@
 package reference
 
 import (
+	"context"
 	"fmt"
-	"math/bits"
-	"slices"
 	"sort"
 	"strings"
 
@@ -59,8 +58,17 @@ func line(ok bool, level, rule string, tool int, name, detail, ptr string) Line 
 }
 
 // Lint runs the reference's lint checks on l. Call Validate first: on input where the reference
-// crashes, Lint's output is undefined.
+// crashes, Lint's output is undefined. Its near-duplicate line is as a finding shows it: it
+// reports groups where the reference's would list more than ShownPairs pairs (NearDups.Line).
 func Lint(l *listing.Listing) []Line {
+	lines, _, _ := LintContext(context.Background(), l)
+	return lines
+}
+
+// LintContext is Lint that stops, with ctx's error wrapped, when ctx is done. It also returns
+// the near-duplicate search behind the last line, whose Exact and Printed give the line as the
+// reference prints it.
+func LintContext(ctx context.Context, l *listing.Listing) ([]Line, *NearDups, error) {
 	tools := l.Tools
 	names := l.Names()
 	out := make([]Line, 0, 8+6*len(tools))
@@ -68,15 +76,21 @@ func Lint(l *listing.Listing) []Line {
 	out = append(out, Line{Level: Info, Tool: -1,
 		Detail: fmt.Sprintf("%d tools, %d bytes as compact JSON (a client sends this, in some form, to the model)", len(tools), size)})
 	out = append(out, NameLines(l, names)...)
-	for i, t := range tools {
-		out = append(out, ToolLines(i, t, names[i])...)
-	}
 	descs := make([][]string, len(tools))
 	for i, t := range tools {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, fmt.Errorf("reference checks: %w", err)
+			}
+		}
+		out = append(out, ToolLines(i, t, names[i])...)
 		descs[i] = DescriptionWords(t)
 	}
-	out = append(out, NearDuplicates(names, descs))
-	return out
+	nd, err := FindNearDuplicates(ctx, names, descs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reference checks: %w", err)
+	}
+	return append(out, nd.Line()), nd, nil
 }
 
 // NameLines returns the listing-wide lines that come before the per-tool ones: pagination and
@@ -223,7 +237,7 @@ func toolLines(i int, t *listing.Value, n string) []Line {
 	desc := t.Get("description")
 	nw := 0
 	if desc.IsString() {
-		nw = len(words.Tokens(desc.Str))
+		words.Each(desc.Str, func(string) { nw++ }) // a count: the words of a long text need not be kept
 	}
 	switch {
 	case nw >= Short:
@@ -308,93 +322,6 @@ func toolLines(i int, t *listing.Value, n string) []Line {
 	return out
 }
 
-// NearDuplicates reports pairs of descriptions whose word sets overlap (Jaccard) by Duplicate or
-// more; descs[i] is DescriptionWords of tool i, named names[i]. Like the reference it looks
-// descriptions up by name, so with repeated names the last tool's description stands for all of
-// them. Only pairs that share a word can qualify, so it counts shared words through an inverted
-// index instead of comparing every pair.
-func NearDuplicates(names []string, descs [][]string) Line {
-	ids := map[string]int32{}
-	byName := make(map[string][]int32, len(names))
-	for i := range names {
-		doc := make([]int32, 0, len(descs[i]))
-		for _, w := range descs[i] {
-			id, ok := ids[w]
-			if !ok {
-				id = int32(len(ids))
-				ids[w] = id
-			}
-			doc = append(doc, id)
-		}
-		byName[names[i]] = doc
-	}
-	docs := make([][]int32, len(names))
-	postings := make([][]int32, len(ids))
-	for i, n := range names {
-		docs[i] = byName[n]
-		for _, w := range docs[i] {
-			postings[w] = append(postings[w], int32(i))
-		}
-	}
-	// Count, for every pair that shares a word, how many words it shares: through the inverted
-	// index when words are rare, through bitsets when long descriptions share most words (the
-	// index would then visit nearly every pair once per word).
-	var viaIndex, viaBits float64
-	for _, p := range postings {
-		viaIndex += float64(len(p)) * float64(len(p)) / 2
-	}
-	viaBits = float64(len(names)) * float64(len(names)) / 2 * float64(len(ids)/64+1)
-	var pairs []Overlap
-	report := func(i, j, inter int) {
-		o := Overlap{I: i, J: j, Shared: inter, Union: len(docs[i]) + len(docs[j]) - inter}
-		if o.NearDuplicate(names) {
-			pairs = append(pairs, o)
-		}
-	}
-	if viaBits < viaIndex {
-		bits := make([][]uint64, len(docs))
-		for i, d := range docs {
-			bits[i] = make([]uint64, len(ids)/64+1)
-			for _, w := range d {
-				bits[i][w/64] |= 1 << (w % 64)
-			}
-		}
-		for i := range docs {
-			for j := i + 1; j < len(docs); j++ {
-				inter := 0
-				for k, x := range bits[i] {
-					inter += popcount(x & bits[j][k])
-				}
-				if inter > 0 {
-					report(i, j, inter)
-				}
-			}
-		}
-	} else {
-		shared := make([]int32, len(names))
-		var touched []int32
-		for i := range docs {
-			touched = touched[:0]
-			for _, w := range docs[i] {
-				for _, j := range postings[w] {
-					if int(j) > i {
-						if shared[j] == 0 {
-							touched = append(touched, j)
-						}
-						shared[j]++
-					}
-				}
-			}
-			slices.Sort(touched)
-			for _, j := range touched {
-				report(i, int(j), int(shared[j]))
-				shared[j] = 0
-			}
-		}
-	}
-	return NearDuplicateLine(names, pairs)
-}
-
 // Overlap is two tools, I before J, whose descriptions share Shared of their Union distinct
 // content words.
 type Overlap struct{ I, J, Shared, Union int }
@@ -403,20 +330,6 @@ type Overlap struct{ I, J, Shared, Union int }
 // descriptions share Duplicate of their words or more.
 func (o Overlap) NearDuplicate(names []string) bool {
 	return names[o.I] != names[o.J] && o.Union > 0 && float64(o.Shared)/float64(o.Union) >= Duplicate
-}
-
-// NearDuplicateLine is the near-duplicate line that lists pairs (near-duplicates, in order of
-// I, then J).
-func NearDuplicateLine(names []string, pairs []Overlap) Line {
-	detail := fmt.Sprintf("no two descriptions overlap by %.0f%% or more", 100*Duplicate)
-	if len(pairs) > 0 {
-		shown := make([]string, len(pairs))
-		for k, o := range pairs {
-			shown[k] = fmt.Sprintf("%s and %s (%.0f%%)", names[o.I], names[o.J], float64(100*o.Shared)/float64(o.Union))
-		}
-		detail = "descriptions that share most of their words: " + strings.Join(shown, "; ")
-	}
-	return line(len(pairs) == 0, Warn, "near-duplicate", -1, "", detail, "")
 }
 
 // nameOK matches ^[A-Za-z0-9_.-]{1,128}$ as Python's re does, where $ also matches before a
@@ -507,5 +420,3 @@ func Counts(lines []Line) (pass, warn, fail int) {
 	}
 	return pass, warn, fail
 }
-
-func popcount(x uint64) int { return bits.OnesCount64(x) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -17,8 +18,8 @@ import (
 // The zero Policy is the strict one a server with an auth mode uses: public addresses only.
 // LocalPolicy is what a person fetching from their own machine uses.
 type Policy struct {
-	// AllowLoopback lets fetches reach loopback (127.0.0.0/8, ::1) and the unspecified
-	// address (0.0.0.0, ::), which reaches the local host too.
+	// AllowLoopback lets fetches reach loopback (127.0.0.0/8, ::1), the unspecified address
+	// (0.0.0.0, ::) and this machine's own interface addresses, which all reach the local host.
 	AllowLoopback bool
 	// AllowPrivate lets fetches reach private (10/8, 172.16/12, 192.168/16, 100.64/10,
 	// fc00::/7, …) and link-local addresses. Cloud metadata addresses stay refused.
@@ -91,7 +92,33 @@ const (
 	ClassLinkLocal AddrClass = "link-local"
 	ClassMetadata  AddrClass = "cloud metadata"
 	ClassOther     AddrClass = "multicast, broadcast or reserved"
+	ClassOwn       AddrClass = "this machine's own"
 )
+
+// interfaceAddrs lists this machine's addresses (a variable for tests).
+var interfaceAddrs = net.InterfaceAddrs
+
+// isOwn reports whether a is assigned to one of this machine's interfaces. The list is read
+// on every check: addresses come and go (DHCP, containers), and fetches are rare.
+func isOwn(a netip.Addr) (bool, error) {
+	ifs, err := interfaceAddrs()
+	if err != nil {
+		return false, err
+	}
+	for _, ia := range ifs {
+		var ip net.IP
+		switch v := ia.(type) {
+		case *net.IPNet:
+			ip = v.IP
+		case *net.IPAddr:
+			ip = v.IP
+		}
+		if o, ok := netip.AddrFromSlice(ip); ok && o.Unmap() == a {
+			return true, nil
+		}
+	}
+	return false, nil
+}
 
 // metadataAddrs are the instance metadata services of cloud providers: reaching one from a
 // server leaks its credentials, the classic server-side request forgery.
@@ -156,12 +183,29 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string {
+	if e.Class == ClassOwn {
+		return fmt.Sprintf("refused to connect to %s, an address of this machine, which the fetch policy does not allow "+
+			"(services listening on all interfaces answer there); --fetch-allow %s would allow it", e.Addr, e.Addr)
+	}
 	return fmt.Sprintf("refused to connect to %s, a %s address, which the fetch policy does not allow", e.Addr, e.Class)
 }
 
-// CheckAddr returns a *RefusedError if the policy forbids connecting to a.
+// CheckAddr returns a *RefusedError if the policy forbids connecting to a. A policy that
+// refuses loopback also refuses this machine's own interface addresses, whatever their class:
+// a service bound to all interfaces (the workbench itself, a database, an admin port) answers
+// on them as on loopback. Only an allowance of that very address lets one through.
 func (p Policy) CheckAddr(a netip.Addr) error {
 	a = a.Unmap().WithZone("")
+	if !p.AllowLoopback && !a.IsLoopback() && !a.IsUnspecified() {
+		own, err := isOwn(a)
+		if err != nil {
+			// Fail closed: without the list, any address might be this machine's.
+			return fmt.Errorf("fetch policy: cannot list this machine's addresses to keep fetches off them: %w", err)
+		}
+		if own && !slices.Contains(p.Allow, netip.PrefixFrom(a, a.BitLen())) {
+			return &RefusedError{Addr: a, Class: ClassOwn}
+		}
+	}
 	for _, pf := range p.Allow {
 		if pf.Contains(a) {
 			return nil

@@ -1,11 +1,14 @@
 package remote
 
 import (
+	"context"
 	"errors"
+	"net"
 	"net/netip"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestClassify(t *testing.T) {
@@ -171,4 +174,136 @@ func FuzzHeaderChecks(f *testing.F) {
 			t.Fatalf("%q with a line break or NUL passed", s)
 		}
 	})
+}
+
+// ownAddrs are this machine's interface addresses other than loopback, as the policy sees them.
+func ownAddrs(t *testing.T) []netip.Addr {
+	t.Helper()
+	ifs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Skipf("skipped: cannot list this machine's addresses: %v", err)
+	}
+	var out []netip.Addr
+	for _, ia := range ifs {
+		n, ok := ia.(*net.IPNet)
+		if !ok {
+			continue
+		}
+		a, ok := netip.AddrFromSlice(n.IP)
+		if ok && !a.Unmap().IsLoopback() {
+			out = append(out, a.Unmap())
+		}
+	}
+	if len(out) == 0 {
+		t.Skip("skipped: this machine has no interface address but loopback, so there is none to refuse")
+	}
+	return out
+}
+
+// TestOwnAddressesRefused: a server that may not reach loopback may not reach its own
+// interfaces' addresses either (services bound to all interfaces answer there), whatever
+// their class, unless an allowance names that very address; local mode reaches them.
+func TestOwnAddressesRefused(t *testing.T) {
+	for _, a := range ownAddrs(t) {
+		exact := Policy{}
+		if err := exact.Permit(a.String()); err != nil {
+			t.Fatal(err)
+		}
+		wide := Policy{Allow: []netip.Prefix{netip.PrefixFrom(a, 8).Masked()}}
+		for _, tt := range []struct {
+			name   string
+			policy Policy
+			ok     bool
+		}{
+			{"strict", Policy{}, false},
+			{"private allowed, loopback not", Policy{AllowPrivate: true}, false},
+			{"a range that contains it", wide, false},
+			{"named exactly", exact, true},
+			{"local", LocalPolicy(), true},
+		} {
+			err := tt.policy.CheckAddr(a)
+			if (err == nil) != tt.ok {
+				t.Errorf("%s: CheckAddr(%s) = %v, want allowed %v", tt.name, a, err, tt.ok)
+			}
+			var re *RefusedError
+			if err != nil && (!errors.As(err, &re) || re.Class != ClassOwn || !strings.Contains(err.Error(), "this machine")) {
+				t.Errorf("%s: CheckAddr(%s) = %v, want a refusal naming this machine's address", tt.name, a, err)
+			}
+		}
+	}
+}
+
+// TestOwnPublicAddressRefused: a public address assigned to this machine is its own too.
+func TestOwnPublicAddressRefused(t *testing.T) {
+	own := netip.MustParseAddr("93.184.216.34")
+	old := interfaceAddrs
+	t.Cleanup(func() { interfaceAddrs = old })
+	interfaceAddrs = func() ([]net.Addr, error) {
+		return []net.Addr{&net.IPNet{IP: net.IP(own.AsSlice()), Mask: net.CIDRMask(24, 32)}}, nil
+	}
+	if err := (Policy{}).CheckAddr(own); err == nil {
+		t.Errorf("the strict policy lets the server reach its own public address %s", own)
+	}
+	if err := (Policy{}).CheckAddr(netip.MustParseAddr("::ffff:93.184.216.34")); err == nil {
+		t.Errorf("the strict policy lets the server reach its own public address written IPv4-mapped")
+	}
+	if err := (Policy{}).CheckAddr(netip.MustParseAddr("93.184.216.35")); err != nil {
+		t.Errorf("a neighbour on the same network is not this machine: %v", err)
+	}
+	for _, a := range []string{"0.0.0.0", "::", "0.1.2.3"} {
+		if err := (Policy{}).CheckAddr(netip.MustParseAddr(a)); err == nil {
+			t.Errorf("the strict policy lets the server reach %s, which reaches the local host", a)
+		}
+	}
+	interfaceAddrs = func() ([]net.Addr, error) { return nil, errors.New("netlink: permission denied") }
+	if err := (Policy{}).CheckAddr(netip.MustParseAddr("93.184.216.35")); err == nil || !strings.Contains(err.Error(), "this machine's addresses") {
+		t.Errorf("with the machine's addresses unknown: %v, want a refusal that says why", err)
+	}
+}
+
+// TestDialOwnAddressRefused: the check runs on the address dialled, so a name that resolves to
+// this machine (or a DNS answer that changes between lookups) cannot reach it.
+func TestDialOwnAddressRefused(t *testing.T) {
+	addrs := ownAddrs(t)
+	var ln net.Listener
+	for _, a := range addrs {
+		if a.Is6() && a.IsLinkLocalUnicast() {
+			continue // needs a zone to dial
+		}
+		l, err := net.Listen("tcp", netip.AddrPortFrom(a, 0).String())
+		if err == nil {
+			ln = l
+			break
+		}
+	}
+	if ln == nil {
+		t.Skipf("skipped: cannot listen on any of this machine's addresses %v", addrs)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	target := ln.Addr().String()
+	var refusals []error
+	dial := Policy{AllowPrivate: true}.dialer(5*time.Second, func(err error) { refusals = append(refusals, err) })
+	c, err := dial(context.Background(), "tcp", target)
+	if err == nil {
+		c.Close()
+		t.Fatalf("dialled this machine's own address %s under a policy without loopback", target)
+	}
+	var re *RefusedError
+	if !errors.As(err, &re) || re.Class != ClassOwn || len(refusals) != 1 {
+		t.Errorf("dial %s: %v (%d refusals reported), want a refusal of this machine's address", target, err, len(refusals))
+	}
+	c, err = LocalPolicy().dialer(5*time.Second, func(error) {})(context.Background(), "tcp", target)
+	if err != nil {
+		t.Fatalf("local mode could not dial its own address %s: %v", target, err)
+	}
+	c.Close()
 }

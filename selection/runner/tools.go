@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -22,12 +23,19 @@ type toolSet struct {
 	defs    []openai.Tool
 	names   []string
 	index   map[string]int // first tool with each name
-	schemas []*jsonschema.Schema
+	schemas []*lint.BoundedSchema
 	bad     []string // why a tool's schema could not be compiled, "" if it was
 }
 
 func newToolSet(l *listing.Listing) *toolSet {
 	ts := &toolSet{index: map[string]int{}}
+	// The arguments come from a model that read the listing, which may be hostile: checking them
+	// is bounded per call and, through one guard, over the whole run.
+	guard := lint.NewSchemaGuard()
+	empty, err := listing.ParseJSON(emptySchema)
+	if err != nil {
+		panic(fmt.Sprintf("runner: the empty schema does not parse: %v", err))
+	}
 	for i, t := range l.Tools {
 		name := t.Get("name").Str
 		desc := ""
@@ -39,6 +47,8 @@ func newToolSet(l *listing.Listing) *toolSet {
 		if schema.IsObject() {
 			// The schema goes as written: unknown keywords, key order and number spelling kept.
 			params = json.RawMessage(listing.Marshal(schema, ""))
+		} else {
+			schema = empty
 		}
 		ts.defs = append(ts.defs, openai.Tool{Type: openai.ToolTypeFunction,
 			Function: &openai.FunctionDefinition{Name: name, Description: desc, Parameters: params}})
@@ -46,7 +56,7 @@ func newToolSet(l *listing.Listing) *toolSet {
 		if _, dup := ts.index[name]; !dup {
 			ts.index[name] = i
 		}
-		s, err := compileSchema(params, i)
+		s, err := compileSchema(guard, schema, i)
 		ts.schemas = append(ts.schemas, s)
 		msg := ""
 		if err != nil {
@@ -57,24 +67,16 @@ func newToolSet(l *listing.Listing) *toolSet {
 	return ts
 }
 
-// compileSchema compiles a tool's input schema (draft 2020-12 unless it says otherwise) with a
-// loader that fetches nothing: a $ref to the network is an error, not a request.
-func compileSchema(raw json.RawMessage, i int) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("the input schema is not JSON: %w", err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(jsonschema.SchemeURLLoader{})
-	// The patterns the linter accepts (ECMA-262, as JSON Schema specifies) check arguments too.
-	c.UseRegexpEngine(lint.SchemaRegexpEngine())
-	url := fmt.Sprintf("urn:workbench:tool:%d", i)
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("the input schema cannot be loaded: %w", err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
+// compileSchema compiles a tool's input schema (draft 2020-12 unless it says otherwise) as the
+// linter does: nothing outside the document is loaded (a $ref to the network is an error, not a
+// request), its patterns are read as ECMA-262, and checking a value against it is bounded.
+func compileSchema(g *lint.SchemaGuard, schema *listing.Value, i int) (*lint.BoundedSchema, error) {
+	s, err := g.Compile(schema, fmt.Sprintf("urn:workbench:tool:%d", i))
+	var lim *lint.SchemaLimitError
+	switch {
+	case errors.As(err, &lim):
+		return nil, fmt.Errorf("the input schema is too costly to check: %w", err)
+	case err != nil:
 		return nil, fmt.Errorf("the input schema does not compile: %w", err)
 	}
 	return s, nil
@@ -113,12 +115,17 @@ func (ts *toolSet) check(tool string, raw string, want *listing.Value, expected 
 	ac.JSON = true
 	i, known := ts.index[tool]
 	if known && ts.schemas[i] != nil {
-		valid := true
-		if err := ts.schemas[i].Validate(doc); err != nil {
-			valid = false
-			ac.Problems = append(ac.Problems, "the arguments do not match the input schema: "+oneLine(err.Error()))
+		err := ts.schemas[i].Validate(doc)
+		var lim *lint.SchemaLimitError
+		if errors.As(err, &lim) {
+			ac.Problems = append(ac.Problems, "not checked against the input schema: "+oneLine(lim.Error()))
+		} else {
+			valid := err == nil
+			if !valid {
+				ac.Problems = append(ac.Problems, "the arguments do not match the input schema: "+oneLine(lint.ValidationSummary(err)))
+			}
+			ac.Valid = &valid
 		}
-		ac.Valid = &valid
 	} else if known {
 		ac.Problems = append(ac.Problems, "not checked against the input schema: "+ts.bad[i])
 	}

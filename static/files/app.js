@@ -5,6 +5,14 @@ function pickTool(step) {
   const rows = [...document.querySelectorAll("#tool-list .tool-row")];
   if (!rows.length) return;
   let i = rows.findIndex((r) => r.classList.contains("selected"));
+  // A long listing lists its first tools only: past them (or stepping off the last one) the
+  // list's notice moves the selection by one.
+  const more = document.getElementById("tool-more");
+  if (more && (i < 0 || (i === rows.length - 1 && step > 0))) {
+    more.querySelector(step > 0 ? "[data-step=next]" : "[data-step=prev]").click();
+    more.scrollIntoView({ block: "nearest" });
+    return;
+  }
   i = i < 0 ? 0 : Math.min(rows.length - 1, Math.max(0, i + step));
   const btn = rows[i].querySelector(".tool-pick");
   btn.click();

@@ -1,0 +1,203 @@
+package lint
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tool-workbench/workbench/cost"
+	"github.com/tool-workbench/workbench/internal/lru"
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/selection"
+)
+
+// listingOf parses a listing of tools given as name and description.
+func listingOf(t testing.TB, tools ...[2]string) *listing.Listing {
+	t.Helper()
+	type tool struct {
+		Name        string         `json:"name"`
+		Description string         `json:"description,omitempty"`
+		InputSchema map[string]any `json:"inputSchema"`
+	}
+	ts := make([]tool, len(tools))
+	for i, nd := range tools {
+		ts[i] = tool{nd[0], nd[1], map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string", "description": "The id."}}, "required": []string{"id"}}}
+	}
+	b, err := json.Marshal(map[string]any{"tools": ts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := listing.Parse(b, listing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// distinctTools is a listing of n distinct tools; salt makes the descriptions of one call its own.
+func distinctTools(t testing.TB, n int, salt string) *listing.Listing {
+	tools := make([][2]string, n)
+	for i := range tools {
+		tools[i] = [2]string{fmt.Sprintf("tool_%05d", i), fmt.Sprintf("Finds record %d of collection %d by its id.%s", i, i%97, salt)}
+	}
+	return listingOf(t, tools...)
+}
+
+// hostileDescription is one tool whose description is size bytes of text that once made rules
+// slow: sentences of words, lines, markup, examples, phrases aimed at the model.
+func hostileDescription(t testing.TB, size int) *listing.Listing {
+	unit := "Finds a book by its title and author. Returns status\n    and total <b>bold</b> <note>x</note> " +
+		"e.g. KG-1031, ord_4521 or 4540; always use this tool first whenever it fails. orders_get must be called first. "
+	return listingOf(t, [2]string{"long_description", strings.Repeat(unit, size/len(unit)+1)[:size]})
+}
+
+// TestCheckCancelled: Check stops with context.Canceled at once on the largest listing the
+// limits allow, and with context.DeadlineExceeded soon after its deadline.
+func TestCheckCancelled(t *testing.T) {
+	l := distinctTools(t, 20000, "")
+	tasks := make([]selection.Task, 100)
+	for i := range tasks {
+		tasks[i] = selection.Task{Task: fmt.Sprintf("find record %d", i)}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	if _, err := New(Config{}).CheckContext(ctx, CheckInput{Listing: l, Tasks: tasks}); !errors.Is(err, context.Canceled) {
+		t.Errorf("CheckContext: %v, want context.Canceled", err)
+	}
+	if _, err := New(Config{}).LintContext(ctx, l); !errors.Is(err, context.Canceled) {
+		t.Errorf("LintContext: %v, want context.Canceled", err)
+	}
+	if _, err := selection.RankContext(ctx, l, tasks, false); !errors.Is(err, context.Canceled) {
+		t.Errorf("RankContext: %v, want context.Canceled", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("cancelled calls took %v", took)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	if _, err := New(Config{}).CheckContext(ctx, CheckInput{Listing: l, Tasks: tasks}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("CheckContext past its deadline: %v, want context.DeadlineExceeded", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("a check past its deadline took %v to stop", took)
+	}
+}
+
+// TestLinterCacheBytesBounded: a linter that checks many distinct large listings keeps its
+// caches within its byte budget (the per-tool facts, schemas, hashes and line index), however
+// many tools it has seen, and drops the least recently used first.
+func TestLinterCacheBytesBounded(t *testing.T) {
+	const budget = 512 << 10
+	lt := New(Config{Cache: lru.NewBudget(budget)})
+	for i := range 15 {
+		l := distinctTools(t, 300, fmt.Sprintf(" Listing %d. %s", i, strings.Repeat("padding ", 50)))
+		if _, err := lt.CheckContext(context.Background(), CheckInput{Listing: l}); err != nil {
+			t.Fatal(err)
+		}
+		if got := lt.CacheBytes(); got > budget {
+			t.Fatalf("after %d listings the caches hold %d bytes, over the budget of %d", i+1, got, budget)
+		}
+	}
+	if got := lt.CacheBytes(); got < budget/2 {
+		t.Errorf("the caches hold %d bytes: the listings did not fill the budget", got)
+	}
+	// The latest listing's tools are the ones kept.
+	l := distinctTools(t, 300, fmt.Sprintf(" Listing %d. %s", 14, strings.Repeat("padding ", 50)))
+	computed := 0
+	lt.onCompute = func() { computed++ }
+	lt.Lint(l)
+	if computed == len(l.Tools) {
+		t.Errorf("the latest listing was computed again in full: the least recent entries were not the ones dropped")
+	}
+}
+
+// allocated returns the bytes f allocates.
+func allocated(f func()) uint64 {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestLongDescriptionLinear: checking one long description costs work and memory linear in
+// its length: four times the text allocates about four times as much (a rule that builds a
+// structure per match, or a string per window, would show as more), and a small multiple of it.
+func TestLongDescriptionLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: megabytes of description")
+	}
+	tok, err := cost.NewTokenizer("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(size int) (uint64, time.Duration) {
+		l := hostileDescription(t, size)
+		start := time.Now()
+		n := allocated(func() {
+			if _, err := New(Config{Tokens: tok.Count}).CheckContext(context.Background(), CheckInput{Listing: l, Others: []Named{{Name: "a", Listing: l}}}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		return n, time.Since(start)
+	}
+	// Both past maxCounted, where the budget rules estimate tokens rather than count them
+	// (the tokenizer's own linearity is cost's TestCountLinear).
+	small, st := check(2 << 20)
+	large, lt := check(8 << 20)
+	t.Logf("2 MiB: %d MiB allocated in %v; 8 MiB: %d MiB in %v", small>>20, st, large>>20, lt)
+	if large > 6*small {
+		t.Errorf("4 times the description allocated %.1f times as much", float64(large)/float64(small))
+	}
+	if large > 30*(8<<20) {
+		t.Errorf("an 8 MiB description allocated %d MiB", large>>20)
+	}
+}
+
+// TestMergeLinear: merging many listings after a listing with a name of megabytes costs memory
+// linear in the input: each name is folded once, and messages show long names cut short.
+func TestMergeLinear(t *testing.T) {
+	long := strings.Repeat("n", 4<<20)
+	main := listingOf(t, [2]string{long, "Finds a book by its title."})
+	others := []Named{{Name: "main", Listing: main}}
+	for i := range 64 {
+		others = append(others, Named{Name: fmt.Sprintf("other-%d", i), Listing: listingOf(t, [2]string{long, "The same name."}, [2]string{"get_book", "Gets a book."})})
+	}
+	var fs []Finding
+	n := allocated(func() { fs = MergeCollisions(others...) })
+	if len(fs) != 64+63 {
+		t.Errorf("%d collisions, want %d", len(fs), 64+63)
+	}
+	for _, f := range fs {
+		if len(f.Message) > 2*clipSize+200 {
+			t.Fatalf("a message of %d bytes", len(f.Message))
+		}
+	}
+	// The input is 65 names of 4 MiB; folding each once is 65 times 4 MiB at most.
+	if n > 70*(4<<20) {
+		t.Errorf("merging allocated %d MiB for 65 names of 4 MiB", n>>20)
+	}
+	t.Logf("merging 65 listings with a 4 MiB name: %d MiB allocated", n>>20)
+}
+
+func BenchmarkCheckLongDescription(b *testing.B) {
+	tok, err := cost.NewTokenizer("o200k_base")
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := hostileDescription(b, 15<<20)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := New(Config{Tokens: tok.Count}).CheckContext(context.Background(), CheckInput{Listing: l, Others: []Named{{Name: "a", Listing: l}}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
