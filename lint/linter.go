@@ -131,6 +131,8 @@ type toolFacts struct {
 	desc      string
 	mentions  []mention // identifiers in the description that may name another tool
 	signature string    // see signature: tools with equal signatures may be confused
+	// requestLimited: the lint call's schema budget cut a schema of this tool short.
+	requestLimited bool
 }
 
 // size estimates the bytes f keeps reachable: the description (which the words and mentions
@@ -211,6 +213,9 @@ func (lt *Linter) tokens(ctx context.Context, l *listing.Listing) ([]int, error)
 
 // factsFor returns each tool's facts, computing the ones not cached (in parallel when many).
 func (lt *Linter) factsFor(ctx context.Context, tools []*listing.Value) ([]*toolFacts, error) {
+	// One budget for every schema this call compiles and validates: each schema is bounded by
+	// its own budgets, and the call by this one, however many tools carry costly schemas.
+	guard := NewSchemaGuard()
 	out := make([]*toolFacts, len(tools))
 	hashes := make([]listing.Hash, len(tools))
 	var miss []int
@@ -254,7 +259,7 @@ func (lt *Linter) factsFor(ctx context.Context, tools []*listing.Value) ([]*tool
 				if ctx.Err() != nil {
 					return // the others see it too; the caller reports it
 				}
-				out[i] = lt.computeFacts(ctx, tools[i])
+				out[i] = lt.computeFacts(ctx, tools[i], guard)
 			}
 		}()
 	}
@@ -263,16 +268,19 @@ func (lt *Linter) factsFor(ctx context.Context, tools []*listing.Value) ([]*tool
 		return nil, fmt.Errorf("lint: %w", err)
 	}
 	for _, i := range miss {
+		if out[i].requestLimited {
+			continue // what this call's budget cut short is not what the tool alone deserves
+		}
 		lt.tools.Add(hashes[i], out[i], out[i].size())
 	}
 	return out, nil
 }
 
-func (lt *Linter) computeFacts(ctx context.Context, t *listing.Value) *toolFacts {
+func (lt *Linter) computeFacts(ctx context.Context, t *listing.Value, guard *SchemaGuard) *toolFacts {
 	if lt.onCompute != nil {
 		lt.onCompute()
 	}
-	tc := &toolCtx{ctx: ctx, cfg: &lt.cfg, lt: lt, tool: t, name: t.Get("name").String()}
+	tc := &toolCtx{ctx: ctx, cfg: &lt.cfg, lt: lt, tool: t, name: t.Get("name").String(), guard: guard}
 	for _, f := range toolChecks {
 		f(tc)
 	}
@@ -292,7 +300,7 @@ func (lt *Linter) computeFacts(ctx context.Context, t *listing.Value) *toolFacts
 	} else {
 		tokens = lt.cfg.Tokens(string(listing.Marshal(t, "")))
 	}
-	return &toolFacts{findings: tc.out, tokens: tokens,
+	return &toolFacts{findings: tc.out, tokens: tokens, requestLimited: tc.requestLimited,
 		descWords: ws, desc: desc, mentions: findMentions(desc), signature: signature(tc.name, ws)}
 }
 
@@ -311,8 +319,10 @@ func (c *toolCtx) countTokens(s string) (n int, estimated bool) {
 	return c.cfg.Tokens(s), false
 }
 
-// schema returns the cached findings of compiling schema (pointers relative to it).
-func (lt *Linter) schema(schema *listing.Value, which string) []Finding {
+// schema returns the cached findings of compiling schema (pointers relative to it), compiled
+// and validated within guard, the lint call's budget. Findings the call's budget cut short are
+// not cached, and mark the tool (limited) so that its facts are not either.
+func (lt *Linter) schema(schema *listing.Value, which string, guard *SchemaGuard, limited *bool) []Finding {
 	wp := weak.Make(schema)
 	h, known := lt.schemaPtr.Get(wp)
 	if !known {
@@ -323,7 +333,12 @@ func (lt *Linter) schema(schema *listing.Value, which string) []Finding {
 	if f, ok := lt.schemas.Get(k); ok {
 		return f.findings
 	}
-	f := &schemaFacts{findings: compileSchema(schema, which, lt.cfg.MaxSchemaDepth)}
+	fs, request := compileSchemaIn(schema, which, lt.cfg.MaxSchemaDepth, guard)
+	if request {
+		*limited = true
+		return fs
+	}
+	f := &schemaFacts{findings: fs}
 	lt.schemas.Add(k, f, findingsSize(f.findings)+int64(len(which)))
 	return f.findings
 }
@@ -336,6 +351,9 @@ type toolCtx struct {
 	tool *listing.Value
 	name string
 	out  []Finding
+	// guard is the lint call's schema budget; requestLimited says it cut a schema short.
+	guard          *SchemaGuard
+	requestLimited bool
 	// descs caches descriptions(tool), which several rules read.
 	descs     []textAt
 	descsDone bool

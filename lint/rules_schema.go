@@ -79,7 +79,7 @@ func init() {
 func checkSchemas(c *toolCtx) {
 	in := c.tool.Get("inputSchema")
 	if in.IsObject() {
-		for _, f := range c.lt.schema(in, "inputSchema") {
+		for _, f := range c.lt.schema(in, "inputSchema", c.guard, &c.requestLimited) {
 			f.Pointer = "/inputSchema" + f.Pointer
 			c.out = append(c.out, f)
 		}
@@ -91,7 +91,7 @@ func checkSchemas(c *toolCtx) {
 		}
 	}
 	if out := c.tool.Get("outputSchema"); out.IsObject() {
-		for _, f := range c.lt.schema(out, "outputSchema") {
+		for _, f := range c.lt.schema(out, "outputSchema", c.guard, &c.requestLimited) {
 			f.Pointer = "/outputSchema" + f.Pointer
 			c.out = append(c.out, f)
 		}

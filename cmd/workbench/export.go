@@ -76,6 +76,11 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return unreadable(e, err)
 	}
+	// Writing is linear in the listing; reading it was the long part. Nothing is written after
+	// the command's time limit or a signal.
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("export %s: %w", pos[0], err)
+	}
 	var data []byte
 	switch *format {
 	case "json":
@@ -101,6 +106,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("export %s: %w", pos[0], err)
 	}
 	if *out == "" {
 		_, err := e.stdout.Write(data)

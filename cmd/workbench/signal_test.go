@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -95,6 +96,41 @@ func TestSignalEndsCheckReadingStdin(t *testing.T) {
 				return
 			}
 			t.Fatal("the process was killed by the signal every time instead of exiting with a code")
+		})
+	}
+}
+
+// TestCommandTimeLimit: every command but serve stops at WORKBENCH_TIMEOUT, its work included
+// (check, cost and export honour their context), and says so; a bad value is a usage error.
+func TestCommandTimeLimit(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(src, []byte(`{"tools": [{"name": "get_book", "description": "Return one book by its id.", "inputSchema": {"type": "object"}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		limit string
+		args  []string
+		code  int
+		want  string
+	}{
+		{"1ns", []string{"check", src}, 2, "check stopped after 1ns, its time limit"},
+		{"1ns", []string{"cost", src}, 2, "cost stopped after 1ns"},
+		{"1ns", []string{"export", src}, 2, "export stopped after 1ns"},
+		{"1m", []string{"check", src}, 0, ""},
+		{"soon", []string{"check", src}, 2, `WORKBENCH_TIMEOUT="soon" is not a duration`},
+	} {
+		t.Run(tc.limit+" "+tc.args[0], func(t *testing.T) {
+			var out, errb bytes.Buffer
+			getenv := func(k string) string {
+				if k == "WORKBENCH_TIMEOUT" {
+					return tc.limit
+				}
+				return ""
+			}
+			code := exitCode(run(context.Background(), tc.args, getenv, strings.NewReader(""), &out, &errb), &errb)
+			if code != tc.code || !strings.Contains(errb.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errb.String(), tc.code, tc.want)
+			}
 		})
 	}
 }

@@ -16,8 +16,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,15 +106,30 @@ func size(n int) string {
 func runCLI(bin, dir string, args []string, kill time.Duration) result {
 	ctx, cancel := context.WithTimeout(context.Background(), kill)
 	defer cancel()
+	// A child's peak RSS starts at its parent's (Linux keeps it across fork and exec), and this
+	// process holds the corpus: run the command under /usr/bin/time, which is small, and read
+	// what it reports.
+	hwm := filepath.Join(dir, "maxrss")
 	cmd := exec.CommandContext(ctx, bin, args...)
+	timeBin, terr := exec.LookPath("/usr/bin/time")
+	if terr == nil {
+		cmd = exec.CommandContext(ctx, timeBin, append([]string{"-q", "-f", "%M", "-o", hwm, bin}, args...)...)
+	}
+	// On a hang, kill the command and /usr/bin/time together.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.Env = append(os.Environ(), "WORKBENCH_DB=", "WORKBENCH_ENDPOINTS=", "WORKBENCH_CACHE_DIR="+filepath.Join(dir, "cache"))
-	var errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &errb
+	var errb, outHead bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &headWriter{&outHead, 4 << 10}, &errb
 	start := time.Now()
 	err := cmd.Run()
 	r := result{entry: strings.Join(append([]string{"cli", args[0]}, args[2:]...), " "), took: time.Since(start)}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.rss = ru.Maxrss << 10
+	if b, err := os.ReadFile(hwm); terr == nil && err == nil {
+		kb, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		r.rss = kb << 10
+		os.Remove(hwm)
+	} else if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.rss = ru.Maxrss << 10 // at least the parent's: an overestimate
 	}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	switch {
@@ -128,7 +143,11 @@ func runCLI(bin, dir string, args []string, kill time.Duration) result {
 		r.code = "exit " + strconv.Itoa(cmd.ProcessState.ExitCode())
 	}
 	if r.code == "exit 2" {
-		r.note = ": " + firstLine(errb.String())
+		msg := errb.String()
+		if strings.TrimSpace(msg) == "" {
+			msg = outHead.String() // reference mode prints its ERROR line where the reference does
+		}
+		r.note = ": " + firstLine(msg)
 	}
 	return r
 }
@@ -193,8 +212,12 @@ func serveCase(bin, dir string, listing []byte, kill time.Duration) []result {
 	api := append(append([]byte(`{"listing": `), listing...), '}')
 	send("api check", http.MethodPost, "/api/v1/check", "application/json", api)
 	send("api cost", http.MethodPost, "/api/v1/cost", "application/json", api)
-	form := url.Values{"listing": {string(listing)}}.Encode()
-	if resp := send("page import", http.MethodPost, "/workspaces", "application/x-www-form-urlencoded", []byte(form)); resp != nil {
+	// The start page posts multipart, which unlike a URL-encoded form does not grow the text.
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	_ = mw.WriteField("listing", string(listing))
+	mw.Close()
+	if resp := send("page import", http.MethodPost, "/workspaces", mw.FormDataContentType(), form.Bytes()); resp != nil {
 		if loc := resp.Header.Get("Location"); strings.HasPrefix(loc, "/w/") {
 			send("page open", http.MethodGet, loc, "", nil)
 		}
@@ -220,4 +243,17 @@ func peakRSS(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// headWriter keeps the first n bytes written to it and discards the rest.
+type headWriter struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (h *headWriter) Write(p []byte) (int, error) {
+	if room := h.n - h.b.Len(); room > 0 {
+		h.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
 }
