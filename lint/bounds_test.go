@@ -201,3 +201,43 @@ func BenchmarkCheckLongDescription(b *testing.B) {
 		}
 	}
 }
+
+// TestSiblingsBounded: thousands of tools that nothing tells apart (names made of generic words
+// only, one description) are compared pairwise only up to siblingBudget: the check ends in
+// bounded time, reports each tool at most once, and says that the budget ran out.
+func TestSiblingsBounded(t *testing.T) {
+	generic := strings.Fields("get fetch query run do execute data info information tool process handle search find list item thing stuff object result record manage")
+	tools := make([][2]string, 0, 20000)
+	for i := 0; len(tools) < 20000; i++ {
+		var parts []string
+		for k, w := range generic {
+			if i>>k&1 == 1 {
+				parts = append(parts, w)
+			}
+		}
+		if len(parts) > 0 {
+			tools = append(tools, [2]string{strings.Join(parts, "_"), "Look up one customer order by its identifier and return its status, items and total."})
+		}
+	}
+	l := listingOf(t, tools...)
+	start := time.Now()
+	fs, err := New(Config{}).LintContext(context.Background(), l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	reported, budget := 0, false
+	for _, f := range fs {
+		if f.Rule != "description-sibling-unnamed" {
+			continue
+		}
+		reported++
+		if f.ToolIndex < 0 && strings.Contains(f.Message, "comparison budget ran out") {
+			budget = true
+		}
+	}
+	t.Logf("%d tools: %d sibling findings in %v", len(tools), reported, took)
+	if !budget || reported == 0 || reported > len(tools)+1 {
+		t.Errorf("%d sibling findings, budget note %v", reported, budget)
+	}
+}

@@ -57,7 +57,7 @@ func init() {
 			"The first read or write verb in the name decides: a read verb without readOnlyHint, a write verb with neither readOnlyHint nor destructiveHint.", "Omitted hints mean the schema defaults: the host assumes the tool may modify and destroy.",
 			`"name": "tickets_get"`+" (no annotations)", `"name": "tickets_get", "annotations": {"readOnlyHint": true}`),
 		refRule("near-duplicate", CatDescription, Warning, "two descriptions that share half their words or more",
-			"Pairs of descriptions whose content words overlap (Jaccard) by 50% or more.", "The model cannot tell the two apart; the draft in seed 002 failed a task because a neighbour's description held the task's words.",
+			"Pairs of descriptions whose content words overlap (Jaccard) by 50% or more. Past 2,000 pairs the finding reports groups of tools linked by such pairs (each with its tools, pairs and range of overlap) instead of every pair; --rules reference prints every pair, as the reference does, up to 250,000.", "The model cannot tell the two apart; the draft in seed 002 failed a task because a neighbour's description held the task's words.",
 			`"Get ticket data by id." / "Fetch ticket data."`, `descriptions that say what differs, and name each other`),
 		refRule("select", CatSelection, Error, "a task the word-overlap ranker answers wrongly or ambiguously",
 			"With --tasks: the expected tool is not ranked first (FAIL), no word of the task appears in any definition (FAIL), or the runner-up scores within 80% of the winner (WARN).",

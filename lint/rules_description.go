@@ -14,7 +14,7 @@ func init() {
 	register(
 		&Rule{ID: "description-too-long", Category: CatDescription, Severity: Warning, Scope: PerTool, Seed: seed000,
 			Summary: "a tool description longer than the token budget",
-			What:    fmt.Sprintf("Counts the description's tokens (a real tokenizer when the CLI has one, otherwise about four bytes a token) against a budget, %d by default (--max-description-tokens).", DefaultMaxDescriptionTokens),
+			What:    fmt.Sprintf("Counts the description's tokens (a real tokenizer when the CLI has one, otherwise about four bytes a token; a description over 1 MiB is estimated at four bytes a token) against a budget, %d by default (--max-description-tokens).", DefaultMaxDescriptionTokens),
 			Why:     "Every tool's description is in the prompt on every turn. Longer is not automatically better: fully rewritten descriptions raised success by a median 5.85 points but added 67% more steps and made 1 case in 6 worse. Two to four sentences say what the tool does, when to use it instead of its neighbour, what it takes and what it returns.",
 			Bad:     `a description of 40 lines: a tutorial, every parameter restated, a changelog`,
 			Good:    `"Find orders of one customer by status or date. Use get_order_status when you have an order ID. Returns at most 50 orders, newest first."`},

@@ -13,7 +13,7 @@ import (
 // leave the call "not checked" (Valid nil) instead of stalling the run.
 func TestArgsCheckBounded(t *testing.T) {
 	hostile := func(name string) string {
-		src, err := os.ReadFile(filepath.Join("..", "..", "lint", "testdata", "hostile", name+".json"))
+		src, err := os.ReadFile(filepath.Join("..", "..", "internal", "hostile", "testdata", name+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
