@@ -122,15 +122,8 @@ func toAny(v *listing.Value) any {
 	}
 }
 
-// compileSchema compiles one schema and checks the values in it against their own schemas,
-// within the budgets of one schema and of a request of its own. which is "inputSchema" or
-// "outputSchema"; the findings' pointers are relative to the schema.
-func compileSchema(schema *listing.Value, which string, maxDepth int) []Finding {
-	fs, _ := compileSchemaIn(schema, which, maxDepth, NewSchemaGuard())
-	return fs
-}
-
-// compileSchemaIn is compileSchema drawing on g, the budgets of a whole request: a Linter should
+// compileSchemaIn compiles one schema and checks the values in it (default, const, enum,
+// examples) against their own schemas, drawing on g, the budgets of a whole request: a Linter should
 // pass one guard per Lint call, so that a listing of many costly schemas is bounded as a whole.
 // request reports that g's budgets (not the schema's) stopped a check: the findings then depend
 // on the request, and are not to be cached for others.

@@ -31,8 +31,8 @@ const liveWait = 10 * time.Second
 // on a marker may look at half an event.
 type sseReader struct {
 	events chan event
-	seen   []event       // consumed by next, for failure messages
-	raw    *lockedBuffer // every byte the stream carried, for framing checks
+	seen   []event  // consumed by next, for failure messages
+	raw    *syncBuf // every byte the stream carried, for framing checks
 }
 
 // dialSSE opens the stream of workspace id as page pid showing tool at version ver; mod may
@@ -55,7 +55,7 @@ func dialSSE(t testing.TB, base, id, pid string, tool, ver int, mod func(*http.R
 		cancel()
 		t.Fatalf("stream: status %d", resp.StatusCode)
 	}
-	r := &sseReader{events: make(chan event, 256), raw: new(lockedBuffer)}
+	r := &sseReader{events: make(chan event, 256), raw: new(syncBuf)}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -616,3 +616,28 @@ func TestStdioToken(t *testing.T) {
 		}
 	}
 }
+
+// FuzzClientAddressHeader: any X-Forwarded-For or Forwarded value a client or proxy writes is
+// read without a panic into hops, each of which parses to a plain address (no zone, IPv4 in
+// its own form) or to nothing.
+func FuzzClientAddressHeader(f *testing.F) {
+	for _, s := range []string{"192.0.2.60", "203.0.113.1, 198.51.100.2", `for="[2001:db8::1]:4711";proto=https`,
+		"for=192.0.2.60;by=203.0.113.43, for=unknown", "::ffff:192.0.2.1", "fe80::1%eth0", `for=";,="`, ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		for _, name := range []string{"X-Forwarded-For", "Forwarded"} {
+			h := http.Header{}
+			h.Add(name, v)
+			hops := forwardedHops(h, name)
+			if len(hops) > len(v)+1 {
+				t.Fatalf("%s %q: %d hops from %d bytes", name, v, len(hops), len(v))
+			}
+			for _, hop := range hops {
+				if a, ok := parseHop(hop); ok && (!a.IsValid() || a.Zone() != "" || a.Is4In6()) {
+					t.Fatalf("%s %q: hop %q parsed to %v", name, v, hop, a)
+				}
+			}
+		}
+	})
+}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"golang.org/x/net/html"
@@ -271,22 +270,4 @@ func asShown(s string) string {
 	s = strings.ReplaceAll(s, "\x00", "\uFFFD")
 	s = strings.TrimPrefix(s, "\r")
 	return strings.TrimPrefix(s, "\n")
-}
-
-// lockedBuffer is a bytes.Buffer that a stream's reader writes while a test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
