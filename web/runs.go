@@ -390,25 +390,18 @@ func (s *Server) startRun(c echo.Context) error {
 		return refuse(err.Error())
 	}
 	s.log.Info("run started", "ws", ws.ID, "run", rec.ID, "endpoint", ep.Name, "tasks", len(ws.Tasks), "samples", spec.Samples)
-	return s.answerRunsChanged(c, ws, spec, epName)
+	return s.answerRunsChanged(c, ws, spec, epName, rec)
 }
 
-// answerRunsChanged answers a start or resume: the form (problem cleared), the progress bar and
-// the list, on this page; the other pages get the bar and the list over their streams.
-func (s *Server) answerRunsChanged(c echo.Context, ws Workspace, spec runner.Spec, epName string) error {
+// answerRunsChanged answers a start or resume of rec with the form, its problem cleared and
+// naming the run; the progress bar and the list reach every page over its stream (launch).
+func (s *Server) answerRunsChanged(c echo.Context, ws Workspace, spec runner.Spec, epName string, rec store.Run) error {
 	p, err := s.runsModel(c.Request().Context(), ws, spec, epName)
 	if err != nil {
 		return err
 	}
-	// The other pages on the workspace see the new run in their lists at once; its progress
-	// follows on every page's stream.
-	s.publishRuns(ws.ID, views.RunListRegion(ws.ID, p.Runs))
-	sse := newSSE(c)
-	for _, comp := range []templ.Component{views.RunFormRegion(p.Form), views.RunProgressRegion(p.Progress), views.RunListRegion(ws.ID, p.Runs)} {
-		if err := sse.PatchElementTempl(comp); err != nil {
-			return nil
-		}
-	}
+	p.Form.Started, p.Form.StartedLabel = rec.ID, rec.Label
+	_ = newSSE(c).PatchElementTempl(views.RunFormRegion(p.Form))
 	return nil
 }
 
@@ -557,7 +550,7 @@ func (s *Server) resumeRun(c echo.Context) error {
 		return refuse(err.Error())
 	}
 	s.log.Info("run resumed", "ws", ws.ID, "run", rec.ID, "kept", len(body.Run.Calls))
-	return s.answerRunsChanged(c, ws, spec, spec.Endpoint)
+	return s.answerRunsChanged(c, ws, spec, spec.Endpoint, rec)
 }
 
 func (s *Server) showRun(c echo.Context) error {
@@ -708,6 +701,17 @@ func (s *Server) launch(rec store.Run, src []byte, l *listing.Listing, tasks []s
 	s.runs.wg.Add(1)
 	s.runs.mu.Unlock()
 	a.job = runner.Start(ctx, client, l, tasks, opts)
+	// Every page, the one that asked included, learns of the run over its stream, and before
+	// watch can publish: a stream is ordered, so the end never arrives before the start. Sent in
+	// the start's own answer instead, a run quicker than the answer left the page showing it
+	// running, with nothing more to come.
+	rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	rows, err := s.runRows(rctx, rec.Workspace)
+	cancel()
+	if err != nil {
+		s.log.Warn("announce a run: list runs", "ws", rec.Workspace, "err", err)
+	}
+	s.publishRuns(rec.Workspace, views.RunProgressRegion(s.activeProgress(a)), views.RunListRegion(rec.Workspace, rows))
 	go s.watch(ctx, a)
 	return nil
 }

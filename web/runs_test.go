@@ -134,15 +134,8 @@ func (e *runEnv) start(t *testing.T, ws string, form url.Values) string {
 	if m := regexp.MustCompile(`data-testid="run-form-problem">([^<]*)`).FindStringSubmatch(body); m != nil {
 		t.Fatalf("start run refused: %s", m[1])
 	}
-	m := regexp.MustCompile(`data-testid="run-progress" data-status="[a-z]+"[^>]*>`).FindString(body)
-	if m == "" {
-		t.Fatalf("the answer to start has no progress bar: %s", body)
-	}
-	id := regexp.MustCompile(`/runs/([0-9a-f]{32})/cancel`).FindStringSubmatch(body)
-	if id == nil {
-		// The run may already be over: take the newest run in the list.
-		id = regexp.MustCompile(`data-run="([0-9a-f]{32})"`).FindStringSubmatch(body)
-	}
+	// The answer names the run; its progress comes over the page's stream.
+	id := regexp.MustCompile(`data-testid="run-started" data-run="([0-9a-f]{32})"`).FindStringSubmatch(body)
 	if id == nil {
 		t.Fatalf("no run id in the answer to start: %s", body)
 	}
@@ -925,7 +918,7 @@ func TestRunSurvivesRestart(t *testing.T) {
 
 // TestRunCacheAndThrottle: a second identical run is answered from the response cache and pays
 // nothing, unless "send again" is ticked; and with a progress interval longer than the run,
-// the stream carries the final bar only, not one patch per call.
+// the stream carries the start's bar and the final one only, not one patch per call.
 func TestRunCacheAndThrottle(t *testing.T) {
 	e := newRunEnv(t, nil, func(c *RunsConfig) {
 		c.Cache = &runner.MemCache{}
@@ -940,8 +933,8 @@ func TestRunCacheAndThrottle(t *testing.T) {
 	first := e.start(t, ws, runForm("samples", "2"))
 	e.s.WaitRuns()
 	body := st.waitFor(t, `data-testid="run-progress" data-status="done"`)
-	if n := strings.Count(body, `data-testid="run-progress-bar"`); n != 1 {
-		t.Errorf("the stream carried %d progress bars for 18 calls with an hour between patches; want the final one only", n)
+	if n := strings.Count(body, `data-testid="run-progress-bar"`); n != 2 {
+		t.Errorf("the stream carried %d progress bars for 18 calls with an hour between patches; want the start's and the final one only", n)
 	}
 	sent := e.fake.Requests()
 	second := e.start(t, ws, runForm("samples", "2"))
