@@ -611,23 +611,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		s.apiErr(err, c)
 		return
 	}
-	code, msg, hint := http.StatusInternalServerError, "internal error", ""
-	var he *echo.HTTPError
-	switch {
-	case errors.As(err, &he):
-		code = he.Code
-		msg = fmt.Sprint(he.Message)
-	case errors.Is(err, ErrNotFound):
-		code, msg = http.StatusNotFound, "no such workspace"
-	case store.KindOf(err) == store.Conflict:
-		// Another change landed first and retrying did not help: say so, not "internal error".
-		code, msg = http.StatusConflict, "the workspace changed under this change; it was not applied. Reload the page and try again."
-	case store.KindOf(err) == store.Invalid:
-		code, msg = http.StatusBadRequest, err.Error()
-	}
-	if code == http.StatusNotFound && msg == "no such workspace" {
-		hint = "The link may be mistyped, or the workspace was deleted. Start a new one from the start page."
-	}
+	code, msg, hint := classify(err)
 	if code >= 500 && code != http.StatusServiceUnavailable {
 		// (A 503 is the server shedding load or a deadline, which bound logs; and the handlers
 		// that answer 503 for an outage log it themselves.)
