@@ -1,7 +1,7 @@
-// The analysis states a server keeps per workspace: what its pages were last shown, and the
-// per-workspace lock that orders changes.
-
 package web
+
+// The analysis states a server keeps per workspace, what its pages were last shown, and the
+// per-workspace lock that orders changes.
 
 import (
 	"maps"
