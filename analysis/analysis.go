@@ -13,6 +13,10 @@
 // share a word an edit added or removed. Each of these returns exactly what the full computation
 // would. Every cache is bounded by entries and by bytes (Options.CacheBytes), and AnalyzeContext
 // stops when its context is done.
+//
+// Engine.Check is `workbench check` and POST /api/v1/check: the same AnalyzeContext call, with
+// merge collisions, ignores and a baseline, as a Report in the formats of report.go (text, JSON,
+// SARIF 2.1.0, GitHub workflow commands, Markdown).
 package analysis
 
 import (
@@ -69,6 +73,9 @@ type ToolResult struct {
 	// tokens with the engine's tokenizer.
 	DescWords  int
 	DescTokens int
+	// nRef counts the Findings, at the front, that are the reference's: Check tells them
+	// from the extended rules' findings by it.
+	nRef int
 }
 
 // Result is the analysis of one listing revision with one task file.
@@ -83,6 +90,12 @@ type Result struct {
 	// Clear, Ambiguous and Wrong count the verdicts (Wrong includes missing and no-words; the
 	// "no tool" tasks count as clear when no tool scores and ambiguous otherwise).
 	Clear, Ambiguous, Wrong int
+
+	// nRefListing counts the Listing findings, at the front, that are the reference's; ext
+	// holds the extended rules' findings as package lint gives them (with line and column),
+	// for Check's report.
+	nRefListing int
+	ext         []lint.Finding
 }
 
 // Options configure an Engine. The zero value counts o200k_base tokens on compact JSON and
@@ -95,6 +108,12 @@ type Options struct {
 	// Extended, when set, adds the extended rule set (package lint), which caches per tool
 	// itself; its findings are merged into the same per-tool and listing-wide lists.
 	Extended *lint.Linter
+	// PlainVerdicts leaves out of the verdicts the words that scored for each tool: check's
+	// reports do not show them.
+	PlainVerdicts bool
+	// NoCost skips the token counts of tools and descriptions (Result.Cost and DescTokens stay
+	// zero): check's reports do not show them, and counting is most of a large listing's work.
+	NoCost bool
 	// CacheSize bounds the per-tool caches (default 8192 tools).
 	CacheSize int
 	// CacheBytes bounds the bytes of the engine's caches together: its per-tool facts, the
@@ -112,6 +131,8 @@ type Engine struct {
 	linter  Linter
 	ext     *lint.Linter
 	context int
+	explain bool
+	noCost  bool
 
 	ranks     *selection.Cache
 	nearDups  nearDups
@@ -180,6 +201,7 @@ func New(opts Options) (*Engine, error) {
 		lin = ReferenceLinter{}
 	}
 	return &Engine{counter: counter, tok: tok, linter: lin, ext: opts.Extended, context: opts.Context,
+		explain: !opts.PlainVerdicts, noCost: opts.NoCost,
 		ranks: selection.NewCacheBudget(opts.CacheSize, budget), budget: budget,
 		byPtr:  lru.New[weak.Pointer[listing.Value], listing.Hash](budget, opts.CacheSize),
 		byHash: lru.New[listing.Hash, *toolFacts](budget, opts.CacheSize)}, nil
@@ -225,14 +247,19 @@ func (e *Engine) facts(ctx context.Context, l *listing.Listing) ([]*toolFacts, e
 }
 
 func (e *Engine) compute(t *listing.Value) *toolFacts {
-	f := &toolFacts{findings: e.linter.Tool(t), cost: e.counter.Tool(t)}
+	f := &toolFacts{findings: e.linter.Tool(t)}
+	if !e.noCost {
+		f.cost = e.counter.Tool(t)
+	}
 	if _, ok := e.linter.(wordsLinter); ok {
 		f.content = reference.DescriptionWords(t)
 	}
 	desc := 0
 	if d := t.Get("description"); d.IsString() {
 		words.Each(d.Str, func(string) { f.descWords++ }) // a count: the words need not be kept
-		f.descTokens = e.tok.Count(d.Str)
+		if !e.noCost {
+			f.descTokens = e.tok.Count(d.Str)
+		}
 		desc = len(d.Str)
 	}
 	f.bytes = f.size(desc)
@@ -258,7 +285,7 @@ func (e *Engine) AnalyzeContext(ctx context.Context, l *listing.Listing, tasks [
 	if len(tasks) > 0 {
 		verdicts = make(chan ranked, 1)
 		go func() {
-			vs, err := e.ranks.Rank(ctx, l, tasks, true)
+			vs, err := e.ranks.Rank(ctx, l, tasks, e.explain)
 			verdicts <- ranked{vs, err}
 		}()
 	}
@@ -272,10 +299,53 @@ func (e *Engine) AnalyzeContext(ctx context.Context, l *listing.Listing, tasks [
 	if err != nil {
 		return wait(err)
 	}
-	r := &Result{Tools: make([]ToolResult, len(l.Tools))}
+	r := &Result{}
 	names := l.Names()
+	r.addTools(facts, names)
+	if wl, ok := e.linter.(wordsLinter); ok {
+		descs := make([][]string, len(facts))
+		for i, f := range facts {
+			descs[i] = f.content
+		}
+		if r.Listing, err = wl.listingWords(ctx, l, names, descs, referenceParts{e.nameLines.lines, e.nearDups.line}); err != nil {
+			return wait(fmt.Errorf("analysis: %w", err))
+		}
+	} else {
+		r.Listing = e.linter.Listing(l)
+	}
+	r.nRefListing = len(r.Listing)
+	if e.ext != nil {
+		ext, err := e.ext.LintContext(ctx, l)
+		if err != nil {
+			return wait(fmt.Errorf("analysis: %w", err))
+		}
+		r.addExtended(ext)
+	}
+	// The per-tool findings are tallied above; the listing-wide ones, of both rule sets, once
+	// here.
+	for _, fd := range r.Listing {
+		tally(fd.Severity, &r.Errors, &r.Warnings, &r.Infos)
+	}
+	if !e.noCost {
+		r.Cost = e.costReport(l, facts)
+	}
+	if verdicts != nil {
+		rv := <-verdicts
+		if rv.err != nil {
+			return nil, fmt.Errorf("analysis: %w", rv.err)
+		}
+		r.setVerdicts(rv.vs)
+	}
+	return r, nil
+}
+
+// addTools fills in r.Tools from each tool's facts: findings with absolute pointers, counts,
+// cost.
+func (r *Result) addTools(facts []*toolFacts, names []string) {
+	r.Tools = make([]ToolResult, len(facts))
 	for i, f := range facts {
-		tr := ToolResult{Index: i, Name: names[i], Cost: f.cost, DescWords: f.descWords, DescTokens: f.descTokens}
+		tr := ToolResult{Index: i, Name: names[i], Cost: f.cost, DescWords: f.descWords, DescTokens: f.descTokens,
+			nRef: len(f.findings)}
 		tr.Cost.Index, tr.Cost.Name = i, names[i]
 		if len(f.findings) > 0 {
 			base := fmt.Sprintf("/tools/%d", i)
@@ -292,58 +362,41 @@ func (e *Engine) AnalyzeContext(ctx context.Context, l *listing.Listing, tasks [
 		r.Infos += tr.Infos
 		r.Tools[i] = tr
 	}
-	if wl, ok := e.linter.(wordsLinter); ok {
-		descs := make([][]string, len(facts))
-		for i, f := range facts {
-			descs[i] = f.content
-		}
-		if r.Listing, err = wl.listingWords(ctx, l, names, descs, referenceParts{e.nameLines.lines, e.nearDups.line}); err != nil {
-			return wait(fmt.Errorf("analysis: %w", err))
-		}
-	} else {
-		r.Listing = e.linter.Listing(l)
-	}
-	if e.ext != nil {
-		ext, err := e.ext.LintContext(ctx, l)
-		if err != nil {
-			return wait(fmt.Errorf("analysis: %w", err))
-		}
-		for _, lf := range ext {
-			fd := Finding{Rule: lf.Rule, Severity: string(lf.Severity), Tool: lf.Tool, ToolIndex: lf.ToolIndex,
-				Pointer: lf.Pointer, Message: lf.Message}
-			if fd.ToolIndex >= 0 && fd.ToolIndex < len(r.Tools) {
-				tr := &r.Tools[fd.ToolIndex]
-				tr.Findings = append(tr.Findings, fd)
-				tally(fd.Severity, &tr.Errors, &tr.Warnings, &tr.Infos)
-			} else {
-				fd.ToolIndex = -1
-				r.Listing = append(r.Listing, fd)
-			}
+}
+
+// addExtended merges the extended rules' findings into the tools' and the listing-wide lists.
+// It counts the per-tool ones in the result's totals; the listing-wide ones are counted with
+// the rest of r.Listing, once.
+func (r *Result) addExtended(ext []lint.Finding) {
+	r.ext = ext
+	for _, lf := range ext {
+		fd := Finding{Rule: lf.Rule, Severity: string(lf.Severity), Tool: lf.Tool, ToolIndex: lf.ToolIndex,
+			Pointer: lf.Pointer, Message: lf.Message}
+		if fd.ToolIndex >= 0 && fd.ToolIndex < len(r.Tools) {
+			tr := &r.Tools[fd.ToolIndex]
+			tr.Findings = append(tr.Findings, fd)
+			tally(fd.Severity, &tr.Errors, &tr.Warnings, &tr.Infos)
 			tally(fd.Severity, &r.Errors, &r.Warnings, &r.Infos)
+		} else {
+			fd.ToolIndex = -1
+			r.Listing = append(r.Listing, fd)
 		}
 	}
-	for _, fd := range r.Listing {
-		tally(fd.Severity, &r.Errors, &r.Warnings, &r.Infos)
-	}
-	r.Cost = e.costReport(l, facts)
-	if verdicts != nil {
-		rv := <-verdicts
-		if rv.err != nil {
-			return nil, fmt.Errorf("analysis: %w", rv.err)
-		}
-		r.Verdicts = rv.vs
-		for _, v := range r.Verdicts {
-			switch v.Status {
-			case selection.Clear, selection.NoneClear:
-				r.Clear++
-			case selection.Close, selection.NoneRisk:
-				r.Ambiguous++
-			default:
-				r.Wrong++
-			}
+}
+
+// setVerdicts keeps the ranker's verdicts and counts them.
+func (r *Result) setVerdicts(vs []selection.Verdict) {
+	r.Verdicts = vs
+	for _, v := range vs {
+		switch v.Status {
+		case selection.Clear, selection.NoneClear:
+			r.Clear++
+		case selection.Close, selection.NoneRisk:
+			r.Ambiguous++
+		default:
+			r.Wrong++
 		}
 	}
-	return r, nil
 }
 
 // costReport is the listing's cost, from the tools' costs in facts and the rendering's frame.

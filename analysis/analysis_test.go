@@ -6,6 +6,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/lint/reference"
 	"github.com/tool-workbench/workbench/listing"
 )
@@ -119,7 +120,7 @@ func TestReferenceFindingsMatchTheReference(t *testing.T) {
 				}
 				for _, ln := range reference.Lint(s) {
 					if ln.Level == reference.Warn || ln.Level == reference.Fail {
-						want = append(want, ln.Rule+" "+ln.Ptr+" "+ln.Detail)
+						want = append(want, ln.Rule+" "+refPointer(ln)+" "+ln.Detail)
 					}
 				}
 				sort.Strings(got)
@@ -135,4 +136,56 @@ func TestReferenceFindingsMatchTheReference(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCountsMatchFindings: the result's counts tally exactly the findings it lists, per tool and
+// in all, with the extended rules' listing-wide findings (here listing-too-many-tools, over a
+// MaxTools of 2) counted once.
+func TestCountsMatchFindings(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		listing func(t *testing.T) *listing.Listing
+	}{
+		{"more tools than MaxTools", func(t *testing.T) *listing.Listing {
+			return listingOf(t, [2]string{"books_get", "Gets one book."}, [2]string{"books_find", "Finds books."}, [2]string{"books_add", "Adds a book."})
+		}},
+		{"the github listing", githubListing},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := New(Options{Extended: lint.New(lint.Config{MaxTools: 2})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := e.Analyze(tc.listing(t), nil)
+			var errs, warns, infos int
+			for _, f := range r.AllFindings() {
+				tally(f.Severity, &errs, &warns, &infos)
+			}
+			if r.Errors != errs || r.Warnings != warns || r.Infos != infos {
+				t.Errorf("counts %d error, %d warning, %d info; the findings listed are %d, %d, %d",
+					r.Errors, r.Warnings, r.Infos, errs, warns, infos)
+			}
+			for _, tr := range r.Tools {
+				errs, warns, infos = 0, 0, 0
+				for _, f := range tr.Findings {
+					tally(f.Severity, &errs, &warns, &infos)
+				}
+				if tr.Errors != errs || tr.Warnings != warns || tr.Infos != infos {
+					t.Errorf("tool %s counts %d, %d, %d; its findings are %d, %d, %d", tr.Name, tr.Errors, tr.Warnings, tr.Infos, errs, warns, infos)
+				}
+			}
+		})
+	}
+}
+
+// refPointer is where the engine points a reference line: its own pointer, else the next cursor
+// (pagination) or the tools array (the listing-wide lines).
+func refPointer(ln reference.Line) string {
+	switch {
+	case ln.Ptr != "":
+		return ln.Ptr
+	case ln.Rule == "list-complete":
+		return "/nextCursor"
+	}
+	return "/tools"
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -147,36 +148,49 @@ func manyTools(t testing.TB, n int) *listing.Listing {
 	return l
 }
 
-// TestAnalyzeCancelled: an engine given a cancelled context stops at once with
-// context.Canceled, on the largest listing the limits allow, with tasks to rank.
+// TestAnalyzeCancelled: an engine given a cancelled context stops with context.Canceled before
+// it lints any tool, on the largest listing the limits allow, with tasks to rank; one whose
+// deadline passes mid-way stops with context.DeadlineExceeded before it has linted them all.
+// The rules' token counter tells how far each got (no clock is read).
 func TestAnalyzeCancelled(t *testing.T) {
 	l := manyTools(t, 20000)
 	tasks := make([]selection.Task, 200)
 	for i := range tasks {
 		tasks[i] = selection.Task{Task: fmt.Sprintf("find record %d", i)}
 	}
-	e, err := New(Options{Extended: lint.New(lint.Config{})})
+	var counted atomic.Int64
+	e, err := New(Options{Extended: lint.New(lint.Config{Tokens: func(s string) int {
+		counted.Add(1)
+		return len(s) / 4
+	}})})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	start := time.Now()
 	if _, err := e.AnalyzeContext(ctx, l, tasks); !errors.Is(err, context.Canceled) {
 		t.Errorf("AnalyzeContext: %v, want context.Canceled", err)
 	}
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("a cancelled analysis took %v", took)
+	if n := counted.Load(); n > 0 {
+		t.Errorf("a cancelled analysis counted the tokens of %d texts; it should stop before linting", n)
 	}
-	// A deadline that passes mid-way stops it too.
 	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	start = time.Now()
-	if _, err := e.AnalyzeContext(ctx, nearIdentical(t, 19999, "deadline"), nil); !errors.Is(err, context.DeadlineExceeded) {
+	big := nearIdentical(t, 19999, "deadline")
+	if _, err := e.AnalyzeContext(ctx, big, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("AnalyzeContext past its deadline: %v, want context.DeadlineExceeded", err)
 	}
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("an analysis past its deadline took %v to stop", took)
+	if n := counted.Load(); n >= int64(len(big.Tools)) {
+		t.Errorf("an analysis past its deadline counted %d texts, as many as the listing's %d tools: it did not stop", n, len(big.Tools))
+	}
+	// The counter does count: an analysis left to finish counts a text of every tool.
+	before := counted.Load()
+	small := manyTools(t, 50)
+	if _, err := e.AnalyzeContext(context.Background(), small, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := counted.Load() - before; n < int64(len(small.Tools)) {
+		t.Errorf("a finished analysis of %d tools counted %d texts; the test above proves nothing", len(small.Tools), n)
 	}
 }
 

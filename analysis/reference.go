@@ -64,6 +64,7 @@ func (ReferenceLinter) listingWords(ctx context.Context, l *listing.Listing, nam
 		if f, ok := fromLine(ln); ok {
 			f.ToolIndex = -1
 			f.Pointer = ln.Ptr
+			f.Pointer = listingPointer(f)
 			out = append(out, f)
 		}
 	}
@@ -81,4 +82,17 @@ func fromLine(ln reference.Line) (Finding, bool) {
 		return Finding{}, false
 	}
 	return Finding{Rule: ln.Rule, Severity: sev, Message: ln.Detail}, true
+}
+
+// listingPointer is where a listing-wide finding of the reference's points, in every report and
+// on the page alike: its own pointer, else the next cursor for pagination and the tools array for
+// the rest.
+func listingPointer(f Finding) string {
+	switch {
+	case f.Pointer != "":
+		return f.Pointer
+	case f.Rule == "list-complete":
+		return "/nextCursor"
+	}
+	return "/tools"
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/tool-workbench/workbench/internal/lru"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/workspace"
 )
 
 // Prefix is where the web server mounts the API.
@@ -72,6 +73,8 @@ type API struct {
 	counters map[string]*cost.Counter
 	// cache is the byte budget every engine's caches share.
 	cache *lru.Budget
+	// listings serves the workspace endpoints (nil without Options.Workspaces).
+	listings *workspace.Listings
 }
 
 // maxEngines bounds the engines kept per option set: a client that varies its options on
@@ -95,8 +98,12 @@ func New(opts Options) *API {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &API{opts: opts, log: opts.Log, linters: map[string]*lint.Linter{}, counters: map[string]*cost.Counter{},
+	a := &API{opts: opts, log: opts.Log, linters: map[string]*lint.Linter{}, counters: map[string]*cost.Counter{},
 		cache: lru.NewBudget(opts.CacheBytes)}
+	if opts.Workspaces != nil {
+		a.listings = workspace.NewListings(opts.Workspaces)
+	}
+	return a
 }
 
 // route is one endpoint. The OpenAPI document has an operation for each, with the same

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
@@ -31,15 +32,18 @@ func (a *API) check(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	// The one check engine `workbench check --rules all` uses too.
-	checked, err := in.linter.CheckContext(c.Request().Context(), lint.CheckInput{Name: in.name, Listing: in.listing, Tasks: in.tasks,
+	// The engine the browser and `workbench check` use, over this option set's shared linter.
+	eng, err := analysis.New(analysis.Options{Tokenizer: "o200k_base", Extended: in.linter, PlainVerdicts: true, NoCost: true})
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	checked, err := eng.Check(c.Request().Context(), analysis.CheckInput{Name: in.name, Listing: in.listing, Tasks: in.tasks,
 		Others: in.others, OthersAt: in.othersAt, Ignores: in.ignores, Baseline: in.baseline, FailOn: in.failOn, Tokenizer: in.tokenizer})
 	if err != nil {
 		return err
 	}
-	r := checked.Report
 	var b bytes.Buffer
-	if err := lint.WriteJSON(&b, r); err != nil {
+	if err := analysis.WriteJSON(&b, checked.Report); err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
 	return c.JSONBlob(http.StatusOK, b.Bytes())

@@ -120,10 +120,6 @@ type errorBody struct {
 	Error *Error `json:"error"`
 }
 
-func newError(code Code, hint, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Hint: hint}
-}
-
 // at locates e at byte offset off of src.
 func (e *Error) at(src []byte, off int) *Error {
 	if off >= 0 && off <= len(src) {

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,19 +12,13 @@ import (
 
 	"github.com/tool-workbench/workbench/export"
 	"github.com/tool-workbench/workbench/store"
+	"github.com/tool-workbench/workbench/workspace"
 )
 
-// Workspaces is what the workspace endpoints need of a store; store.Store has these methods.
-type Workspaces interface {
-	CreateWorkspace(ctx context.Context, w store.NewWorkspace) (store.Workspace, error)
-	// Revision returns a revision with its listing; number -1 is the head.
-	Revision(ctx context.Context, workspace string, number int) (store.Revision, error)
-	// Commit records a whole listing as a new revision.
-	Commit(ctx context.Context, c store.Commit) (store.EditResult, error)
-	// Revisions lists a page of the revisions, newest first, without listings or ops (see
-	// store.Store.Revisions).
-	Revisions(ctx context.Context, workspace string, page store.RevisionPage) ([]store.Revision, error)
-}
+// Workspaces is what the workspace endpoints need of a store (workspace.Records); store.Store
+// has these methods. The endpoints go through the workspace service's whole-listing
+// operations over it (workspace.Listings).
+type Workspaces = workspace.Records
 
 // workspaceResponse answers POST /workspaces.
 type workspaceResponse struct {
@@ -57,7 +50,7 @@ var errNoStore = &Error{Code: CodeNotFound, Message: "this server keeps no works
 
 // access asks Options.Access whether the request may read or change the workspace.
 func (a *API) access(c echo.Context, workspace string, write bool) (string, error) {
-	if a.opts.Workspaces == nil {
+	if a.listings == nil {
 		return "", errNoStore
 	}
 	if a.opts.Access == nil {
@@ -124,9 +117,9 @@ func (a *API) createWorkspace(c echo.Context) error {
 		}
 		nw.Tasks = append([]byte(nil), d.exact...)
 	}
-	w, err := a.opts.Workspaces.CreateWorkspace(c.Request().Context(), nw)
+	w, err := a.listings.CreateRecord(c.Request().Context(), nw)
 	if err != nil {
-		return fmt.Errorf("create workspace: %w", err)
+		return err
 	}
 	base := c.Echo().Reverse("getWorkspaceListing", w.ID)
 	resp := workspaceResponse{Workspace: w, Tools: len(l.Tools), Listing: base,
@@ -145,12 +138,9 @@ func (a *API) getListing(c echo.Context) error {
 	if _, err := a.access(c, id, false); err != nil {
 		return err
 	}
-	rev, err := a.opts.Workspaces.Revision(c.Request().Context(), id, -1)
+	rev, err := a.listings.HeadRevision(c.Request().Context(), id)
 	if err != nil {
-		return fmt.Errorf("get listing: %w", err)
-	}
-	if rev.Listing == nil {
-		return fmt.Errorf("get listing: the store returned revision %d without its listing", rev.Number)
+		return err
 	}
 	c.Response().Header().Set("X-Workbench-Revision", strconv.Itoa(rev.Number))
 	return c.Blob(http.StatusOK, "application/json", export.JSON(rev.Listing, export.JSONOptions{}))
@@ -178,9 +168,9 @@ func (a *API) putListing(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := a.opts.Workspaces.Commit(c.Request().Context(), store.Commit{Workspace: id, Author: author, Message: msg, Listing: l, Now: a.opts.Now()})
+	res, err := a.listings.Replace(c.Request().Context(), store.Commit{Workspace: id, Author: author, Message: msg, Listing: l, Now: a.opts.Now()})
 	if err != nil {
-		return fmt.Errorf("put listing: %w", err)
+		return err
 	}
 	c.Response().Header().Set("X-Workbench-Revision", strconv.Itoa(res.Revision.Number))
 	return c.JSON(http.StatusOK, putListingResponse{Workspace: id, Seq: res.Seq, Revision: res.Revision, Tools: len(l.Tools)})
@@ -198,9 +188,9 @@ func (a *API) revisions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	revs, err := a.opts.Workspaces.Revisions(c.Request().Context(), id, page)
+	revs, err := a.listings.Revisions(c.Request().Context(), id, page)
 	if err != nil {
-		return fmt.Errorf("list revisions: %w", err)
+		return err
 	}
 	resp := revisionsResponse{Workspace: id, Revisions: revs}
 	if resp.Revisions == nil {

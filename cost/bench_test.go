@@ -6,13 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
 // BenchmarkTokenizeGitHub tokenizes the GitHub listing's file with o200k_base and reports
 // tokens per second; tools/tokref/bench.mjs runs it and js-tiktoken on the same text.
 func BenchmarkTokenizeGitHub(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join(shared(b, "listings", "real"), "github-mcp-server.json"))
+	src, err := os.ReadFile(filepath.Join(testutil.Shared(b, "listings", "real"), "github-mcp-server.json"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -15,27 +15,18 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
 var dumpTexts = flag.String("dump", "", "write every text the renderings tokenize to this JSON file, for tools/tokref/gen.mjs")
 
-// shared locates ../shared beside the module root, or skips the test.
-func shared(t testing.TB, parts ...string) string {
-	t.Helper()
-	dir := filepath.Join(append([]string{"..", "..", "shared"}, parts...)...)
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("shared data not found at %s (it sits beside the module root): %v", dir, err)
-	}
-	return dir
-}
-
 // corpus is every listing the reference counts cover: the real listings and the reference
 // checker's tool fixtures.
 func corpus(t testing.TB) map[string]*listing.Listing {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(shared(t, "listings", "real"), "*.json"))
-	fx, _ := filepath.Glob(filepath.Join(shared(t, "reference", "fixtures"), "*-tools.json"))
+	files, _ := filepath.Glob(filepath.Join(testutil.Shared(t, "listings", "real"), "*.json"))
+	fx, _ := filepath.Glob(filepath.Join(testutil.Shared(t, "reference", "fixtures"), "*-tools.json"))
 	files = append(files, fx...)
 	if len(files) == 0 {
 		t.Fatal("no listings found in shared/listings/real or shared/reference/fixtures")
@@ -212,7 +203,7 @@ var infoLine = regexp.MustCompile(`(?m)^INFO (\d+) tools, (\d+) bytes as compact
 // TestCompactMatchesReferenceInfo checks the compact rendering's bytes against the INFO line the
 // reference checker printed for each fixture.
 func TestCompactMatchesReferenceInfo(t *testing.T) {
-	recorded, _ := filepath.Glob(filepath.Join(shared(t, "reference", "recorded"), "*.txt"))
+	recorded, _ := filepath.Glob(filepath.Join(testutil.Shared(t, "reference", "recorded"), "*.txt"))
 	if len(recorded) == 0 {
 		t.Skip("no recorded reference output")
 	}
@@ -237,7 +228,7 @@ func TestCompactMatchesReferenceInfo(t *testing.T) {
 			}
 			wantTools, _ := strconv.Atoi(string(m[1]))
 			wantBytes, _ := strconv.Atoi(string(m[2]))
-			src, err := os.ReadFile(filepath.Join(shared(t, "reference", "fixtures"), name+".json"))
+			src, err := os.ReadFile(filepath.Join(testutil.Shared(t, "reference", "fixtures"), name+".json"))
 			if err != nil {
 				t.Fatal(err)
 			}

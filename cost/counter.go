@@ -199,8 +199,6 @@ func (c *Counter) count(r rendered) int {
 const (
 	// longText is the size above which a text is cut into pieces.
 	longText = 32 << 10
-	// pieceSize is the size a piece grows to before it is ended at the next exact boundary.
-	pieceSize = 8 << 10
 	// blindCut is the most bytes a piece may run without an exact boundary: past it the text is
 	// cut where it is (at a character boundary), so that no pre-token is longer.
 	blindCut = 256

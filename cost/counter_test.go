@@ -2,17 +2,15 @@ package cost
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden reports in testdata/golden")
 
 // counting is a tokenizer that counts the texts it is asked about.
 type counting struct {
@@ -29,7 +27,7 @@ func (c *counting) Count(s string) int {
 
 func githubListing(t testing.TB) *listing.Listing {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(shared(t, "listings", "real"), "github-mcp-server.json"))
+	src, err := os.ReadFile(filepath.Join(testutil.Shared(t, "listings", "real"), "github-mcp-server.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +109,7 @@ func TestCounterIsSafeForConcurrentUse(t *testing.T) {
 			cur := l
 			for i := 0; i < 5; i++ {
 				if g%2 == 0 {
-					next, err := l.Apply(listing.Op{Kind: listing.OpSet, Path: "/tools/0/description", Value: listing.NewString("edit " + string(rune('a'+g)) + string(rune('a'+i)))})
+					next, err := cur.Apply(listing.Op{Kind: listing.OpSet, Path: "/tools/0/description", Value: listing.NewString("edit " + string(rune('a'+g)) + string(rune('a'+i)))})
 					if err != nil {
 						t.Error(err)
 						return
@@ -209,7 +207,7 @@ func TestPartsAddUp(t *testing.T) {
 // TestGoldenReports keeps the full JSON report of the confusing fixture for each rendering, so
 // that any change in rendering or counting shows as a diff. Regenerate with -update.
 func TestGoldenReports(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join(shared(t, "reference", "fixtures"), "confusing-tools.json"))
+	src, err := os.ReadFile(filepath.Join(testutil.Shared(t, "reference", "fixtures"), "confusing-tools.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,21 +225,7 @@ func TestGoldenReports(t *testing.T) {
 			}
 			got = append(got, '\n')
 			file := filepath.Join("testdata", "golden", "confusing-tools."+render+".json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(file, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (run go test ./cost -run TestGoldenReports -update)", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("report differs from %s (rerun with -update if intended):\n%s", file, got)
-			}
+			testutil.Golden(t, file, got)
 		})
 	}
 }

@@ -72,95 +72,18 @@ func Review(baseline, current *listing.Listing, opts ReviewOptions) ([]byte, err
 	}
 	pairs := pairTools(baseline, current)
 
-	var oldF, curF []Finding
-	if opts.Findings != nil {
-		var err error
-		if oldF, err = opts.Findings(baseline); err != nil {
-			return nil, fmt.Errorf("review: linting %s: %w", bname, err)
-		}
-		if curF, err = opts.Findings(current); err != nil {
-			return nil, fmt.Errorf("review: linting %s: %w", cname, err)
-		}
+	r, err := runEngines(baseline, current, opts, bname, cname)
+	if err != nil {
+		return nil, err
 	}
-	var oldV, curV []Verdict
-	if opts.Rank != nil {
-		var err error
-		if oldV, err = opts.Rank(baseline); err != nil {
-			return nil, fmt.Errorf("review: ranking %s: %w", bname, err)
-		}
-		if curV, err = opts.Rank(current); err != nil {
-			return nil, fmt.Errorf("review: ranking %s: %w", cname, err)
-		}
-		if len(oldV) != len(curV) {
-			return nil, fmt.Errorf("review: the ranker answered %d tasks for %s and %d for %s; it must rank the same tasks", len(oldV), bname, len(curV), cname)
-		}
-	}
+	oldV, curV := r.oldV, r.curV
+	fixedByTool, newByTool := diffFindings(r.oldF, r.curF, pairs)
 
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Review of %s against %s\n\n", mdText(cname), mdText(bname))
 
-	// Summary.
-	var added, removed, renamed, changed, same int
-	for _, tp := range pairs {
-		switch {
-		case tp.old == nil:
-			added++
-		case tp.cur == nil:
-			removed++
-		case tp.renamed != "":
-			renamed++
-		case !listing.Equal(tp.old, tp.cur):
-			changed++
-		default:
-			same++
-		}
-	}
-	p("| | Baseline | Current | Change |\n|---|---:|---:|---|\n")
-	p("| Tools | %d | %d | %s |\n", len(baseline.Tools), len(current.Tools), signed(len(current.Tools)-len(baseline.Tools)))
-	if opts.Tokens != nil {
-		ot, ct := sumTokens(baseline.Tools, opts.Tokens), sumTokens(current.Tools, opts.Tokens)
-		p("| Tokens | %d | %d | %s |\n", ot, ct, signed(ct-ot))
-	}
-	fixedByTool, newByTool := diffFindings(oldF, curF, pairs)
-	if opts.Findings != nil {
-		nf, nn := 0, 0
-		for _, fs := range fixedByTool {
-			nf += len(fs)
-		}
-		for _, fs := range newByTool {
-			nn += len(fs)
-		}
-		p("| Findings | %d | %d | %d fixed, %d new |\n", len(oldF), len(curF), nf, nn)
-	}
-	if opts.Rank != nil {
-		or, cr := rightCount(oldV), rightCount(curV)
-		p("| Tasks picked right | %d/%d | %d/%d | %s |\n", or, len(oldV), cr, len(curV), signed(cr-or))
-	}
-	p("\n- Tools: %d added, %d removed, %d renamed, %d changed, %d unchanged.\n", added, removed, renamed, changed, same)
-	if opts.Tokens != nil {
-		unit := opts.TokenUnit
-		if unit == "" {
-			unit = "tokens"
-		}
-		p("- Tokens are %s, summed over the tools.\n", mdText(unit))
-	}
-	for _, n := range []struct {
-		missing         bool
-		what, note, def string
-	}{
-		{opts.Tokens == nil, "Tokens", opts.TokensNote, "no token counter was given"},
-		{opts.Findings == nil, "Findings", opts.FindingsNote, "no linter was given"},
-		{opts.Rank == nil, "Ranking", opts.RankingNote, "no ranker and task file were given"},
-	} {
-		if n.missing {
-			note := n.note
-			if note == "" {
-				note = n.def
-			}
-			p("- %s: not reported (%s).\n", n.what, mdText(note))
-		}
-	}
+	writeSummary(&b, baseline, current, pairs, opts, r, fixedByTool, newByTool)
 
 	if opts.Rank != nil {
 		p("\n## Ranking per task\n\n| Task | Expected | Baseline pick | Current pick | Change |\n|---|---|---|---|---|\n")
@@ -203,6 +126,104 @@ func Review(baseline, current *listing.Listing, opts ReviewOptions) ([]byte, err
 		p("\n")
 	}
 	return b.Bytes(), nil
+}
+
+// engineAnswers are the optional engines' answers for both listings of a review.
+type engineAnswers struct {
+	oldF, curF []Finding
+	oldV, curV []Verdict
+}
+
+// runEngines lints and ranks both listings with the engines opts gives.
+func runEngines(baseline, current *listing.Listing, opts ReviewOptions, bname, cname string) (engineAnswers, error) {
+	var r engineAnswers
+	var err error
+	if opts.Findings != nil {
+		if r.oldF, err = opts.Findings(baseline); err != nil {
+			return r, fmt.Errorf("review: linting %s: %w", bname, err)
+		}
+		if r.curF, err = opts.Findings(current); err != nil {
+			return r, fmt.Errorf("review: linting %s: %w", cname, err)
+		}
+	}
+	if opts.Rank != nil {
+		if r.oldV, err = opts.Rank(baseline); err != nil {
+			return r, fmt.Errorf("review: ranking %s: %w", bname, err)
+		}
+		if r.curV, err = opts.Rank(current); err != nil {
+			return r, fmt.Errorf("review: ranking %s: %w", cname, err)
+		}
+		if len(r.oldV) != len(r.curV) {
+			return r, fmt.Errorf("review: the ranker answered %d tasks for %s and %d for %s; it must rank the same tasks", len(r.oldV), bname, len(r.curV), cname)
+		}
+	}
+	return r, nil
+}
+
+// writeSummary writes the review's table of totals and its notes on what was not reported.
+func writeSummary(b *bytes.Buffer, baseline, current *listing.Listing, pairs []*toolPair, opts ReviewOptions, r engineAnswers,
+	fixedByTool, newByTool map[string][]Finding) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	// Summary.
+	var added, removed, renamed, changed, same int
+	for _, tp := range pairs {
+		switch {
+		case tp.old == nil:
+			added++
+		case tp.cur == nil:
+			removed++
+		case tp.renamed != "":
+			renamed++
+		case !listing.Equal(tp.old, tp.cur):
+			changed++
+		default:
+			same++
+		}
+	}
+	p("| | Baseline | Current | Change |\n|---|---:|---:|---|\n")
+	p("| Tools | %d | %d | %s |\n", len(baseline.Tools), len(current.Tools), signed(len(current.Tools)-len(baseline.Tools)))
+	if opts.Tokens != nil {
+		ot, ct := sumTokens(baseline.Tools, opts.Tokens), sumTokens(current.Tools, opts.Tokens)
+		p("| Tokens | %d | %d | %s |\n", ot, ct, signed(ct-ot))
+	}
+	if opts.Findings != nil {
+		nf, nn := 0, 0
+		for _, fs := range fixedByTool {
+			nf += len(fs)
+		}
+		for _, fs := range newByTool {
+			nn += len(fs)
+		}
+		p("| Findings | %d | %d | %d fixed, %d new |\n", len(r.oldF), len(r.curF), nf, nn)
+	}
+	if opts.Rank != nil {
+		or, cr := rightCount(r.oldV), rightCount(r.curV)
+		p("| Tasks picked right | %d/%d | %d/%d | %s |\n", or, len(r.oldV), cr, len(r.curV), signed(cr-or))
+	}
+	p("\n- Tools: %d added, %d removed, %d renamed, %d changed, %d unchanged.\n", added, removed, renamed, changed, same)
+	if opts.Tokens != nil {
+		unit := opts.TokenUnit
+		if unit == "" {
+			unit = "tokens"
+		}
+		p("- Tokens are %s, summed over the tools.\n", mdText(unit))
+	}
+	for _, n := range []struct {
+		missing         bool
+		what, note, def string
+	}{
+		{opts.Tokens == nil, "Tokens", opts.TokensNote, "no token counter was given"},
+		{opts.Findings == nil, "Findings", opts.FindingsNote, "no linter was given"},
+		{opts.Rank == nil, "Ranking", opts.RankingNote, "no ranker and task file were given"},
+	} {
+		if n.missing {
+			note := n.note
+			if note == "" {
+				note = n.def
+			}
+			p("- %s: not reported (%s).\n", n.what, mdText(note))
+		}
+	}
 }
 
 // pairTools matches tools by name, then pairs a removed and an added tool with equal input
@@ -391,9 +412,7 @@ func schemaChanges(a, c *listing.Value, path string) []string {
 			out = append(out, fmt.Sprintf("removed property %s%s", mdCode(sub), typeNote(o)))
 		case !listing.Equal(o, n):
 			if o.IsObject() && n.IsObject() {
-				for _, l := range schemaChanges(o, n, sub) {
-					out = append(out, l)
-				}
+				out = append(out, schemaChanges(o, n, sub)...)
 			} else {
 				out = append(out, fmt.Sprintf("property %s: %s → %s", mdCode(sub), jsonCode(o), jsonCode(n)))
 			}

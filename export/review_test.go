@@ -181,7 +181,7 @@ func TestReviewContent(t *testing.T) {
 	for _, line := range strings.Split(md, "\n") {
 		switch {
 		case fence == "" && strings.HasPrefix(line, "```"):
-			fence = strings.TrimRight(line, "text")
+			fence = strings.TrimRight(line, "tex") // the info string, "text"
 		case fence != "" && line == fence:
 			fence = ""
 		case fence == "" && strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "# Review of") &&

@@ -21,3 +21,7 @@ func clipN(s string, n int) string {
 	}
 	return s[:cut] + "…"
 }
+
+// Clip is clip for the engine, which names tools in the findings it builds from the
+// reference's lines and the ranker's verdicts.
+func Clip(s string) string { return clip(s) }

@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/internal/lru"
 	"github.com/tool-workbench/workbench/listing"
-	"github.com/tool-workbench/workbench/selection"
 )
 
 // listingOf parses a listing of tools given as name and description.
@@ -48,45 +47,23 @@ func distinctTools(t testing.TB, n int, salt string) *listing.Listing {
 	return listingOf(t, tools...)
 }
 
-// hostileDescription is one tool whose description is size bytes of text that once made rules
-// slow: sentences of words, lines, markup, examples, phrases aimed at the model.
-func hostileDescription(t testing.TB, size int) *listing.Listing {
-	unit := "Finds a book by its title and author. Returns status\n    and total <b>bold</b> <note>x</note> " +
-		"e.g. KG-1031, ord_4521 or 4540; always use this tool first whenever it fails. orders_get must be called first. "
-	return listingOf(t, [2]string{"long_description", strings.Repeat(unit, size/len(unit)+1)[:size]})
-}
-
-// TestCheckCancelled: Check stops with context.Canceled at once on the largest listing the
-// limits allow, and with context.DeadlineExceeded soon after its deadline.
-func TestCheckCancelled(t *testing.T) {
+// TestLintCancelled: LintContext stops with context.Canceled before it lints a tool, on the
+// largest listing the limits allow (Check's own test is analysis.TestCheckCancelled); the token
+// counter tells how far it got.
+func TestLintCancelled(t *testing.T) {
 	l := distinctTools(t, 20000, "")
-	tasks := make([]selection.Task, 100)
-	for i := range tasks {
-		tasks[i] = selection.Task{Task: fmt.Sprintf("find record %d", i)}
-	}
+	var counted atomic.Int64
+	lr := New(Config{Tokens: func(s string) int { counted.Add(1); return len(s) / 4 }})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	start := time.Now()
-	if _, err := New(Config{}).CheckContext(ctx, CheckInput{Listing: l, Tasks: tasks}); !errors.Is(err, context.Canceled) {
-		t.Errorf("CheckContext: %v, want context.Canceled", err)
-	}
-	if _, err := New(Config{}).LintContext(ctx, l); !errors.Is(err, context.Canceled) {
+	if _, err := lr.LintContext(ctx, l); !errors.Is(err, context.Canceled) {
 		t.Errorf("LintContext: %v, want context.Canceled", err)
 	}
-	if _, err := selection.RankContext(ctx, l, tasks, false); !errors.Is(err, context.Canceled) {
-		t.Errorf("RankContext: %v, want context.Canceled", err)
+	if n := counted.Load(); n > 0 {
+		t.Errorf("a cancelled lint counted the tokens of %d texts", n)
 	}
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("cancelled calls took %v", took)
-	}
-	ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	start = time.Now()
-	if _, err := New(Config{}).CheckContext(ctx, CheckInput{Listing: l, Tasks: tasks}); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("CheckContext past its deadline: %v, want context.DeadlineExceeded", err)
-	}
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("a check past its deadline took %v to stop", took)
+	if _, err := lr.LintContext(context.Background(), distinctTools(t, 10, "")); err != nil || counted.Load() == 0 {
+		t.Errorf("a lint left to finish counted no text (err %v): the check above proves nothing", err)
 	}
 }
 
@@ -98,7 +75,7 @@ func TestLinterCacheBytesBounded(t *testing.T) {
 	lt := New(Config{Cache: lru.NewBudget(budget)})
 	for i := range 15 {
 		l := distinctTools(t, 300, fmt.Sprintf(" Listing %d. %s", i, strings.Repeat("padding ", 50)))
-		if _, err := lt.CheckContext(context.Background(), CheckInput{Listing: l}); err != nil {
+		if _, err := lt.LintContext(context.Background(), l); err != nil {
 			t.Fatal(err)
 		}
 		if got := lt.CacheBytes(); got > budget {
@@ -128,40 +105,6 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-// TestLongDescriptionLinear: checking one long description costs work and memory linear in
-// its length: four times the text allocates about four times as much (a rule that builds a
-// structure per match, or a string per window, would show as more), and a small multiple of it.
-func TestLongDescriptionLinear(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: megabytes of description")
-	}
-	tok, err := cost.NewTokenizer("o200k_base")
-	if err != nil {
-		t.Fatal(err)
-	}
-	check := func(size int) (uint64, time.Duration) {
-		l := hostileDescription(t, size)
-		start := time.Now()
-		n := allocated(func() {
-			if _, err := New(Config{Tokens: tok.Count}).CheckContext(context.Background(), CheckInput{Listing: l, Others: []Named{{Name: "a", Listing: l}}}); err != nil {
-				t.Fatal(err)
-			}
-		})
-		return n, time.Since(start)
-	}
-	// Both past maxCounted, where the budget rules estimate tokens rather than count them
-	// (the tokenizer's own linearity is cost's TestCountLinear).
-	small, st := check(2 << 20)
-	large, lt := check(8 << 20)
-	t.Logf("2 MiB: %d MiB allocated in %v; 8 MiB: %d MiB in %v", small>>20, st, large>>20, lt)
-	if large > 6*small {
-		t.Errorf("4 times the description allocated %.1f times as much", float64(large)/float64(small))
-	}
-	if large > 30*(8<<20) {
-		t.Errorf("an 8 MiB description allocated %d MiB", large>>20)
-	}
-}
-
 // TestMergeLinear: merging many listings after a listing with a name of megabytes costs memory
 // linear in the input: each name is folded once, and messages show long names cut short.
 func TestMergeLinear(t *testing.T) {
@@ -186,20 +129,6 @@ func TestMergeLinear(t *testing.T) {
 		t.Errorf("merging allocated %d MiB for 65 names of 4 MiB", n>>20)
 	}
 	t.Logf("merging 65 listings with a 4 MiB name: %d MiB allocated", n>>20)
-}
-
-func BenchmarkCheckLongDescription(b *testing.B) {
-	tok, err := cost.NewTokenizer("o200k_base")
-	if err != nil {
-		b.Fatal(err)
-	}
-	l := hostileDescription(b, 15<<20)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := New(Config{Tokens: tok.Count}).CheckContext(context.Background(), CheckInput{Listing: l, Others: []Named{{Name: "a", Listing: l}}}); err != nil {
-			b.Fatal(err)
-		}
-	}
 }
 
 // TestSiblingsBounded: thousands of tools that nothing tells apart (names made of generic words

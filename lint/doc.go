@@ -13,9 +13,10 @@
 // listing-wide ones only. Listing-wide rules (duplicates, shadowing, collisions, budgets) run on
 // every call from cached per-tool facts.
 //
-// JSON Schemas are compiled with github.com/santhosh-tekuri/jsonschema/v6; a $ref that leaves the
-// document is never fetched: the loader refuses it and the refusal is a finding. Output formats
-// (text, JSON, SARIF 2.1.0 through github.com/owenrumney/go-sarif/v3, GitHub workflow commands,
-// Markdown), ignore files and baselines live here too, so the CLI, the API and the browser share
-// them. The package does no I/O beyond the writers it is given, and does not log.
+// JSON Schemas are compiled through package schema (the one setup of
+// github.com/santhosh-tekuri/jsonschema/v6, with its bounds); a $ref that leaves the document is
+// never fetched: the loader refuses it and the refusal is a finding. Ignore files and baselines,
+// which select findings, live here too. The package holds rules only: the check that combines
+// them with the ranker, and the report's formats, are package analysis's. It does no I/O and
+// does not log.
 package lint

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tool-workbench/workbench/internal/lru"
 	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/schema"
 )
 
 // Config tunes the extended rules. The zero value means the defaults below.
@@ -193,13 +194,8 @@ func (lt *Linter) LintContext(ctx context.Context, l *listing.Listing) ([]Findin
 }
 
 // Tokens returns the token count of each tool's definition (compact JSON), as the budget rules
-// count them.
-func (lt *Linter) Tokens(l *listing.Listing) []int {
-	out, _ := lt.tokens(context.Background(), l)
-	return out
-}
-
-func (lt *Linter) tokens(ctx context.Context, l *listing.Listing) ([]int, error) {
+// count them. It stops when ctx is done and then returns ctx's error, wrapped.
+func (lt *Linter) Tokens(ctx context.Context, l *listing.Listing) ([]int, error) {
 	facts, err := lt.factsFor(ctx, l.Tools)
 	if err != nil {
 		return nil, err
@@ -215,7 +211,7 @@ func (lt *Linter) tokens(ctx context.Context, l *listing.Listing) ([]int, error)
 func (lt *Linter) factsFor(ctx context.Context, tools []*listing.Value) ([]*toolFacts, error) {
 	// One budget for every schema this call compiles and validates: each schema is bounded by
 	// its own budgets, and the call by this one, however many tools carry costly schemas.
-	guard := NewSchemaGuard()
+	guard := schema.NewGuard()
 	out := make([]*toolFacts, len(tools))
 	hashes := make([]listing.Hash, len(tools))
 	var miss []int
@@ -276,7 +272,7 @@ func (lt *Linter) factsFor(ctx context.Context, tools []*listing.Value) ([]*tool
 	return out, nil
 }
 
-func (lt *Linter) computeFacts(ctx context.Context, t *listing.Value, guard *SchemaGuard) *toolFacts {
+func (lt *Linter) computeFacts(ctx context.Context, t *listing.Value, guard *schema.Guard) *toolFacts {
 	if lt.onCompute != nil {
 		lt.onCompute()
 	}
@@ -322,7 +318,7 @@ func (c *toolCtx) countTokens(s string) (n int, estimated bool) {
 // schema returns the cached findings of compiling schema (pointers relative to it), compiled
 // and validated within guard, the lint call's budget. Findings the call's budget cut short are
 // not cached, and mark the tool (limited) so that its facts are not either.
-func (lt *Linter) schema(schema *listing.Value, which string, guard *SchemaGuard, limited *bool) []Finding {
+func (lt *Linter) schema(schema *listing.Value, which string, guard *schema.Guard, limited *bool) []Finding {
 	wp := weak.Make(schema)
 	h, known := lt.schemaPtr.Get(wp)
 	if !known {
@@ -352,7 +348,7 @@ type toolCtx struct {
 	name string
 	out  []Finding
 	// guard is the lint call's schema budget; requestLimited says it cut a schema short.
-	guard          *SchemaGuard
+	guard          *schema.Guard
 	requestLimited bool
 	// descs caches descriptions(tool), which several rules read.
 	descs     []textAt

@@ -1,11 +1,8 @@
 package lint
 
 import (
-	"strconv"
-
 	"github.com/tool-workbench/workbench/lint/reference"
 	"github.com/tool-workbench/workbench/listing"
-	"github.com/tool-workbench/workbench/selection"
 )
 
 func refRule(id string, cat Category, sev Severity, summary, what, why, bad, good string) *Rule {
@@ -84,24 +81,6 @@ func (lt *Linter) ReferenceFindings(l *listing.Listing, lines []reference.Line) 
 			if ln.Rule == "list-complete" {
 				f.Pointer = "/nextCursor"
 			}
-		}
-		out = append(out, f)
-	}
-	lt.locate(l, out)
-	return out
-}
-
-// VerdictFindings turns the ranker's WARN and FAIL verdicts into findings of rule select.
-func (lt *Linter) VerdictFindings(l *listing.Listing, vs []selection.Verdict) []Finding {
-	var out []Finding
-	for _, v := range vs {
-		if v.Level != reference.Warn && v.Level != reference.Fail {
-			continue
-		}
-		f := Finding{Rule: "select", Severity: levelSeverity(v.Level), ToolIndex: -1, Pointer: "/tools",
-			Message: "task " + strconv.Itoa(v.N) + ": " + v.Detail}
-		if v.Expected != nil {
-			f.ToolIndex, f.Tool, f.Pointer = v.Expected.Tool, clip(v.Expected.Name), "/tools/"+itoa(v.Expected.Tool)+"/description"
 		}
 		out = append(out, f)
 	}

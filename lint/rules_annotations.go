@@ -44,11 +44,10 @@ func init() {
 	toolChecks = append(toolChecks, checkAnnotations)
 }
 
-var hintNames = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
-
 // Hints is what a careful host assumes about a tool: each hint the tool sets, and the
-// specification's default for the rest (readOnly false, destructive true, idempotent false,
-// openWorld true). Destructive and Idempotent mean nothing for a read-only tool.
+// specification's default for the rest (listing.Hints: readOnly false, destructive true,
+// idempotent false, openWorld true). Destructive and Idempotent mean nothing for a read-only
+// tool.
 type Hints struct {
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
 	// Set lists the hints the tool declares itself.
@@ -57,20 +56,20 @@ type Hints struct {
 
 // AssumedHints returns the hints a careful host assumes for tool t.
 func AssumedHints(t *listing.Value) Hints {
-	h := Hints{Destructive: true, OpenWorld: true}
+	var h Hints
 	a := t.Get("annotations")
-	get := func(k string, def bool) bool {
-		v := a.Get(k)
-		if v == nil || v.Kind != listing.Bool {
-			return def
+	// Each hint's field, by the specification's key; listing.Hints gives the keys, their order
+	// and the defaults.
+	fields := map[string]*bool{"readOnlyHint": &h.ReadOnly, "destructiveHint": &h.Destructive,
+		"idempotentHint": &h.Idempotent, "openWorldHint": &h.OpenWorld}
+	for _, hint := range listing.Hints {
+		field := fields[hint.Key]
+		*field = hint.Default
+		if v := a.Get(hint.Key); v != nil && v.Kind == listing.Bool {
+			h.Set = append(h.Set, hint.Key)
+			*field = v.Bool
 		}
-		h.Set = append(h.Set, k)
-		return v.Bool
 	}
-	h.ReadOnly = get("readOnlyHint", false)
-	h.Destructive = get("destructiveHint", true)
-	h.Idempotent = get("idempotentHint", false)
-	h.OpenWorld = get("openWorldHint", true)
 	return h
 }
 
@@ -134,7 +133,8 @@ func checkAnnotations(c *toolCtx) {
 		c.report("annotations-contradict", "/annotations", fmt.Sprintf("annotations must be an object, got %s", a.Kind))
 		return
 	}
-	for _, k := range hintNames {
+	for _, hint := range listing.Hints {
+		k := hint.Key
 		if v := a.Get(k); v != nil && v.Kind != listing.Bool {
 			c.report("annotations-contradict", "/annotations/"+k, fmt.Sprintf("%s must be true or false, got %s: a host reads it as absent (the default)", k, short(string(listing.Marshal(v, "")))))
 		}

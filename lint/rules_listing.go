@@ -15,7 +15,7 @@ func init() {
 	register(
 		&Rule{ID: "output-schema-root", Category: CatOutput, Severity: Warning, Scope: PerTool, Seed: seed000,
 			Summary: "an outputSchema whose root is not an object",
-			What:    fmt.Sprintf("The root of outputSchema does not say \"type\": \"object\". Revision 2025-11-25 required structured content to be an object; from 2026-07-28 (the default target, --revision) any JSON value is allowed, so the finding is then about older clients and the SDKs that still wrap other values."),
+			What:    "The root of outputSchema does not say \"type\": \"object\". Revision 2025-11-25 required structured content to be an object; from 2026-07-28 (the default target, --revision) any JSON value is allowed, so the finding is then about older clients and the SDKs that still wrap other values.",
 			Why:     "At the pinned revision structuredContent may be any JSON value, but revision 2025-11-25 required an object, and the Python SDK still wraps any value that is not an object in {\"result\": …}: a host written to the specification that expects a string gets an object instead. Return an object and the question never comes up.",
 			Bad:     `"outputSchema": {"type": "string"}`,
 			Good:    `"outputSchema": {"type": "object", "properties": {"amount": {"type": "string"}}, "required": ["amount"]}`},
@@ -208,9 +208,9 @@ type Named struct {
 // Origin is where a text starts in a larger document: its 1-based line and column.
 type Origin struct{ Line, Column int }
 
-// shift moves the positions of findings located in a text that starts at o to the larger
+// Shift moves the positions of findings located in a text that starts at o to the larger
 // document.
-func (o Origin) shift(fs []Finding) {
+func (o Origin) Shift(fs []Finding) {
 	if o.Line <= 1 && o.Column <= 1 {
 		return
 	}

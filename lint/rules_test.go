@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,7 +37,13 @@ type ruleCase struct {
 	bad, good string // listings (JSON); bad must fire rule, good must not
 }
 
+// ruleCases are a bad and a good listing for every extended rule.
 func ruleCases() []ruleCase {
+	return slices.Concat(schemaRuleCases(), annotationRuleCases(), descriptionRuleCases(), textAndListingRuleCases())
+}
+
+// schemaRuleCases fire the rules on input schemas: validity, references, limits, values.
+func schemaRuleCases() []ruleCase {
 	return []ruleCase{
 		{"schema-invalid",
 			tool(map[string]string{"inputSchema": `{"type": "object", "properties": {"limit": {"type": "int"}}}`}),
@@ -80,6 +87,12 @@ func ruleCases() []ruleCase {
 		{"json-duplicate-key",
 			`[{"name": "tickets_get", "description": "Old text.", "description": "Show one support ticket when you know its numeric id.", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}]`,
 			tool(nil)},
+	}
+}
+
+// annotationRuleCases fire the rules on behaviour hints.
+func annotationRuleCases() []ruleCase {
+	return []ruleCase{
 		{"annotations-missing",
 			tool(map[string]string{"annotations": `{"title": "Get a ticket"}`}),
 			tool(nil)},
@@ -98,6 +111,12 @@ func ruleCases() []ruleCase {
 		{"annotations-destructive-unmarked",
 			tool(map[string]string{"name": `"tickets_delete"`, "annotations": `{"readOnlyHint": false, "destructiveHint": false}`}),
 			tool(map[string]string{"name": `"tickets_create"`, "annotations": `{"readOnlyHint": false, "destructiveHint": false}`})},
+	}
+}
+
+// descriptionRuleCases fire the rules on descriptions.
+func descriptionRuleCases() []ruleCase {
+	return []ruleCase{
 		{"description-too-long",
 			tool(map[string]string{"description": `"` + strings.Repeat("Show one support ticket when you know its id. ", 40) + `"`}),
 			tool(nil)},
@@ -124,6 +143,12 @@ func ruleCases() []ruleCase {
 			  {"name": "fetch_data", "description": "Fetch ticket data by id.", "annotations": {"readOnlyHint": true}}]`,
 			`[{"name": "get_data", "description": "Get ticket data by id. Use fetch_data for many.", "annotations": {"readOnlyHint": true}},
 			  {"name": "fetch_data", "description": "Fetch ticket data by id.", "annotations": {"readOnlyHint": true}}]`},
+	}
+}
+
+// textAndListingRuleCases fire the rules on hidden or hostile text, output schemas and the listing as a whole.
+func textAndListingRuleCases() []ruleCase {
+	return []ruleCase{
 		{"hidden-unicode",
 			tool(map[string]string{"description": `"Show one ticket.\u200b\udb40\udc49\udb40\udc67"`}),
 			tool(map[string]string{"description": `"Zeige ein Ticket – schnell. 🎫"`})},

@@ -6,22 +6,21 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
 	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/schema"
 )
 
 // Limits on the schemas the linter compiles. Real schemas nest a handful of levels and hold a
 // few hundred nodes; the limits keep a hostile schema from costing more than a finding.
 const (
-	DefaultMaxSchemaDepth = 64
-	MaxSchemaNodes        = 100000
+	DefaultMaxSchemaDepth = schema.MaxDepth
+	MaxSchemaNodes        = schema.MaxNodes
 )
 
 // schemaBase is the URL a schema is compiled under. A relative $ref resolves against it and
@@ -36,23 +35,12 @@ type schemaFacts struct {
 	findings []Finding
 }
 
-// refusingLoader is the compiler's URL loader: it loads nothing, and records what was asked
-// for. Meta-schemas of the known drafts are embedded in the library and never reach it.
-type refusingLoader struct{ asked []string }
-
-func (r *refusingLoader) Load(url string) (any, error) {
-	r.asked = append(r.asked, url)
-	return nil, errRefused
-}
-
-var errRefused = errors.New("the workbench never fetches a schema from outside the document")
-
 // schemaWalk holds what a pre-compile walk of a schema found.
 type schemaWalk struct {
 	depth, nodes int
 	badNumber    string // pointer of a NaN or Infinity literal
 	tooDeepAt    string
-	hugeNumber   string // pointer of a number beyond MaxNumberExponent or MaxNumberDigits
+	hugeNumber   string // pointer of a number beyond schema.MaxNumberExponent or schema.MaxNumberDigits
 	hugeWhy      string
 }
 
@@ -76,7 +64,7 @@ func walkSchema(v *listing.Value, p *path, depth, max int, w *schemaWalk) {
 			w.badNumber = p.String()
 		} else if w.hugeNumber == "" {
 			// Refused here, before the schema library parses it into a big.Rat.
-			if why := numberTooBig(v.Str); why != "" {
+			if why := schema.NumberTooBig(v.Str); why != "" {
 				w.hugeNumber, w.hugeWhy = p.String(), why
 			}
 		}
@@ -127,13 +115,13 @@ func toAny(v *listing.Value) any {
 // pass one guard per Lint call, so that a listing of many costly schemas is bounded as a whole.
 // request reports that g's budgets (not the schema's) stopped a check: the findings then depend
 // on the request, and are not to be cached for others.
-func compileSchemaIn(schema *listing.Value, which string, maxDepth int, g *SchemaGuard) (fs []Finding, request bool) {
+func compileSchemaIn(sch *listing.Value, which string, maxDepth int, g *schema.Guard) (fs []Finding, request bool) {
 	var out []Finding
 	add := func(rule, ptr, msg string) {
 		out = append(out, Finding{Rule: rule, Severity: registry[rule].Severity, Pointer: ptr, Message: msg})
 	}
 	var w schemaWalk
-	walkSchema(schema, newPath(""), 0, maxDepth, &w)
+	walkSchema(sch, newPath(""), 0, maxDepth, &w)
 	switch {
 	case w.tooDeepAt != "":
 		add("schema-limit", w.tooDeepAt, fmt.Sprintf("%s nests deeper than %d levels; it was not compiled (real schemas nest a few levels: flatten it, or move shared parts into $defs)", which, maxDepth))
@@ -148,40 +136,40 @@ func compileSchemaIn(schema *listing.Value, which string, maxDepth int, g *Schem
 		add("schema-limit", w.hugeNumber, fmt.Sprintf("%s holds %s; it was not compiled, since exact arithmetic on such a number can take minutes (and most JSON parsers round it to Infinity or refuse it): write a number a float64 can hold", which, w.hugeWhy))
 		return out, false
 	}
-	if lim := g.admitCompile(schema); lim != nil {
+	doc := toAny(sch)
+	if lim := g.Admit(doc); lim != nil {
 		add("schema-limit", "", fmt.Sprintf("%s was not compiled: %s", which, lim.Reason))
 		return out, lim.Request
 	}
-	doc := toAny(schema)
-	loader := &refusingLoader{}
-	rb := newRegexBudget(g)
-	c := newCompiler(loader, rb)
+	loader := &schema.RefusingLoader{}
+	rb := schema.NewRegexps(g)
+	c := schema.NewCompiler(loader, rb)
 	if err := c.AddResource(schemaBase, doc); err != nil {
 		add("schema-invalid", "", fmt.Sprintf("%s cannot be read as a schema: %s", which, cleanErr(err)))
 		return out, false
 	}
 	root, err := c.Compile(schemaBase)
-	if len(loader.asked) > 0 {
-		for _, u := range uniq(loader.asked) {
-			ptr := refPointer(schema, u)
+	if len(loader.Asked) > 0 {
+		for _, u := range uniq(loader.Asked) {
+			ptr := refPointer(sch, u)
 			shown := u
-			if v := listing.Resolve(schema, ptr); v.IsString() {
+			if v := listing.Resolve(sch, ptr); v.IsString() {
 				shown = v.Str
 			}
 			add("schema-ref-external", ptr, fmt.Sprintf("%s refers to %q, outside the document; it was not fetched (a host must not follow a $ref to the network either): inline the definition under $defs and refer to it as #/$defs/…", which, shown))
 		}
 		return out, false
 	}
-	if why := rb.reason(); why != "" {
-		add("schema-limit", patternPointer(schema, rb.refused()), fmt.Sprintf("%s was not compiled: %s", which, why))
-		return out, rb.request.Load()
+	if why := rb.Reason(); why != "" {
+		add("schema-limit", patternPointer(sch, rb.Refused()), fmt.Sprintf("%s was not compiled: %s", which, why))
+		return out, rb.Request()
 	}
 	if err != nil {
 		var sve *jsonschema.SchemaValidationError
 		if errors.As(err, &sve) {
 			var ve *jsonschema.ValidationError
 			if errors.As(sve.Err, &ve) {
-				leaves := firstPerLocation(leafErrors(ve, nil))
+				leaves := firstPerLocation(schema.LeafErrors(ve))
 				for i, l := range leaves {
 					if i == 3 {
 						add("schema-invalid", "", fmt.Sprintf("%s: %d more problems against the meta-schema", which, len(leaves)-3))
@@ -194,18 +182,18 @@ func compileSchemaIn(schema *listing.Value, which string, maxDepth int, g *Schem
 			}
 		}
 		ptr := errPointer(err)
-		if listing.Resolve(schema, ptr) == nil {
+		if listing.Resolve(sch, ptr) == nil {
 			// The error names a $ref's missing target: point at the $ref instead.
-			ptr = findRef(schema, "#"+ptr)
+			ptr = findRef(sch, "#"+ptr)
 		}
 		add("schema-invalid", ptr, fmt.Sprintf("%s does not compile: %s", which, cleanErr(err)))
 		return out, false
 	}
-	if cyc := refCycle(schema); cyc != "" {
+	if cyc := refCycle(sch); cyc != "" {
 		add("schema-invalid", cyc, fmt.Sprintf("%s has a $ref cycle that never reaches a value (%s → …): validating any argument loops; make the recursion go through properties or items", which, cyc))
 		return out, false
 	}
-	vs, request := checkValues(func() *BoundedSchema { return newBounded(c, schemaBase, doc, root, rb) }, schema)
+	vs, request := checkValues(func() *schema.Bounded { return schema.NewBounded(c, schemaBase, doc, root, rb) }, sch)
 	return append(out, vs...), request
 }
 
@@ -329,16 +317,6 @@ func refCycle(schema *listing.Value) string {
 	return ""
 }
 
-func leafErrors(ve *jsonschema.ValidationError, acc []*jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(ve.Causes) == 0 {
-		return append(acc, ve)
-	}
-	for _, c := range ve.Causes {
-		acc = leafErrors(c, acc)
-	}
-	return acc
-}
-
 // cleanErr words a compiler error without the internal base URL.
 func cleanErr(err error) string {
 	s := err.Error()
@@ -424,14 +402,7 @@ func uniq(xs []string) []string {
 	return out
 }
 
-// Keywords whose values are schemas, or objects or arrays of schemas. Values under any other
-// keyword (default, enum, examples, const …) are data, not schemas.
-var (
-	schemaKeys      = set("items additionalProperties contains not if then else propertyNames unevaluatedProperties unevaluatedItems additionalItems")
-	schemaMapKeys   = set("properties patternProperties $defs definitions dependentSchemas")
-	schemaArrayKeys = set("anyOf oneOf allOf prefixItems")
-)
-
+// set is the words of s, as a set.
 func set(s string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(s) {
@@ -442,18 +413,18 @@ func set(s string) map[string]bool {
 
 // eachSubschema calls f for every object subschema of schema, with its path (base, then the
 // tokens below schema).
-func eachSubschema(schema *listing.Value, base string, f func(s *listing.Value, p *path)) {
-	walkSubschemas(schema, newPath(base), f)
+func eachSubschema(sch *listing.Value, base string, f func(s *listing.Value, p *path)) {
+	walkSubschemas(sch, newPath(base), f)
 }
 
-func walkSubschemas(schema *listing.Value, p *path, f func(s *listing.Value, p *path)) {
-	if !schema.IsObject() || len(p.toks) > 4*DefaultMaxSchemaDepth {
+func walkSubschemas(sch *listing.Value, p *path, f func(s *listing.Value, p *path)) {
+	if !sch.IsObject() || len(p.toks) > 4*DefaultMaxSchemaDepth {
 		return
 	}
-	f(schema, p)
-	for _, m := range schema.Fields() {
+	f(sch, p)
+	for _, m := range sch.Fields() {
 		switch {
-		case schemaKeys[m.Key]:
+		case schema.SubschemaKeys[m.Key]:
 			p.push(m.Key)
 			if m.Value.Kind == listing.Array && m.Key == "items" { // draft-04 tuple form
 				for i, it := range m.Value.Items {
@@ -465,7 +436,7 @@ func walkSubschemas(schema *listing.Value, p *path, f func(s *listing.Value, p *
 				walkSubschemas(m.Value, p, f)
 			}
 			p.pop()
-		case schemaMapKeys[m.Key] && m.Value.IsObject():
+		case schema.SubschemaMapKeys[m.Key] && m.Value.IsObject():
 			p.push(m.Key)
 			for _, s := range m.Value.Fields() {
 				p.push(s.Key)
@@ -473,7 +444,7 @@ func walkSubschemas(schema *listing.Value, p *path, f func(s *listing.Value, p *
 				p.pop()
 			}
 			p.pop()
-		case schemaArrayKeys[m.Key] && m.Value.Kind == listing.Array:
+		case schema.SubschemaArrayKeys[m.Key] && m.Value.Kind == listing.Array:
 			p.push(m.Key)
 			for i, it := range m.Value.Items {
 				p.push(itoa(i))
@@ -491,12 +462,12 @@ const maxProbes = 500
 // checkValues validates default, const, enum and examples values against the schema they sit
 // in, within the schema's budgets: a value whose validation could cost more than the steps
 // left, or a pattern that runs out of time, stops the checks with a schema-limit finding.
-func checkValues(bounded func() *BoundedSchema, schema *listing.Value) (out []Finding, request bool) {
-	var bs *BoundedSchema // made on the first value: most schemas have none
+func checkValues(bounded func() *schema.Bounded, sch *listing.Value) (out []Finding, request bool) {
+	var bs *schema.Bounded // made on the first value: most schemas have none
 	budget := maxProbes
-	work := int64(MaxSchemaWork)
+	work := int64(schema.MaxWork)
 	stopped := false
-	eachSubschema(schema, "", func(s *listing.Value, p *path) {
+	eachSubschema(sch, "", func(s *listing.Value, p *path) {
 		type probe struct {
 			key string
 			v   *listing.Value
@@ -533,14 +504,14 @@ func checkValues(bounded func() *BoundedSchema, schema *listing.Value) (out []Fi
 		if bs == nil {
 			bs = bounded()
 		}
-		sub, err := bs.sub(ptr)
+		sub, err := bs.Sub(ptr)
 		if err != nil {
 			return // the whole schema compiled, so this cannot fail short of a library change
 		}
 		for _, p := range probes {
-			used, err := bs.validate(sub, toAny(p.v), work)
+			used, err := bs.ValidateSub(sub, toAny(p.v), work)
 			work -= used
-			var lim *SchemaLimitError
+			var lim *schema.LimitError
 			if errors.As(err, &lim) {
 				out = append(out, Finding{Rule: "schema-limit", Severity: registry["schema-limit"].Severity, Pointer: ptr,
 					Message: fmt.Sprintf("%s value %s was not checked against its schema, nor were the remaining default, enum and examples values: %s (a client that validates arguments may stall on it too)",
@@ -550,108 +521,12 @@ func checkValues(bounded func() *BoundedSchema, schema *listing.Value) (out []Fi
 			}
 			if err != nil {
 				out = append(out, Finding{Rule: "schema-value-invalid", Severity: registry["schema-value-invalid"].Severity, Pointer: p.ptr,
-					Message: fmt.Sprintf("%s value %s does not validate against its own schema: %s", p.key, short(string(listing.Marshal(p.v, ""))), errMessage(err))})
+					Message: fmt.Sprintf("%s value %s does not validate against its own schema: %s", p.key, short(string(listing.Marshal(p.v, ""))), schema.ErrMessage(err))})
 			}
 		}
 	})
 	return out, request
 }
 
-// ValidationSummary words a validation error (as BoundedSchema.Validate returns it) in one
-// short line: where the value first fails and why. The error's own Error formats the whole tree
-// of causes, which grows with the work validation took.
-func ValidationSummary(err error) string {
-	var ve *jsonschema.ValidationError
-	if errors.As(err, &ve) {
-		if ls := leafErrors(ve, nil); len(ls) > 0 {
-			at := "the top level"
-			if loc := listing.JoinPointer(ls[0].InstanceLocation...); loc != "" {
-				at = shortText(strconv.Quote(loc), 100)
-			}
-			return fmt.Sprintf("at %s: %s", at, errMessage(err))
-		}
-	}
-	return errMessage(err)
-}
-
-// errMessage words a validation error by its first leaf, without formatting the whole tree
-// (which can be as large as the work it took) or long values of the schema.
-func errMessage(err error) string {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return short(err.Error())
-	}
-	ls := leafErrors(ve, nil)
-	if len(ls) == 0 {
-		return "the value is not valid"
-	}
-	const most = 10
-	var msg string
-	switch k := ls[0].ErrorKind.(type) {
-	case *kind.Enum:
-		c := kind.Enum{Want: k.Want}
-		if len(c.Want) > most {
-			c.Want = c.Want[:most]
-		}
-		c.Want = shortValues(c.Want)
-		msg = c.LocalizedString(printer)
-		if len(k.Want) > most {
-			msg += printer.Sprintf(" … (%d values)", len(k.Want))
-		}
-	case *kind.Const:
-		c := kind.Const{Want: shortValues([]any{k.Want})[0]}
-		msg = c.LocalizedString(printer)
-	case *kind.Required:
-		msg = (&kind.Required{Missing: firstNames(k.Missing, most)}).LocalizedString(printer)
-	case *kind.Dependency:
-		msg = (&kind.Dependency{Prop: k.Prop, Missing: firstNames(k.Missing, most)}).LocalizedString(printer)
-	case *kind.DependentRequired:
-		msg = (&kind.DependentRequired{Prop: k.Prop, Missing: firstNames(k.Missing, most)}).LocalizedString(printer)
-	case *kind.Pattern:
-		msg = (&kind.Pattern{Got: short(k.Got), Want: short(k.Want)}).LocalizedString(printer)
-	case *kind.Format:
-		got := k.Got
-		if s, ok := got.(string); ok {
-			got = short(s)
-		}
-		msg = (&kind.Format{Got: got, Want: k.Want, Err: k.Err}).LocalizedString(printer)
-	default:
-		msg = k.LocalizedString(printer)
-	}
-	return shortText(msg, 300)
-}
-
-// shortValues shortens long strings among primitive values (composite ones are not shown).
-func shortValues(vs []any) []any {
-	out := make([]any, len(vs))
-	for i, v := range vs {
-		if s, ok := v.(string); ok {
-			v = short(s)
-		}
-		out[i] = v
-	}
-	return out
-}
-
-func firstNames(ns []string, n int) []string {
-	if len(ns) <= n {
-		return ns
-	}
-	return append(ns[:n:n], "…")
-}
-
-func shortText(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-func short(s string) string {
-	r := []rune(s)
-	if len(r) > 60 {
-		return string(r[:57]) + "..."
-	}
-	return s
-}
+// short cuts s to 60 characters, as messages quote values.
+func short(s string) string { return schema.Short(s) }

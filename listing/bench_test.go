@@ -1,17 +1,13 @@
 package listing
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/tool-workbench/workbench/internal/testutil"
 )
 
 func githubListing(b *testing.B) []byte {
-	src, err := os.ReadFile(filepath.Join("..", "..", "shared", "listings", "real", "github-mcp-server.json"))
-	if err != nil {
-		b.Skipf("the GitHub listing in ../shared is not here: %v", err)
-	}
-	return src
+	return testutil.ReadShared(b, "listings", "real", "github-mcp-server.json")
 }
 
 // BenchmarkParse parses the GitHub server's 117 tools (209 kB).

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tool-workbench/workbench/internal/testutil"
 )
 
 func mustParse(t testing.TB, src string) *Listing {
@@ -212,11 +214,7 @@ func TestCompareJSON(t *testing.T) {
 
 // realListings returns the shared real listings, or skips.
 func realListings(t testing.TB) []string {
-	dir := filepath.Join("..", "..", "shared", "listings", "real")
-	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	if len(files) == 0 {
-		t.Skipf("no real listings in %s (the shared/ folder beside the module is absent)", dir)
-	}
+	files, _ := filepath.Glob(filepath.Join(testutil.Shared(t, "listings", "real"), "*.json"))
 	return files
 }
 

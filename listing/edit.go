@@ -170,102 +170,118 @@ func (l *Listing) ApplyAll(ops []Op) (*Listing, error) {
 // edit returns a copy of v with op applied at the path toks (relative to v).
 func edit(v *Value, toks []string, op Op) (*Value, error) {
 	if len(toks) == 0 {
-		switch op.Kind {
-		case OpSet:
-			return op.Value, nil
-		case OpMove:
-			if v.Kind != Array {
-				return nil, fmt.Errorf("move needs an array, found %s", v.Kind)
-			}
-			n := len(v.Items)
-			if op.From < 0 || op.From >= n || op.To < 0 || op.To >= n {
-				return nil, fmt.Errorf("move from %d to %d is outside 0..%d", op.From, op.To, n-1)
-			}
-			items := append([]*Value(nil), v.Items...)
-			it := items[op.From]
-			items = append(items[:op.From], items[op.From+1:]...)
-			items = append(items[:op.To], append([]*Value{it}, items[op.To:]...)...)
-			c := *v
-			c.Items = items
-			return &c, nil
-		default:
-			return nil, fmt.Errorf("%s needs a path below the value", op.Kind)
-		}
+		return editHere(v, op)
 	}
-	tok, last := toks[0], len(toks) == 1
 	switch v.Kind {
 	case Object:
-		idx := -1
-		for i := len(v.Members) - 1; i >= 0; i-- {
-			if v.Members[i].Key == tok {
-				idx = i
-				break
-			}
-		}
-		c := *v
-		if last && op.Kind == OpRemove {
-			if idx < 0 {
-				return nil, fmt.Errorf("no member %q", tok)
-			}
-			c.Members = make([]Member, 0, len(v.Members)-1)
-			for _, m := range v.Members {
-				if m.Key != tok {
-					c.Members = append(c.Members, m)
-				}
-			}
-			c.dupKeys = false
-			return &c, nil
-		}
-		if idx < 0 {
-			if !last || op.Kind != OpSet {
-				return nil, fmt.Errorf("no member %q", tok)
-			}
-			c.Members = append(append([]Member(nil), v.Members...), Member{Key: tok, Value: op.Value, KeyPos: -1})
-			return &c, nil
-		}
-		child, err := edit(v.Members[idx].Value, toks[1:], op)
-		if err != nil {
-			return nil, err
-		}
-		c.Members = append([]Member(nil), v.Members...)
-		c.Members[idx].Value = child
-		return &c, nil
+		return editMember(v, toks, op)
 	case Array:
+		return editItem(v, toks, op)
+	default:
+		return nil, fmt.Errorf("cannot go into a %s with %q", v.Kind, toks[0])
+	}
+}
+
+// editHere applies op to v itself: a set replaces it, a move reorders its items.
+func editHere(v *Value, op Op) (*Value, error) {
+	switch op.Kind {
+	case OpSet:
+		return op.Value, nil
+	case OpMove:
+		if v.Kind != Array {
+			return nil, fmt.Errorf("move needs an array, found %s", v.Kind)
+		}
 		n := len(v.Items)
-		var i int
-		if tok == "-" {
-			i = n
-		} else {
-			var err error
-			i, err = strconv.Atoi(tok)
-			if err != nil || i < 0 || tok != strconv.Itoa(i) {
-				return nil, fmt.Errorf("%q is not an array index", tok)
-			}
+		if op.From < 0 || op.From >= n || op.To < 0 || op.To >= n {
+			return nil, fmt.Errorf("move from %d to %d is outside 0..%d", op.From, op.To, n-1)
 		}
+		items := append([]*Value(nil), v.Items...)
+		it := items[op.From]
+		items = append(items[:op.From], items[op.From+1:]...)
+		items = append(items[:op.To], append([]*Value{it}, items[op.To:]...)...)
 		c := *v
-		if last && op.Kind == OpInsert {
-			if i > n {
-				return nil, fmt.Errorf("index %d is past the end (%d)", i, n)
-			}
-			c.Items = make([]*Value, 0, n+1)
-			c.Items = append(append(append(c.Items, v.Items[:i]...), op.Value), v.Items[i:]...)
-			return &c, nil
-		}
-		if i >= n {
-			return nil, fmt.Errorf("index %d is past the end (%d)", i, n)
-		}
-		if last && op.Kind == OpRemove {
-			c.Items = append(append([]*Value(nil), v.Items[:i]...), v.Items[i+1:]...)
-			return &c, nil
-		}
-		child, err := edit(v.Items[i], toks[1:], op)
-		if err != nil {
-			return nil, err
-		}
-		c.Items = append([]*Value(nil), v.Items...)
-		c.Items[i] = child
+		c.Items = items
 		return &c, nil
 	default:
-		return nil, fmt.Errorf("cannot go into a %s with %q", v.Kind, tok)
+		return nil, fmt.Errorf("%s needs a path below the value", op.Kind)
 	}
+}
+
+// editMember applies op at toks inside the object v, whose member toks[0] is the next step.
+// A duplicated key resolves to its last occurrence, as JSON parsers read it.
+func editMember(v *Value, toks []string, op Op) (*Value, error) {
+	tok, last := toks[0], len(toks) == 1
+	idx := -1
+	for i := len(v.Members) - 1; i >= 0; i-- {
+		if v.Members[i].Key == tok {
+			idx = i
+			break
+		}
+	}
+	c := *v
+	if last && op.Kind == OpRemove {
+		if idx < 0 {
+			return nil, fmt.Errorf("no member %q", tok)
+		}
+		c.Members = make([]Member, 0, len(v.Members)-1)
+		for _, m := range v.Members {
+			if m.Key != tok {
+				c.Members = append(c.Members, m)
+			}
+		}
+		c.dupKeys = false
+		return &c, nil
+	}
+	if idx < 0 {
+		if !last || op.Kind != OpSet {
+			return nil, fmt.Errorf("no member %q", tok)
+		}
+		c.Members = append(append([]Member(nil), v.Members...), Member{Key: tok, Value: op.Value, KeyPos: -1})
+		return &c, nil
+	}
+	child, err := edit(v.Members[idx].Value, toks[1:], op)
+	if err != nil {
+		return nil, err
+	}
+	c.Members = append([]Member(nil), v.Members...)
+	c.Members[idx].Value = child
+	return &c, nil
+}
+
+// editItem applies op at toks inside the array v, whose item toks[0] ("-": past the end) is the
+// next step.
+func editItem(v *Value, toks []string, op Op) (*Value, error) {
+	tok, last := toks[0], len(toks) == 1
+	n := len(v.Items)
+	i := n
+	if tok != "-" {
+		var err error
+		i, err = strconv.Atoi(tok)
+		if err != nil || i < 0 || tok != strconv.Itoa(i) {
+			return nil, fmt.Errorf("%q is not an array index", tok)
+		}
+	}
+	c := *v
+	if last && op.Kind == OpInsert {
+		if i > n {
+			return nil, fmt.Errorf("index %d is past the end (%d)", i, n)
+		}
+		c.Items = make([]*Value, 0, n+1)
+		c.Items = append(append(append(c.Items, v.Items[:i]...), op.Value), v.Items[i:]...)
+		return &c, nil
+	}
+	if i >= n {
+		return nil, fmt.Errorf("index %d is past the end (%d)", i, n)
+	}
+	if last && op.Kind == OpRemove {
+		c.Items = append(append([]*Value(nil), v.Items[:i]...), v.Items[i+1:]...)
+		return &c, nil
+	}
+	child, err := edit(v.Items[i], toks[1:], op)
+	if err != nil {
+		return nil, err
+	}
+	c.Items = append([]*Value(nil), v.Items...)
+	c.Items[i] = child
+	return &c, nil
 }

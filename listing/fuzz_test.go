@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tool-workbench/workbench/internal/testutil"
 )
 
 func addSeeds(f *testing.F) {
@@ -15,7 +17,8 @@ func addSeeds(f *testing.F) {
 	f.Add([]byte(`[{"tools":[{"name":"p1"}],"nextCursor":"2"},{"result":{"tools":[{"name":"p2"}]}}]`))
 	f.Add([]byte(`{"error":{"code":1}}`))
 	f.Add([]byte(`"\ud800\udc00\ud800"`))
-	fixtures, _ := filepath.Glob(filepath.Join("..", "..", "shared", "reference", "fixtures", "*.json"))
+	dir, _ := testutil.SharedPath(f, "reference", "fixtures") // seeds only: the fuzzer runs without them
+	fixtures, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	for _, p := range fixtures {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)

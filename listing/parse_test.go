@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tool-workbench/workbench/internal/testutil"
 )
 
 // The expected messages were printed by Python 3.11's json.loads for the same input.
@@ -178,11 +180,8 @@ func TestParseLimits(t *testing.T) {
 // Every real listing and fixture encodes back to the same values and, for the real listings
 // (written with two-space indentation), to the same bytes.
 func TestRoundTripSharedListings(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "..", "shared", "listings", "real", "*.json"))
-	fixtures, _ := filepath.Glob(filepath.Join("..", "..", "shared", "reference", "fixtures", "*-tools.json"))
-	if len(files) == 0 {
-		t.Skip("../shared/listings/real is not here: skipping the round trip over real listings")
-	}
+	files, _ := filepath.Glob(filepath.Join(testutil.Shared(t, "listings", "real"), "*.json"))
+	fixtures, _ := filepath.Glob(filepath.Join(testutil.Shared(t, "reference", "fixtures"), "*-tools.json"))
 	for _, f := range append(files, fixtures...) {
 		src, err := os.ReadFile(f)
 		if err != nil {

@@ -649,14 +649,45 @@ func (r *Ranker) judge(n int, t Task, ws []string, explain bool, sc *scratch) Ve
 		v.Status, v.Level, v.Detail = Missing, "FAIL", fmt.Sprintf("expected tool %s is not in the listing", listing.PythonRepr(t.Expected()))
 		return v
 	}
-	// Find the winner, the runner-up, the best tool with the expected name and the best with
-	// another name, in the reference's order (before, a total order). Every tool with a score
-	// comes before every tool without, and those follow in name order (byName), so the tools
-	// the task reached are read and then only as many unscored ones as are still missing.
 	expect := t.Expect != nil
 	want := t.Expected()
+	at := r.find(s, sc.touched, expect, want)
+	v.Winner = r.scored(s, ws, at.top, explain)
+	v.Top = []Scored{*v.Winner}
+	if at.second >= 0 {
+		v.Top = append(v.Top, *r.scored(s, ws, at.second, explain))
+	}
+	shown := t.Task
+	if utf8.RuneCountInString(shown) > 50 {
+		shown = string([]rune(shown)[:47]) + "..."
+	}
+	topScore := s[at.top]
+	if t.Expect == nil {
+		if topScore == 0 {
+			v.Status, v.Level = NoneClear, "PASS"
+			v.Detail = `"` + shown + `": no tool shares a word with the task, as expected`
+		} else {
+			v.Status, v.Level = NoneRisk, "WARN"
+			v.Detail = fmt.Sprintf(`"%s": no tool should be called, but %s scores %.1f`, shown, r.names[at.top], topScore)
+		}
+		return v
+	}
+	v.Expected = r.scored(s, ws, at.mine, explain)
+	v.Runner = r.scored(s, ws, at.runner, false)
+	r.grade(&v, s, at, shown, want)
+	return v
+}
+
+// places are the tools a verdict names, by index (-1: none): the winner, the runner-up, the
+// best tool with the expected name and the best with another name.
+type places struct{ top, second, mine, runner int }
+
+// find finds the places in the reference's order (before, a total order). Every tool with a
+// score comes before every tool without, and those follow in name order (byName), so the tools
+// the task reached (touched) are read and then only as many unscored ones as are still missing.
+func (r *Ranker) find(s []float64, touched []int, expect bool, want string) places {
 	top, second, mine, runner := -1, -1, -1, -1
-	for _, i := range sc.touched {
+	for _, i := range touched {
 		if top < 0 || r.before(s, i, top) {
 			top, second = i, top
 		} else if second < 0 || r.before(s, i, second) {
@@ -697,42 +728,26 @@ func (r *Ranker) judge(n int, t Task, ws []string, explain bool, sc *scratch) Ve
 			}
 		}
 	}
-	v.Winner = r.scored(s, ws, top, explain)
-	v.Top = []Scored{*v.Winner}
-	if second >= 0 {
-		v.Top = append(v.Top, *r.scored(s, ws, second, explain))
-	}
-	shown := t.Task
-	if utf8.RuneCountInString(shown) > 50 {
-		shown = string([]rune(shown)[:47]) + "..."
-	}
-	topScore := s[top]
-	if t.Expect == nil {
-		if topScore == 0 {
-			v.Status, v.Level = NoneClear, "PASS"
-			v.Detail = `"` + shown + `": no tool shares a word with the task, as expected`
-		} else {
-			v.Status, v.Level = NoneRisk, "WARN"
-			v.Detail = fmt.Sprintf(`"%s": no tool should be called, but %s scores %.1f`, shown, r.names[top], topScore)
-		}
-		return v
-	}
-	v.Expected = r.scored(s, ws, mine, explain)
-	v.Runner = r.scored(s, ws, runner, false)
+	return places{top, second, mine, runner}
+}
+
+// grade gives the verdict of a task that expects the tool want, shown as shown.
+func (r *Ranker) grade(v *Verdict, s []float64, at places, shown, want string) {
+	topScore := s[at.top]
 	switch {
-	case mine < 0:
+	case at.mine < 0:
 		v.Status, v.Level = Missing, "FAIL"
 		v.Detail = fmt.Sprintf("expected tool %s is not in the listing", listing.PythonRepr(want))
 	case topScore == 0:
 		v.Status, v.Level = NoWords, "FAIL"
 		v.Detail = fmt.Sprintf(`"%s": no word of the task appears in any definition`, shown)
-	case s[mine] < topScore:
+	case s[at.mine] < topScore:
 		v.Status, v.Level = Wrong, "FAIL"
-		v.Detail = fmt.Sprintf(`"%s": %s wins (%.1f), %s scores %.1f`, shown, r.names[top], topScore, want, s[mine])
+		v.Detail = fmt.Sprintf(`"%s": %s wins (%.1f), %s scores %.1f`, shown, r.names[at.top], topScore, want, s[at.mine])
 	default:
 		rName, rScore := "-", 0.0
-		if runner >= 0 {
-			rName, rScore = r.names[runner], s[runner]
+		if at.runner >= 0 {
+			rName, rScore = r.names[at.runner], s[at.runner]
 		}
 		if rScore >= Ambiguous*topScore {
 			v.Status, v.Level = Close, "WARN"
@@ -742,7 +757,6 @@ func (r *Ranker) judge(n int, t Task, ws []string, explain bool, sc *scratch) Ve
 			v.Detail = fmt.Sprintf(`"%s": %s (%.1f), next %s %.1f`, shown, want, topScore, rName, rScore)
 		}
 	}
-	return v
 }
 
 // Rank judges every task against the listing's tools; with explain, each verdict's top tools

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/tool-workbench/workbench/schema"
 )
 
 // TaskFileSchema is the JSON Schema (2020-12) of a task file in the workbench's extended
@@ -23,13 +25,9 @@ var taskSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the embedded task file schema: %w", err)
 	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(TaskFileSchemaID, doc); err != nil {
-		return nil, fmt.Errorf("loading the embedded task file schema: %w", err)
-	}
-	s, err := c.Compile(TaskFileSchemaID)
+	s, err := schema.CompileTrusted(TaskFileSchemaID, doc)
 	if err != nil {
-		return nil, fmt.Errorf("compiling the embedded task file schema: %w", err)
+		return nil, fmt.Errorf("the embedded task file schema: %w", err)
 	}
 	return s, nil
 })

@@ -1,7 +1,8 @@
 // Package store keeps workspaces so that they outlast the process: a listing's baseline and every
 // revision since, the edits that made each one, task files, model runs, share links and sessions.
 //
-// This package holds the record types, the Store interface, the coalescing rule and the error
+// This package holds the record types, the Store interface and the roles it is made of
+// (Workspaces, History, Tasks, Runs, Access, Events), the coalescing rule and the error
 // kinds. The implementations are store/sqlite (the embedded default) and store/postgres (for teams
 // running several replicas); store/storetest is the conformance suite both pass. Only cmd/workbench
 // picks one.
@@ -40,7 +41,25 @@ import (
 // workspace (also across processes sharing one database), and return errors whose kind KindOf
 // reports. Listings they return are shared and must not be modified (listing.Apply returns a
 // copy).
+//
+// Store is the sum of its roles; a caller that needs only some of them takes those (a page of
+// history needs History, a sign-in Access), so that what it can do to the workspaces is read
+// from its signature.
 type Store interface {
+	Workspaces
+	History
+	Tasks
+	Runs
+	Access
+	Events
+
+	// Close releases the database.
+	Close() error
+}
+
+// Workspaces creates, lists, renames, forks and deletes workspaces, and keeps the small JSON
+// documents stored beside each one.
+type Workspaces interface {
 	// CreateWorkspace stores a new workspace whose baseline (revision 0) is w.Listing.
 	CreateWorkspace(ctx context.Context, w NewWorkspace) (Workspace, error)
 	// Workspace returns a workspace's record.
@@ -54,6 +73,17 @@ type Store interface {
 	// ForkWorkspace copies a workspace's whole history and task file into a new workspace.
 	ForkWorkspace(ctx context.Context, f Fork) (Workspace, error)
 
+	// Meta returns a small JSON document kept beside a workspace under key (the last fetch's
+	// source and report, say); NotFound if none.
+	Meta(ctx context.Context, workspace, key string) (json.RawMessage, error)
+	// PutMeta stores one; a nil value deletes it. Forks copy them.
+	PutMeta(ctx context.Context, workspace, key string, value json.RawMessage) error
+}
+
+// History records the edits of a workspace's listing and reads its revisions back: every
+// accepted edit, commit, restore, undo and redo gets the next sequence number and lands in a
+// revision.
+type History interface {
 	// AppendEdit applies e to the head listing and records it, extending the head revision when
 	// Coalesces(head, e) holds and starting a new revision otherwise.
 	AppendEdit(ctx context.Context, e Edit) (EditResult, error)
@@ -77,26 +107,28 @@ type Store interface {
 	// live subscriber that saw Seq `after` has missed.
 	Edits(ctx context.Context, workspace string, after int64, limit int) ([]EditRecord, error)
 
-	// Tasks returns the head's task file; NotFound if the workspace has none.
-	Tasks(ctx context.Context, workspace string) (TaskFile, error)
-	// PutTasks replaces a workspace's task file. It is an edit like AppendEdit: it gets a
-	// sequence number and lands in a KindTasks revision, extending the head when
-	// CoalescesTasks(head, t) holds.
-	PutTasks(ctx context.Context, t TaskEdit) (EditResult, error)
-
 	// UndoState tells whether a person (an Edit.AuthorID) has a step to undo and to redo.
 	UndoState(ctx context.Context, workspace, authorID string) (UndoState, error)
 	// Step undoes (or, with Redo, redoes) the person's last step as a new edit that writes back
 	// the value the step's path had. A step whose path someone else changed since is dropped
 	// and refused with a Conflict: the later writer wins. Nothing to undo is a NotFound.
 	Step(ctx context.Context, st Step) (EditResult, error)
+}
 
-	// Meta returns a small JSON document kept beside a workspace under key (the last fetch's
-	// source and report, say); NotFound if none.
-	Meta(ctx context.Context, workspace, key string) (json.RawMessage, error)
-	// PutMeta stores one; a nil value deletes it. Forks copy them.
-	PutMeta(ctx context.Context, workspace, key string, value json.RawMessage) error
+// Tasks reads and edits a workspace's task file; a task edit is an edit of the workspace's
+// history like a listing edit.
+type Tasks interface {
+	// Tasks returns the head's task file; NotFound if the workspace has none.
+	Tasks(ctx context.Context, workspace string) (TaskFile, error)
+	// PutTasks replaces a workspace's task file. It is an edit like AppendEdit: it gets a
+	// sequence number and lands in a KindTasks revision, extending the head when
+	// CoalescesTasks(head, t) holds.
+	PutTasks(ctx context.Context, t TaskEdit) (EditResult, error)
+}
 
+// Runs stores model runs and their recordings, with a compare-and-swap so that replicas
+// running, cancelling and resuming one run never overwrite each other.
+type Runs interface {
 	// PutRun stores a run, creating it when r.ID is empty (the new ID is returned) and replacing
 	// it otherwise.
 	PutRun(ctx context.Context, r Run) (Run, error)
@@ -114,7 +146,11 @@ type Store interface {
 	Runs(ctx context.Context, workspace string) ([]Run, error)
 	// DeleteRun removes a run.
 	DeleteRun(ctx context.Context, workspace, id string) error
+}
 
+// Access keeps what lets a person in: share links (a capability on one workspace) and
+// sessions (a signed-in person). The store keeps only the hashes of their tokens.
+type Access interface {
 	// CreateShareLink makes a link to a workspace with a capability. The token is only ever
 	// returned here: the store keeps its hash.
 	CreateShareLink(ctx context.Context, l NewShareLink) (ShareLink, error)
@@ -134,7 +170,11 @@ type Store interface {
 	DeleteSession(ctx context.Context, token string) error
 	// PurgeSessions deletes sessions expired at now and returns how many.
 	PurgeSessions(ctx context.Context, now time.Time) (int, error)
+}
 
+// Events tells live pages what changed: the store's own changes, and presence announced by
+// the pages themselves.
+type Events interface {
 	// Subscribe delivers events about a workspace, from this process and (on PostgreSQL) from
 	// every other process on the same database, until ctx ends; then the channel is closed. A
 	// subscriber that falls behind loses the oldest events, never the newest: Event.Seq tells it
@@ -144,9 +184,6 @@ type Store interface {
 	// Announce delivers an EventPresence to the workspace's subscribers in every process
 	// without storing anything: who is on the workspace and where, for live presence.
 	Announce(ctx context.Context, ev Event) error
-
-	// Close releases the database.
-	Close() error
 }
 
 // Workspace is the record of one workspace.

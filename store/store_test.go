@@ -37,8 +37,22 @@ func TestParseID(t *testing.T) {
 			t.Errorf("ParseID(%q) error = %v; want an Invalid error saying %q", tc.in, err, tc.errHas)
 		}
 	}
-	if NewID() == NewID() {
-		t.Error("two NewIDs are equal")
+}
+
+// TestNewIDUnique: IDs name workspaces and are the tokens of share links and sessions, so every
+// NewID must be new, and one ParseID accepts.
+func TestNewIDUnique(t *testing.T) {
+	const n = 10000
+	seen := make(map[string]bool, n)
+	for range n {
+		id := NewID()
+		if _, err := ParseID("workspace ID", id); err != nil {
+			t.Fatalf("NewID() = %q, which ParseID refuses: %v", id, err)
+		}
+		if seen[id] {
+			t.Fatalf("NewID() returned %q twice in %d calls", id, len(seen)+1)
+		}
+		seen[id] = true
 	}
 }
 

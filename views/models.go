@@ -125,6 +125,7 @@ type FindingItem struct {
 	DocURL   string
 	Tool     int    // -1 for the listing as a whole
 	Field    string // editor field id to focus, "" for none
+	Pointer  string // the JSON pointer of what the finding is about, within the listing
 }
 
 // FindingGroup holds one tool's findings, or the listing-wide ones (Tool -1).

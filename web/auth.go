@@ -506,14 +506,14 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 		case "/static/*":
 			// Style sheets and scripts hold nothing of anyone's: no session lookup for them.
 			if a.cfg.Mode == AuthHeader && !a.trusted(r) {
-				return echo.NewHTTPError(http.StatusForbidden, "this server accepts requests only through its authenticating proxy")
+				return fail(Forbidden, "this server accepts requests only through its authenticating proxy")
 			}
 			return next(c)
 		}
 		p, err := a.who(r)
 		if errors.Is(err, errUntrusted) {
 			// Header mode: a request that bypassed the proxy. Say so without echoing its headers.
-			return echo.NewHTTPError(http.StatusForbidden, "this server accepts requests only through its authenticating proxy")
+			return fail(Forbidden, "this server accepts requests only through its authenticating proxy")
 		}
 		if err != nil {
 			return err
@@ -540,7 +540,7 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 		default:
 			if !wsIDPattern.MatchString(ws) {
-				return echo.NewHTTPError(http.StatusNotFound, "no such workspace")
+				return fail(NotFound, "no such workspace")
 			}
 			g, err := a.capabilityFor(r, p, ws)
 			if err != nil {
@@ -585,7 +585,7 @@ func (s *Server) throttleBearer(c echo.Context, p principal) error {
 		client, _ := clientAddr(r)
 		a.log.Warn("bearer token throttled: too many wrong tokens", "client", client.String(), "retry after", wait.Round(time.Second))
 		c.Response().Header().Set("Retry-After", retryAfter(wait))
-		return echo.NewHTTPError(http.StatusTooManyRequests, "too many wrong tokens from your address: wait "+retryAfter(wait)+
+		return fail(RateLimited, "too many wrong tokens from your address: wait "+retryAfter(wait)+
 			" seconds, then try again (until then every token is refused, the right one too)")
 	}
 	known, err := a.knownBearer(r.Context(), tok, p)
@@ -635,12 +635,11 @@ func (s *Server) throttleLink(c echo.Context, next echo.HandlerFunc) error {
 		client, _ := clientAddr(r)
 		a.log.Warn("share link throttled: too many unknown links", "client", client.String(), "retry after", wait.Round(time.Second))
 		c.Response().Header().Set("Retry-After", retryAfter(wait))
-		return echo.NewHTTPError(http.StatusTooManyRequests, "too many unknown share links from your address: wait "+retryAfter(wait)+
+		return fail(RateLimited, "too many unknown share links from your address: wait "+retryAfter(wait)+
 			" seconds, then open the link again (check that the whole link was copied)")
 	}
 	err := next(c)
-	var he *echo.HTTPError
-	if !errors.As(err, &he) || he.Code != http.StatusNotFound {
+	if statusFor(err) != NotFound.Status() {
 		res.CancelAt(now)
 	}
 	return err
@@ -663,7 +662,7 @@ func (s *Server) localNext(next echo.HandlerFunc) echo.HandlerFunc {
 			// The forms are small: the handlers allow 16 KiB, so does this.
 			r.Body = http.MaxBytesReader(c.Response(), r.Body, 16<<10)
 			if err := r.ParseForm(); err != nil {
-				return echo.NewHTTPError(http.StatusBadRequest, "the form could not be read; send it as the page does")
+				return fail(BadRequest, "the form could not be read; send it as the page does")
 			}
 			if r.PostForm.Has("next") {
 				r.PostForm.Set("next", localPath(r.PostForm.Get("next")))
@@ -728,7 +727,7 @@ func (a *access) refuse(c echo.Context, g grant, readOnly bool) error {
 	case a.cfg.Mode == AuthHeader:
 		msg = "you are not signed in: sign in through the authenticating proxy, or open a share link"
 	}
-	return echo.NewHTTPError(http.StatusForbidden, msg)
+	return fail(Forbidden, msg)
 }
 
 // ensureAuthorCookie gives a browser a random author id the first time it comes, so that two
@@ -790,7 +789,7 @@ func (s *Server) capability(c echo.Context, ws string) Capability {
 // write reads better.
 func (s *Server) requireEdit(c echo.Context) error {
 	if s.capability(c, c.Param("id")) < CapEdit {
-		return echo.NewHTTPError(http.StatusForbidden, "this workspace was shared with you read-only: a view link cannot change it")
+		return fail(Forbidden, "this workspace was shared with you read-only: a view link cannot change it")
 	}
 	return nil
 }

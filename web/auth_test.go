@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -767,8 +766,7 @@ func TestCapabilityHelpers(t *testing.T) {
 				t.Errorf("capability = %v, want %v", got, tt.want)
 			}
 			err := r.s.requireEdit(c)
-			var he *echo.HTTPError
-			if tt.mayChange != (err == nil) || (err != nil && (!errors.As(err, &he) || he.Code != http.StatusForbidden)) {
+			if tt.mayChange != (err == nil) || (err != nil && statusFor(err) != http.StatusForbidden) {
 				t.Errorf("requireEdit = %v, want allowed %v", err, tt.mayChange)
 			}
 		})

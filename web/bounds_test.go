@@ -127,15 +127,29 @@ func checkPatches(t testing.TB, what string, evs []event, listed, own int) {
 // TestPageBounds builds pages of generated listings far beyond the caps and checks that the
 // page and every patch stay within budgets that do not grow with the listing, that each cut
 // list says what it leaves out, and that what lies past a cap can still be reached and edited.
+// boundsCase is a listing (and task file) past the page's budgets, and what its page must show.
+type boundsCase struct {
+	name     string
+	listing  []byte
+	tasks    []byte
+	rows     int      // tool rows listed
+	notices  []string // data-testids of the notices that must show
+	selected int      // a tool past the list to open
+}
+
+// boundedPage is a workspace opened from a boundsCase, with its first page.
+type boundedPage struct {
+	c     boundsCase
+	s     *Server
+	id    string
+	page  string
+	ws    Workspace
+	st    *state
+	allow int // the bytes a patch may have: the selected tool's own text and some
+}
+
 func TestPageBounds(t *testing.T) {
-	cases := []struct {
-		name     string
-		listing  []byte
-		tasks    []byte
-		rows     int      // tool rows listed
-		notices  []string // data-testids of the notices that must show
-		selected int      // a tool past the list to open
-	}{
+	cases := []boundsCase{
 		{name: "tools-600", listing: genTools(600, 1), rows: 500, notices: []string{"tool-more", "cost-more", "findings-more"}, selected: 550},
 		{name: "tools-2000", listing: genTools(2000, 1), rows: 500, notices: []string{"tool-more", "cost-more", "findings-more", "finding-group-more"}, selected: 1999},
 		{name: "params-300", listing: genTools(1, 300), rows: 1, notices: []string{"params-more"}},
@@ -146,161 +160,209 @@ func TestPageBounds(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := newServer(t)
-			rec := importMultipart(t, s, c.listing)
-			if rec.Code != http.StatusSeeOther {
-				t.Fatalf("paste: status %d: %s", rec.Code, shown(rec.Body.String()))
-			}
-			id := strings.TrimPrefix(rec.Header().Get("Location"), "/w/")
-			if c.tasks != nil {
-				importTaskFile(t, s, id, c.tasks)
-			}
-			page := getPage(t, s, "/w/"+id)
-			sizes := regionSizes(t, page)
-			t.Logf("%d-byte listing: page %d bytes; regions %v", len(c.listing), len(page), sizes)
-			own := sizes["f-input"] + sizes["f-output"] + sizes["f-desc"]
-			allow := own + 64<<10 // the edits below grow it a little
-			if len(page)-own > pageBudget {
-				t.Errorf("the page is %d bytes, %d without the selected tool's own text (budget %d)", len(page), len(page)-own, pageBudget)
-			}
-			for _, r := range []string{"tool-list", "findings", "cost", "params", "tasks"} {
-				if sizes[r] > regionBudget {
-					t.Errorf("#%s is %d bytes (budget %d)", r, sizes[r], regionBudget)
-				}
-			}
-			if n := len(find(t, page, "tool-row")); n != c.rows {
-				t.Errorf("%d tool rows, want %d", n, c.rows)
-			}
-			for _, tid := range c.notices {
-				if len(find(t, page, tid)) == 0 {
-					t.Errorf("no %s notice", tid)
-				}
-			}
-
-			ws, err := s.store.Get(context.Background(), id, Author{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := s.current(ws)
-			// The counts stay exact: the tabs count every finding, the summary every task.
-			if n := len(find(t, page, "finding")); n > maxFindingItems {
-				t.Errorf("%d findings listed, more than %d", n, maxFindingItems)
-			}
-			if tabs := text(find(t, page, "panel-tabs")[0]); !strings.Contains(tabs, strconv.Itoa(st.res.Warnings)) ||
-				!strings.Contains(tabs, fmt.Sprintf("/%d clear", len(ws.Tasks))) {
-				t.Errorf("the tabs %q do not count %d warnings and %d tasks", tabs, st.res.Warnings, len(ws.Tasks))
-			}
-			// A page that connects late gets every region as patches: each within budget.
-			var full []event
-			for _, p := range sharedPatches(context.Background(), nil, st, true) {
-				full = append(full, event{Type: "datastar-patch-elements", Data: map[string][]string{"elements": {p.HTML}}})
-			}
-			checkPatches(t, "the full set", full, c.rows, allow)
-
-			// What the notices promise: a tool past the list opens in the editor, the keyboard's
-			// steps are there, and the last listed row can still move down.
+			b := openBounded(t, c)
+			b.checkBudgets(t)
+			b.checkCounts(t)
 			if c.selected > 0 {
-				if tl := st.rows; tl.Total != len(ws.Listing.Tools) || len(tl.Rows) != c.rows {
-					t.Fatalf("rows %d of %d", len(tl.Rows), tl.Total)
-				}
-				more := find(t, page, "tool-more")[0]
-				if got := text(more); !strings.HasPrefix(got, fmt.Sprintf("%d more tools are not listed: use j/k or Alt+↓", st.rows.Total-c.rows)) ||
-					!strings.Contains(got, "workbench check") {
-					t.Errorf("the list's notice reads %q", got)
-				}
-				for _, b := range []string{`data-step="next"`, `data-step="prev"`, fmt.Sprintf("$tool &lt; %d ? $tool + 1", st.rows.Total-1)} {
-					if !strings.Contains(page, b) {
-						t.Errorf("the list's notice lacks %s", b)
-					}
-				}
-				last := fmt.Sprintf(`aria-label="Move tool_%05d down"`, c.rows-1)
-				if i := strings.Index(page, last); i < 0 || strings.Contains(page[strings.LastIndex(page[:i], "<button"):i], "disabled") {
-					t.Errorf("the last listed row cannot move down")
-				}
-				p := getPage(t, s, fmt.Sprintf("/w/%s?tool=%d", id, c.selected))
-				if f := find(t, p, "editor-form"); len(f) == 0 || attr(f[0], "data-tool") != strconv.Itoa(c.selected) {
-					t.Errorf("tool %d does not open in the editor", c.selected)
-				}
-				evs := post(t, s, "/w/"+id+"/select?g=-1", sig(c.selected, nil))
-				if !strings.Contains(patched(evs)["editor"], fmt.Sprintf(`data-tool="%d"`, c.selected)) {
-					t.Errorf("selecting tool %d: %v", c.selected, keys(patched(evs)))
-				}
-				// An edit past the list patches no row and not the list.
-				evs = post(t, s, fmt.Sprintf("/w/%s/edit?t=%d&f=description&g=-1", id, c.selected), sig(c.selected, "Gets one record by its id, with every field."))
-				checkPatches(t, "an edit past the list", evs, c.rows, allow)
-				if _, ok := patched(evs)["tool-list"]; ok {
-					t.Errorf("an edit of tool %d re-rendered the list", c.selected)
-				}
-				evs = post(t, s, fmt.Sprintf("/w/%s/edit?t=%d&f=name&g=-1", id, c.selected), sig(c.selected, "renamed_past_the_list"))
-				checkPatches(t, "a rename past the list", evs, c.rows, allow)
-				if _, ok := patched(evs)["tool-list"]; ok {
-					t.Errorf("a rename of tool %d re-rendered the list", c.selected)
-				}
-				// An edit of a listed tool patches its row alone.
-				evs = post(t, s, "/w/"+id+"/edit?t=3&f=description&g=-1", sig(3, "Gets record three by its id, with every field it holds."))
-				checkPatches(t, "an edit of a listed tool", evs, c.rows, allow)
-				if _, ok := patched(evs)["tool-row-3"]; !ok {
-					t.Errorf("an edit of tool 3 did not patch its row: %v", keys(patched(evs)))
-				}
-				// Adding a tool re-renders the list: the notice counts one more.
-				evs = post(t, s, fmt.Sprintf("/w/%s/tool?op=add&i=%d&g=-1", id, st.rows.Total), sig(0, nil))
-				checkPatches(t, "an added tool", evs, c.rows, allow)
-				if l := patched(evs)["tool-list"]; !strings.Contains(l, fmt.Sprintf("%d more tools are not listed", st.rows.Total+1-c.rows)) {
-					t.Errorf("an added tool: the list was not patched with the new count: %v", keys(patched(evs)))
-				}
+				b.checkPastTheList(t)
+				b.checkEditsPastTheList(t)
 			}
-			if st.findings.Hidden > 0 {
-				// findingsModel lists the budget exactly, and its notice counts the rest.
-				if n, all := len(find(t, page, "finding")), len(st.res.AllFindings()); n != maxFindingItems || n+st.findings.Hidden != all {
-					t.Errorf("%d findings listed and %d left out, of %d", n, st.findings.Hidden, all)
-				}
-				if got := text(find(t, page, "findings-more")[0]); !strings.HasPrefix(got, fmt.Sprintf("%d more findings of %d tools are not shown here.", st.findings.Hidden, st.findings.HiddenTools)) ||
-					!strings.Contains(got, "workbench check") {
-					t.Errorf("the findings notice reads %q", got)
-				}
+			if b.st.findings.Hidden > 0 {
+				b.checkFindingsNotice(t)
 			}
-			if e := s.editorModel(ws, st.res, 0); e != nil && e.ParamCount > maxParamRows {
-				if n := len(find(t, page, "param-row")); n != maxParamRows {
-					t.Errorf("%d parameter rows, want %d", n, maxParamRows)
-				}
-				if got := text(find(t, page, "params-more")[0]); got != fmt.Sprintf("%d more parameters: edit them in the raw inputSchema below.", e.ParamCount-maxParamRows) {
-					t.Errorf("the parameters notice reads %q", got)
-				}
-				// "+ Parameter" appends at the true end; the last listed row can move down.
-				if add := attr(find(t, page, "param-add")[0], "data-on:click"); !strings.Contains(add, fmt.Sprintf("p=%d&", e.ParamCount)) {
-					t.Errorf("+ Parameter posts %q, want p=%d", add, e.ParamCount)
-				}
-				evs := post(t, s, fmt.Sprintf("/w/%s/param?op=add&t=0&p=%d&g=-1&gp=-1", id, e.ParamCount), sig(0, nil))
-				checkPatches(t, "an added parameter", evs, c.rows, allow)
-				if p := patched(evs)["params"]; !strings.Contains(p, fmt.Sprintf("%d more parameters", e.ParamCount+1-maxParamRows)) {
-					t.Errorf("an added parameter: the table was not patched with the new count: %.200s", p)
-				}
+			if e := b.s.editorModel(b.ws, b.st.res, 0); e != nil && e.ParamCount > maxParamRows {
+				b.checkParamsNotice(t, e.ParamCount)
 			}
-			if len(ws.Tasks) > 0 {
-				rows := find(t, page, "task-row")
-				if want := min(len(ws.Tasks), maxTaskRows); len(rows) != want {
-					t.Errorf("%d task rows, want %d", len(rows), want)
-				}
-				add := find(t, page, "task-add")[0]
-				if cut := len(ws.Tasks) > maxTaskRows; cut != hasAttr(add, "disabled") {
-					t.Errorf("+ Task disabled: %v, want %v", !cut, cut)
-				}
-				// Past the selects' budget the expected tool is typed, with one list of suggestions.
-				exp := find(t, page, "task-expect")[0]
-				if typed := len(ws.Listing.Tools)*min(len(ws.Tasks), maxTaskRows) > maxTaskOptions || len(ws.Listing.Tools) > maxToolNames; typed {
-					if exp.Data != "input" || attr(exp, "list") != "task-tools" || strings.Count(page, "<datalist") != 1 {
-						t.Errorf("the expected tool is a %s (list %q), want a text field with the table's suggestions", exp.Data, attr(exp, "list"))
-					}
-				} else if exp.Data != "select" {
-					t.Errorf("the expected tool is a %s, want a select", exp.Data)
-				}
+			if len(b.ws.Tasks) > 0 {
+				b.checkTaskTable(t)
 			}
 		})
 	}
 }
 
-// TestRealListingRendersWhole: GitHub's MCP server (117 tools), the largest real listing at hand,
-// is far below every cap: every tool, finding and bar shows, and no notice does.
+// openBounded imports the case's listing and task file and reads the workspace's page.
+func openBounded(t *testing.T, c boundsCase) *boundedPage {
+	t.Helper()
+	s := newServer(t)
+	rec := importMultipart(t, s, c.listing)
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("paste: status %d: %s", rec.Code, shown(rec.Body.String()))
+	}
+	id := strings.TrimPrefix(rec.Header().Get("Location"), "/w/")
+	if c.tasks != nil {
+		importTaskFile(t, s, id, c.tasks)
+	}
+	page := getPage(t, s, "/w/"+id)
+	ws, err := s.store.Get(context.Background(), id, Author{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.currentCtx(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &boundedPage{c: c, s: s, id: id, page: page, ws: ws, st: st}
+}
+
+// checkBudgets holds the page and each of its regions to their budgets, and the full set of
+// patches a page that connects late gets.
+func (b *boundedPage) checkBudgets(t *testing.T) {
+	t.Helper()
+	sizes := regionSizes(t, b.page)
+	t.Logf("%d-byte listing: page %d bytes; regions %v", len(b.c.listing), len(b.page), sizes)
+	own := sizes["f-input"] + sizes["f-output"] + sizes["f-desc"]
+	b.allow = own + 64<<10 // the edits below grow it a little
+	if len(b.page)-own > pageBudget {
+		t.Errorf("the page is %d bytes, %d without the selected tool's own text (budget %d)", len(b.page), len(b.page)-own, pageBudget)
+	}
+	for _, r := range []string{"tool-list", "findings", "cost", "params", "tasks"} {
+		if sizes[r] > regionBudget {
+			t.Errorf("#%s is %d bytes (budget %d)", r, sizes[r], regionBudget)
+		}
+	}
+	var full []event
+	for _, p := range sharedPatches(context.Background(), nil, b.st, true) {
+		full = append(full, event{Type: "datastar-patch-elements", Data: map[string][]string{"elements": {p.HTML}}})
+	}
+	checkPatches(t, "the full set", full, b.c.rows, b.allow)
+}
+
+// checkCounts: the rows listed, the notices, and counts that stay exact (the tabs count every
+// finding, the summary every task).
+func (b *boundedPage) checkCounts(t *testing.T) {
+	t.Helper()
+	if n := len(find(t, b.page, "tool-row")); n != b.c.rows {
+		t.Errorf("%d tool rows, want %d", n, b.c.rows)
+	}
+	for _, tid := range b.c.notices {
+		if len(find(t, b.page, tid)) == 0 {
+			t.Errorf("no %s notice", tid)
+		}
+	}
+	if n := len(find(t, b.page, "finding")); n > maxFindingItems {
+		t.Errorf("%d findings listed, more than %d", n, maxFindingItems)
+	}
+	if tabs := text(find(t, b.page, "panel-tabs")[0]); !strings.Contains(tabs, strconv.Itoa(b.st.res.Warnings)) ||
+		!strings.Contains(tabs, fmt.Sprintf("/%d clear", len(b.ws.Tasks))) {
+		t.Errorf("the tabs %q do not count %d warnings and %d tasks", tabs, b.st.res.Warnings, len(b.ws.Tasks))
+	}
+}
+
+// checkPastTheList: what the list's notice promises holds: a tool past the list opens in the
+// editor, the keyboard's steps are there, and the last listed row can still move down.
+func (b *boundedPage) checkPastTheList(t *testing.T) {
+	t.Helper()
+	c, st, page := b.c, b.st, b.page
+	if tl := st.rows; tl.Total != len(b.ws.Listing.Tools) || len(tl.Rows) != c.rows {
+		t.Fatalf("rows %d of %d", len(tl.Rows), tl.Total)
+	}
+	more := find(t, page, "tool-more")[0]
+	if got := text(more); !strings.HasPrefix(got, fmt.Sprintf("%d more tools are not listed: use j/k or Alt+↓", st.rows.Total-c.rows)) ||
+		!strings.Contains(got, "workbench check") {
+		t.Errorf("the list's notice reads %q", got)
+	}
+	for _, want := range []string{`data-step="next"`, `data-step="prev"`, fmt.Sprintf("$tool &lt; %d ? $tool + 1", st.rows.Total-1)} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the list's notice lacks %s", want)
+		}
+	}
+	last := fmt.Sprintf(`aria-label="Move tool_%05d down"`, c.rows-1)
+	if i := strings.Index(page, last); i < 0 || strings.Contains(page[strings.LastIndex(page[:i], "<button"):i], "disabled") {
+		t.Errorf("the last listed row cannot move down")
+	}
+	p := getPage(t, b.s, fmt.Sprintf("/w/%s?tool=%d", b.id, c.selected))
+	if f := find(t, p, "editor-form"); len(f) == 0 || attr(f[0], "data-tool") != strconv.Itoa(c.selected) {
+		t.Errorf("tool %d does not open in the editor", c.selected)
+	}
+	evs := post(t, b.s, "/w/"+b.id+"/select?g=-1", sig(c.selected, nil))
+	if !strings.Contains(patched(evs)["editor"], fmt.Sprintf(`data-tool="%d"`, c.selected)) {
+		t.Errorf("selecting tool %d: %v", c.selected, keys(patched(evs)))
+	}
+}
+
+// checkEditsPastTheList: an edit past the list patches no row and not the list; an edit of a
+// listed tool patches its row alone; adding a tool re-renders the list with one more counted.
+func (b *boundedPage) checkEditsPastTheList(t *testing.T) {
+	t.Helper()
+	c, s, id := b.c, b.s, b.id
+	evs := post(t, s, fmt.Sprintf("/w/%s/edit?t=%d&f=description&g=-1", id, c.selected), sig(c.selected, "Gets one record by its id, with every field."))
+	checkPatches(t, "an edit past the list", evs, c.rows, b.allow)
+	if _, ok := patched(evs)["tool-list"]; ok {
+		t.Errorf("an edit of tool %d re-rendered the list", c.selected)
+	}
+	evs = post(t, s, fmt.Sprintf("/w/%s/edit?t=%d&f=name&g=-1", id, c.selected), sig(c.selected, "renamed_past_the_list"))
+	checkPatches(t, "a rename past the list", evs, c.rows, b.allow)
+	if _, ok := patched(evs)["tool-list"]; ok {
+		t.Errorf("a rename of tool %d re-rendered the list", c.selected)
+	}
+	evs = post(t, s, "/w/"+id+"/edit?t=3&f=description&g=-1", sig(3, "Gets record three by its id, with every field it holds."))
+	checkPatches(t, "an edit of a listed tool", evs, c.rows, b.allow)
+	if _, ok := patched(evs)["tool-row-3"]; !ok {
+		t.Errorf("an edit of tool 3 did not patch its row: %v", keys(patched(evs)))
+	}
+	evs = post(t, s, fmt.Sprintf("/w/%s/tool?op=add&i=%d&g=-1", id, b.st.rows.Total), sig(0, nil))
+	checkPatches(t, "an added tool", evs, c.rows, b.allow)
+	if l := patched(evs)["tool-list"]; !strings.Contains(l, fmt.Sprintf("%d more tools are not listed", b.st.rows.Total+1-c.rows)) {
+		t.Errorf("an added tool: the list was not patched with the new count: %v", keys(patched(evs)))
+	}
+}
+
+// checkFindingsNotice: findingsModel lists the budget exactly, and its notice counts the rest.
+func (b *boundedPage) checkFindingsNotice(t *testing.T) {
+	t.Helper()
+	st := b.st
+	if n, all := len(find(t, b.page, "finding")), len(st.res.AllFindings()); n != maxFindingItems || n+st.findings.Hidden != all {
+		t.Errorf("%d findings listed and %d left out, of %d", n, st.findings.Hidden, all)
+	}
+	if got := text(find(t, b.page, "findings-more")[0]); !strings.HasPrefix(got, fmt.Sprintf("%d more findings of %d tools are not shown here.", st.findings.Hidden, st.findings.HiddenTools)) ||
+		!strings.Contains(got, "workbench check") {
+		t.Errorf("the findings notice reads %q", got)
+	}
+}
+
+// checkParamsNotice: the table lists its budget and counts the rest; "+ Parameter" appends at
+// the true end.
+func (b *boundedPage) checkParamsNotice(t *testing.T, count int) {
+	t.Helper()
+	if n := len(find(t, b.page, "param-row")); n != maxParamRows {
+		t.Errorf("%d parameter rows, want %d", n, maxParamRows)
+	}
+	if got := text(find(t, b.page, "params-more")[0]); got != fmt.Sprintf("%d more parameters: edit them in the raw inputSchema below.", count-maxParamRows) {
+		t.Errorf("the parameters notice reads %q", got)
+	}
+	if add := attr(find(t, b.page, "param-add")[0], "data-on:click"); !strings.Contains(add, fmt.Sprintf("p=%d&", count)) {
+		t.Errorf("+ Parameter posts %q, want p=%d", add, count)
+	}
+	evs := post(t, b.s, fmt.Sprintf("/w/%s/param?op=add&t=0&p=%d&g=-1&gp=-1", b.id, count), sig(0, nil))
+	checkPatches(t, "an added parameter", evs, b.c.rows, b.allow)
+	if p := patched(evs)["params"]; !strings.Contains(p, fmt.Sprintf("%d more parameters", count+1-maxParamRows)) {
+		t.Errorf("an added parameter: the table was not patched with the new count: %.200s", p)
+	}
+}
+
+// checkTaskTable: the task table lists its budget; past the selects' budget the expected tool
+// is typed, with one list of suggestions.
+func (b *boundedPage) checkTaskTable(t *testing.T) {
+	t.Helper()
+	ws, page := b.ws, b.page
+	rows := find(t, page, "task-row")
+	if want := min(len(ws.Tasks), maxTaskRows); len(rows) != want {
+		t.Errorf("%d task rows, want %d", len(rows), want)
+	}
+	add := find(t, page, "task-add")[0]
+	if cut := len(ws.Tasks) > maxTaskRows; cut != hasAttr(add, "disabled") {
+		t.Errorf("+ Task disabled: %v, want %v", !cut, cut)
+	}
+	exp := find(t, page, "task-expect")[0]
+	if typed := len(ws.Listing.Tools)*min(len(ws.Tasks), maxTaskRows) > maxTaskOptions || len(ws.Listing.Tools) > maxToolNames; typed {
+		if exp.Data != "input" || attr(exp, "list") != "task-tools" || strings.Count(page, "<datalist") != 1 {
+			t.Errorf("the expected tool is a %s (list %q), want a text field with the table's suggestions", exp.Data, attr(exp, "list"))
+		}
+	} else if exp.Data != "select" {
+		t.Errorf("the expected tool is a %s, want a select", exp.Data)
+	}
+}
+
 func TestRealListingRendersWhole(t *testing.T) {
 	const path = "/work/shared/listings/real/github-mcp-server.json"
 	b, err := os.ReadFile(path)
@@ -317,7 +379,10 @@ func TestRealListingRendersWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := s.current(ws)
+	st, err := s.currentCtx(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
 	page := getPage(t, s, "/w/"+id)
 	all := len(st.res.AllFindings())
 	t.Logf("%d tools, %d findings: page %d bytes", len(ws.Listing.Tools), all, len(page))
@@ -357,7 +422,9 @@ func TestHostilePageSizes(t *testing.T) {
 		t.Skip("skipped in -short: listings of several megabytes")
 	}
 	want := map[string]bool{"tools-20000": true, "params-50000": true, "neardup-3000-tools": true}
-	s := newServer(t)
+	// This test measures sizes, not time: on a loaded machine the first page of 20,000 tools
+	// can take longer than the default request deadline, which other tests hold.
+	s := newServer(t, func(c *Config) { c.RequestTimeout = -1 })
 	for _, c := range hostilecorpus.Corpus() {
 		if !want[c.Name] {
 			continue

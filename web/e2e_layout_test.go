@@ -29,6 +29,30 @@ func TestBrowserTabsLayout(t *testing.T) {
 	ctx, base := browser(t, func(c *Config) {
 		c.Runs = RunsConfig{Endpoints: []runner.Endpoint{fakeEndpoint()}, Getenv: os.Getenv, HTTP: runner.HandlerDoer{Handler: f}, Retries: -1}
 	})
+	openTwoWriters(t, ctx, base)
+	startTwoRuns(t, ctx)
+	dir := os.Getenv("WORKBENCH_SCREENSHOT_DIR")
+	for _, size := range []viewport{{1280, 800}, {390, 844}} {
+		for _, scheme := range []string{"light", "dark"} {
+			if err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h), colorScheme(scheme)); err != nil {
+				t.Fatal(err)
+			}
+			for _, tab := range layoutTabs() {
+				showTab(t, ctx, size, scheme, tab, dir)
+			}
+			checkShareMenu(t, ctx, size, scheme, dir)
+		}
+	}
+	checkTabRow(t, ctx)
+}
+
+// viewport is a screen size the layout is checked at.
+type viewport struct{ w, h int64 }
+
+// openTwoWriters opens a listing with tasks in two tabs that both type into one description:
+// the first tab then shows the field notice, and the header shows two tabs' presence.
+func openTwoWriters(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
 	ready := chromedp.Poll[chromedp.Void]("document.querySelector('[data-testid=datastar-missing]').style.display === 'none'",
 		chromedp.WithPollingTimeout(10*time.Second))
 	err := chromedp.Do(ctx,
@@ -43,7 +67,7 @@ func TestBrowserTabsLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	other, cancel := chromedp.NewContext(ctx) // a second tab: presence, and the other writer
-	defer cancel()
+	t.Cleanup(cancel)
 	if err := chromedp.Do(other, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("#f-desc")), ready); err != nil {
 		t.Fatalf("open the second tab: %v", err)
 	}
@@ -67,8 +91,12 @@ func TestBrowserTabsLayout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("field notice and presence: %v", err)
 	}
-	// Two runs, so that the Runs tab has results and a comparison to show.
-	// The tab is clicked once: its click reloads the panel, which must not race the stream.
+}
+
+// startTwoRuns makes two runs, so that the Runs tab has results and a comparison to show. The
+// tab is clicked once: its click reloads the panel, which must not race the stream.
+func startTwoRuns(t *testing.T, ctx context.Context) {
+	t.Helper()
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("[data-testid=tab-runs]")), chromedp.WaitVisible(chromedp.CSS("[data-testid=run-start]"))); err != nil {
 		t.Fatal(err)
 	}
@@ -84,14 +112,19 @@ func TestBrowserTabsLayout(t *testing.T) {
 			t.Fatalf("run %d: %v\n%s", i, err, h)
 		}
 	}
+}
 
-	tabs := []struct {
-		name, tab string
-		// The tab's click reloads its panel: what it showed before is cleared first, so that
-		// fill waits for the reloaded panel rather than acting on the old one.
-		clear string
-		fill  []chromedp.Action[chromedp.Void] // what to open in the panel once shown
-	}{
+// layoutTab is one result tab and what to open in it before it is looked at.
+type layoutTab struct {
+	name, tab string
+	// The tab's click reloads its panel: what it showed before is cleared first, so that
+	// fill waits for the reloaded panel rather than acting on the old one.
+	clear string
+	fill  []chromedp.Action[chromedp.Void] // what to open in the panel once shown
+}
+
+func layoutTabs() []layoutTab {
+	return []layoutTab{
 		{"findings", "#panel-tabs [role=tab]:nth-child(1)", "", nil},
 		{"cost", "#panel-tabs [role=tab]:nth-child(2)", "", nil},
 		{"tasks", "[data-testid=tab-tasks]", "", nil},
@@ -109,104 +142,113 @@ func TestBrowserTabsLayout(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS("[data-testid=compare-summary]")),
 		}},
 	}
-	dir := os.Getenv("WORKBENCH_SCREENSHOT_DIR")
-	for _, size := range []struct{ w, h int64 }{{1280, 800}, {390, 844}} {
-		for _, scheme := range []string{"light", "dark"} {
-			err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h), colorScheme(scheme))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, tab := range tabs {
-				where := fmt.Sprintf("%dx%d %s %s", size.w, size.h, scheme, tab.name)
-				var acts []chromedp.Action[chromedp.Void]
-				if tab.clear != "" {
-					acts = append(acts, chromedp.Evaluate[chromedp.Void](`document.querySelector('`+tab.clear+`').replaceChildren()`))
-				}
-				acts = append(append(acts, chromedp.Click(chromedp.CSS(tab.tab))), tab.fill...)
-				if err := chromedp.Do(ctx, acts...); err != nil {
-					t.Fatalf("%s: %v", where, err)
-				}
-				out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](overflowJS))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(out) > 0 {
-					t.Errorf("%s: wider than the screen: %v", where, out)
-				}
-				if dir != "" && tab.name == "findings" {
-					// The page's top: the header with presence and the access bar, the field notice.
-					if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`scrollTo(0, 0)`)); err != nil {
-						t.Fatal(err)
-					}
-					shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("top-%d-%s.png", size.w, scheme)))
-				}
-				if dir != "" {
-					// Start each shot at the tab row (the page scrolls on a phone, the pane on a wide screen).
-					if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('.results-pane').scrollTop = 0; document.querySelector('.results-pane .tabs').scrollIntoView({block: 'start'})`)); err != nil {
-						t.Fatal(err)
-					}
-					shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("%s-%d-%s.png", tab.name, size.w, scheme)))
-					if tab.name == "runs" || tab.name == "history" {
-						// The lower part: the confusion matrix, or the diff.
-						target := map[string]string{"runs": "[data-testid=result-confusion]", "history": "[data-testid=rev-diff]"}[tab.name]
-						if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('`+target+`').scrollIntoView({block: 'center'})`)); err != nil {
-							t.Fatal(err)
-						}
-						shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("%s-%d-%s-lower.png", tab.name, size.w, scheme)))
-						if tab.name == "runs" {
-							if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=run-compare]').scrollIntoView({block: 'center'})`)); err != nil {
-								t.Fatal(err)
-							}
-							shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("%s-%d-%s-compare.png", tab.name, size.w, scheme)))
-						}
-						if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`scrollTo(0, 0); document.querySelectorAll('.pane').forEach((p) => p.scrollTop = 0)`)); err != nil {
-							t.Fatal(err)
-						}
-					}
-				}
-			}
-			// The header's Share menu, open, with a link just made and the list of links.
-			sctx, scancel := context.WithTimeout(ctx, 10*time.Second)
-			err = chromedp.Do(sctx,
-				chromedp.Evaluate[chromedp.Void](`scrollTo(0, 0)`),
-				chromedp.Click(chromedp.CSS("#share-menu > summary")),
-				chromedp.WaitVisible(chromedp.CSS("[data-testid=share-new-view]")),
-				chromedp.Click(chromedp.CSS("[data-testid=share-new-view]")),
-				chromedp.WaitVisible(chromedp.CSS("[data-testid=share-url]")),
-			)
-			scancel()
-			if err != nil {
-				h, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('share-menu').outerHTML.slice(0, 1500) + ' open=' + document.getElementById('share-menu').open`))
-				t.Fatalf("%dx%d %s share menu: %v\n%s", size.w, size.h, scheme, err, h)
-			}
-			if out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](overflowJS)); err != nil || len(out) > 0 {
-				t.Errorf("%dx%d %s share menu: wider than the screen: %v %v", size.w, size.h, scheme, out, err)
-			}
-			if dir != "" {
-				shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("share-%d-%s.png", size.w, scheme)))
-			}
-			// Closing empties the panel: the next opening must not offer the old one's buttons
-			// (or its link shown once) while the fresh panel loads.
-			err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#share-menu > summary")),
-				chromedp.Poll[chromedp.Void](`document.getElementById('share-panel').children.length === 0`, chromedp.WithPollingTimeout(5*time.Second)))
-			if err != nil {
-				t.Fatalf("%dx%d %s closing the share menu: %v", size.w, size.h, scheme, err)
-			}
+}
+
+// showTab opens a tab and checks that nothing in it is wider than the screen; with dir set it
+// keeps screenshots of it.
+func showTab(t *testing.T, ctx context.Context, size viewport, scheme string, tab layoutTab, dir string) {
+	t.Helper()
+	where := fmt.Sprintf("%dx%d %s %s", size.w, size.h, scheme, tab.name)
+	var acts []chromedp.Action[chromedp.Void]
+	if tab.clear != "" {
+		acts = append(acts, chromedp.Evaluate[chromedp.Void](`document.querySelector('`+tab.clear+`').replaceChildren()`))
+	}
+	acts = append(append(acts, chromedp.Click(chromedp.CSS(tab.tab))), tab.fill...)
+	if err := chromedp.Do(ctx, acts...); err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](overflowJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) > 0 {
+		t.Errorf("%s: wider than the screen: %v", where, out)
+	}
+	if dir != "" {
+		shootTab(t, ctx, size, scheme, tab.name, dir)
+	}
+}
+
+// shootTab keeps screenshots of a tab: the page's top (with the Findings tab), the tab from its
+// tab row, and the lower parts of Runs and History.
+func shootTab(t *testing.T, ctx context.Context, size viewport, scheme, name, dir string) {
+	t.Helper()
+	scroll := func(js string) {
+		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](js)); err != nil {
+			t.Fatal(err)
 		}
 	}
-
-	// One tab row: every tab is in the tablist, and the arrow keys move along it.
-	type row struct {
-		Tabs   int    `json:"tabs"`
-		Owned  int    `json:"owned"`
-		Active string `json:"active"`
-		Panel  string `json:"panel"`
+	if name == "findings" {
+		// The page's top: the header with presence and the access bar, the field notice.
+		scroll(`scrollTo(0, 0)`)
+		shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("top-%d-%s.png", size.w, scheme)))
 	}
-	const state = `(() => { const list = document.querySelector('.results-pane [role=tablist]');
-		const shown = [...document.querySelectorAll('.results-pane [role=tabpanel]')].filter((p) => p.checkVisibility());
-		return {tabs: document.querySelectorAll('.results-pane [role=tab]').length, owned: list.querySelectorAll('[role=tab]').length,
-			active: document.activeElement.textContent.trim().split(/\s/)[0], panel: shown.map((p) => p.getAttribute('aria-label')).join(',')}; })()`
-	err = chromedp.Do(ctx,
+	// Start each shot at the tab row (the page scrolls on a phone, the pane on a wide screen).
+	scroll(`document.querySelector('.results-pane').scrollTop = 0; document.querySelector('.results-pane .tabs').scrollIntoView({block: 'start'})`)
+	shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("%s-%d-%s.png", name, size.w, scheme)))
+	if name != "runs" && name != "history" {
+		return
+	}
+	// The lower part: the confusion matrix, or the diff.
+	target := map[string]string{"runs": "[data-testid=result-confusion]", "history": "[data-testid=rev-diff]"}[name]
+	scroll(`document.querySelector('` + target + `').scrollIntoView({block: 'center'})`)
+	shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("%s-%d-%s-lower.png", name, size.w, scheme)))
+	if name == "runs" {
+		scroll(`document.querySelector('[data-testid=run-compare]').scrollIntoView({block: 'center'})`)
+		shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("%s-%d-%s-compare.png", name, size.w, scheme)))
+	}
+	scroll(`scrollTo(0, 0); document.querySelectorAll('.pane').forEach((p) => p.scrollTop = 0)`)
+}
+
+// checkShareMenu opens the header's Share menu with a link just made and the list of links,
+// checks its width, and closes it: closing empties the panel, so that the next opening does not
+// offer the old one's buttons (or its link shown once) while the fresh panel loads.
+func checkShareMenu(t *testing.T, ctx context.Context, size viewport, scheme, dir string) {
+	t.Helper()
+	sctx, scancel := context.WithTimeout(ctx, 10*time.Second)
+	err := chromedp.Do(sctx,
+		chromedp.Evaluate[chromedp.Void](`scrollTo(0, 0)`),
+		chromedp.Click(chromedp.CSS("#share-menu > summary")),
+		chromedp.WaitVisible(chromedp.CSS("[data-testid=share-new-view]")),
+		chromedp.Click(chromedp.CSS("[data-testid=share-new-view]")),
+		chromedp.WaitVisible(chromedp.CSS("[data-testid=share-url]")),
+	)
+	scancel()
+	if err != nil {
+		h, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('share-menu').outerHTML.slice(0, 1500) + ' open=' + document.getElementById('share-menu').open`))
+		t.Fatalf("%dx%d %s share menu: %v\n%s", size.w, size.h, scheme, err, h)
+	}
+	if out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](overflowJS)); err != nil || len(out) > 0 {
+		t.Errorf("%dx%d %s share menu: wider than the screen: %v %v", size.w, size.h, scheme, out, err)
+	}
+	if dir != "" {
+		shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("share-%d-%s.png", size.w, scheme)))
+	}
+	err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#share-menu > summary")),
+		chromedp.Poll[chromedp.Void](`document.getElementById('share-panel').children.length === 0`, chromedp.WithPollingTimeout(5*time.Second)))
+	if err != nil {
+		t.Fatalf("%dx%d %s closing the share menu: %v", size.w, size.h, scheme, err)
+	}
+}
+
+// tabRow is the state of the results pane's tab row.
+type tabRow struct {
+	Tabs   int    `json:"tabs"`
+	Owned  int    `json:"owned"`
+	Active string `json:"active"`
+	Panel  string `json:"panel"`
+}
+
+const tabRowJS = `(() => { const list = document.querySelector('.results-pane [role=tablist]');
+	const shown = [...document.querySelectorAll('.results-pane [role=tabpanel]')].filter((p) => p.checkVisibility());
+	return {tabs: document.querySelectorAll('.results-pane [role=tab]').length, owned: list.querySelectorAll('[role=tab]').length,
+		active: document.activeElement.textContent.trim().split(/\s/)[0], panel: shown.map((p) => p.getAttribute('aria-label')).join(',')}; })()`
+
+// checkTabRow: every tab is in one tablist, the arrow keys move along it (wrapping around), and
+// only the selected tab is reached with Tab.
+func checkTabRow(t *testing.T, ctx context.Context) {
+	t.Helper()
+	err := chromedp.Do(ctx,
 		chromedp.EmulateViewport(1280, 800),
 		chromedp.Focus(chromedp.CSS("#panel-tabs [role=tab]:nth-child(1)")),
 		chromedp.KeyEvent(kb.ArrowRight),
@@ -214,24 +256,24 @@ func TestBrowserTabsLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := chromedp.Run(ctx, chromedp.Evaluate[row](state))
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[tabRow](tabRowJS))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Tabs != 6 || got.Owned != 6 || got.Active != "Cost" || got.Panel != "Cost" {
 		t.Errorf("after → on Findings: %+v; want 6 tabs in the tablist, Cost focused and shown", got)
 	}
-	if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.End)); err != nil {
-		t.Fatal(err)
+	steps := []struct{ key, name, want string }{
+		{kb.End, "End", "Runs"},
+		{kb.ArrowRight, "→ on the last tab (the row wraps around)", "Findings"},
 	}
-	if got, err = chromedp.Run(ctx, chromedp.Evaluate[row](state)); err != nil || got.Active != "Runs" || got.Panel != "Runs" {
-		t.Errorf("after End: %+v, %v; want Runs focused and shown", got, err)
-	}
-	if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowRight)); err != nil {
-		t.Fatal(err)
-	}
-	if got, err = chromedp.Run(ctx, chromedp.Evaluate[row](state)); err != nil || got.Active != "Findings" || got.Panel != "Findings" {
-		t.Errorf("after → on the last tab: %+v, %v; want Findings (the row wraps around)", got, err)
+	for _, st := range steps {
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(st.key)); err != nil {
+			t.Fatal(err)
+		}
+		if got, err = chromedp.Run(ctx, chromedp.Evaluate[tabRow](tabRowJS)); err != nil || got.Active != st.want || got.Panel != st.want {
+			t.Errorf("after %s: %+v, %v; want %s focused and shown", st.name, got, err, st.want)
+		}
 	}
 	tabbable, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('.results-pane [role=tab]')].filter((b) => b.tabIndex >= 0).map((b) => b.textContent.trim().split(/\s/)[0])`))
 	if err != nil || strings.Join(tabbable, ",") != "Findings" {

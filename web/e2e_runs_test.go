@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,18 @@ func TestBrowserRuns(t *testing.T) {
 	ctx, base := browser(t, func(c *Config) {
 		c.Runs = RunsConfig{Endpoints: []runner.Endpoint{fakeEndpoint()}, Getenv: os.Getenv, HTTP: runner.HandlerDoer{Handler: f}, Retries: -1}
 	})
+	runFirst(t, ctx, base)
+	compareSecond(t, ctx)
+	reopenRunsTab(t, ctx)
+	if dir := os.Getenv("WORKBENCH_SCREENSHOT_DIR"); dir != "" {
+		screenshotResults(t, ctx, dir)
+	}
+}
+
+// runFirst opens the library example, starts a run of 3 samples from the Runs tab, sees its bar
+// part way and then done, and reads its results.
+func runFirst(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(base+"/"),
 		chromedp.Click(chromedp.CSS("[data-testid=example-library-2-draft]")),
@@ -38,7 +51,7 @@ func TestBrowserRuns(t *testing.T) {
 				if (b && b.value > 0 && b.value < b.max) window.__partial = true; })
 			.observe(document.body, {subtree: true, childList: true, attributes: true}); })()`),
 		chromedp.Click(chromedp.CSS("[data-testid=run-start]")),
-		// The bar arrives with the answer and fills over the stream: seen part way, then done.
+		// The bar arrives over the stream and fills: seen part way, then done.
 		chromedp.Poll[chromedp.Void](`document.querySelector('[data-testid=run-progress]')?.dataset.status === 'done'`,
 			chromedp.WithPollingTimeout(20*time.Second)),
 		chromedp.Poll[chromedp.Void](`window.__partial`, chromedp.WithPollingTimeout(time.Second)),
@@ -57,8 +70,12 @@ func TestBrowserRuns(t *testing.T) {
 	if err != nil || rows != 9 {
 		t.Errorf("%d task rows, %v; want 9", rows, err)
 	}
-	// A second run, then the comparison with the first.
-	err = chromedp.Do(ctx,
+}
+
+// compareSecond starts a second run of the same listing and compares it with the first.
+func compareSecond(t *testing.T, ctx context.Context) {
+	t.Helper()
+	err := chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS("[data-testid=run-start]")),
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll('[data-testid=run-row]').length === 2 &&
 			document.querySelector('[data-testid=run-progress]')?.dataset.status === 'done'`, chromedp.WithPollingTimeout(20*time.Second)),
@@ -74,10 +91,14 @@ func TestBrowserRuns(t *testing.T) {
 	if err != nil || diff != "+0.000" {
 		t.Errorf("two runs of the same listing differ by %q, %v; want +0.000", diff, err)
 	}
-	// Leave the tab and open it again: the panel empties to its placeholder at the click, before
-	// the reload answers, so none of the old buttons can be clicked and then undone by it. The
-	// check runs in the same task as the click: the GET cannot have answered yet.
-	err = chromedp.Do(ctx,
+}
+
+// reopenRunsTab leaves the tab and opens it again: the panel empties to its placeholder at the
+// click, before the reload answers, so none of the old buttons can be clicked and then undone
+// by it. The check runs in the same task as the click: the GET cannot have answered yet.
+func reopenRunsTab(t *testing.T, ctx context.Context) {
+	t.Helper()
+	err := chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS("[aria-controls=tp-findings]")),
 		chromedp.WaitNotVisible(chromedp.CSS("#tp-runs")),
 	)
@@ -108,18 +129,21 @@ func TestBrowserRuns(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the Runs panel did not load again: %v", err)
 	}
-	if dir := os.Getenv("WORKBENCH_SCREENSHOT_DIR"); dir != "" {
-		// A tall viewport, so that the results pane shows whole.
-		err := chromedp.Do(ctx, chromedp.EmulateViewport(1400, 4200))
-		var png []byte
-		if err == nil {
-			png, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(".results-pane")))
-		}
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, "runs.png"), png, 0o644)
-		}
-		if err != nil {
-			t.Errorf("screenshot: %v", err)
-		}
+}
+
+// screenshotResults keeps a screenshot of the results pane in dir, in a tall viewport so that
+// it shows whole.
+func screenshotResults(t *testing.T, ctx context.Context, dir string) {
+	t.Helper()
+	err := chromedp.Do(ctx, chromedp.EmulateViewport(1400, 4200))
+	var png []byte
+	if err == nil {
+		png, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(".results-pane")))
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "runs.png"), png, 0o644)
+	}
+	if err != nil {
+		t.Errorf("screenshot: %v", err)
 	}
 }

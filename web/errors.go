@@ -17,31 +17,37 @@ type Kind int
 
 // The kinds of failure.
 const (
-	Internal     Kind = iota // a bug or an outage: the message says no more
-	BadRequest               // the request cannot be used as sent (a bad field, a bad number)
-	Forbidden                // no access, or the wrong capability (view for an edit)
-	NotFound                 // no such workspace, revision, run, link
-	Conflict                 // the change collides with another, or with the workspace's state
-	TooLarge                 // a body or an upload over its limit
-	Unsupported              // a media type the route does not take
-	WrongHost                // a Host this server does not answer to (DNS rebinding)
-	RateLimited              // too many wrong tokens from this client
-	Unavailable              // no request slot free, past the deadline, or a part that is off
-	Unauthorized             // not signed in where signing in is required
+	Internal       Kind = iota // a bug or an outage: the message says no more
+	BadRequest                 // the request cannot be used as sent (a bad field, a bad number)
+	Forbidden                  // no access, or the wrong capability (view for an edit)
+	NotFound                   // no such workspace, revision, run, link
+	Conflict                   // the change collides with another, or with the workspace's state
+	TooLarge                   // a body or an upload over its limit
+	Unsupported                // a media type the route does not take
+	Unprocessable              // a well-formed request the listing cannot satisfy (an export go-sdk refuses)
+	WrongHost                  // a Host this server does not answer to (DNS rebinding)
+	RateLimited                // too many wrong tokens from this client
+	Unavailable                // no request slot free, past the deadline, or a part that is off
+	Unauthorized               // not signed in where signing in is required
+	BadGateway                 // a server the workbench fetched from answered wrong, or not at all
+	GatewayTimeout             // a server the workbench fetched from took too long
 )
 
 var statusOf = map[Kind]int{
-	Internal:     http.StatusInternalServerError,
-	BadRequest:   http.StatusBadRequest,
-	Forbidden:    http.StatusForbidden,
-	NotFound:     http.StatusNotFound,
-	Conflict:     http.StatusConflict,
-	TooLarge:     http.StatusRequestEntityTooLarge,
-	Unsupported:  http.StatusUnsupportedMediaType,
-	WrongHost:    http.StatusMisdirectedRequest,
-	RateLimited:  http.StatusTooManyRequests,
-	Unavailable:  http.StatusServiceUnavailable,
-	Unauthorized: http.StatusUnauthorized,
+	Internal:       http.StatusInternalServerError,
+	BadRequest:     http.StatusBadRequest,
+	Forbidden:      http.StatusForbidden,
+	NotFound:       http.StatusNotFound,
+	Conflict:       http.StatusConflict,
+	TooLarge:       http.StatusRequestEntityTooLarge,
+	Unsupported:    http.StatusUnsupportedMediaType,
+	Unprocessable:  http.StatusUnprocessableEntity,
+	WrongHost:      http.StatusMisdirectedRequest,
+	RateLimited:    http.StatusTooManyRequests,
+	Unavailable:    http.StatusServiceUnavailable,
+	Unauthorized:   http.StatusUnauthorized,
+	BadGateway:     http.StatusBadGateway,
+	GatewayTimeout: http.StatusGatewayTimeout,
 }
 
 // Error is a failure of a page request that a person reads: Msg says what was wrong, Hint what
@@ -54,7 +60,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	if e.Err != nil {
+	if e.Err != nil && e.Err.Error() != e.Msg { // (a message that is the cause's own says it once)
 		return e.Msg + ": " + e.Err.Error()
 	}
 	return e.Msg
@@ -102,4 +108,28 @@ func classify(err error) (code int, msg, hint string) {
 		return BadRequest.Status(), err.Error(), ""
 	}
 	return Internal.Status(), "internal error", ""
+}
+
+// statusFor is the status errorHandler answers err with, for middleware that acts on how a
+// handler failed (0 for no error).
+func statusFor(err error) int {
+	if err == nil {
+		return 0
+	}
+	code, _, _ := classify(err)
+	return code
+}
+
+// forAPI gives the JSON API's error handler (Config.APIErrors), which knows echo's errors but
+// not this package's, an *Error that the middleware returned before the API saw the request
+// (a wrong Host, a full server, a throttled token) as an *echo.HTTPError of the same status
+// and message.
+func forAPI(err error) error {
+	var we *Error
+	if !errors.As(err, &we) {
+		return err
+	}
+	he := echo.NewHTTPError(we.Kind.Status(), we.Msg)
+	he.Internal = err
+	return he
 }

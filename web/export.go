@@ -24,11 +24,12 @@ func (s *Server) exportFile(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	fail := func(code int, msg string) error {
+	// Copy asks for plain text; Download gets the error page.
+	fail := func(k Kind, msg string) error {
 		if strings.HasPrefix(c.Request().Header.Get("Accept"), "text/plain") {
-			return c.String(code, msg)
+			return c.String(k.Status(), msg)
 		}
-		return echo.NewHTTPError(code, msg)
+		return &Error{Kind: k, Msg: msg}
 	}
 	q := c.QueryParams()
 	var (
@@ -40,7 +41,7 @@ func (s *Server) exportFile(c echo.Context) error {
 	case "json", "":
 		shape, style := q.Get("shape"), q.Get("compact")
 		if shape != "" && shape != "result" && shape != "bare" {
-			return fail(http.StatusBadRequest, fmt.Sprintf("unknown JSON shape %q: use result (the tools/list result) or bare (an array of tools)", shape))
+			return fail(BadRequest, fmt.Sprintf("unknown JSON shape %q: use result (the tools/list result) or bare (an array of tools)", shape))
 		}
 		body = export.JSON(ws.Listing, export.JSONOptions{Bare: shape == "bare", Compact: style == "1" || style == "true"})
 		ctype, filename = "application/json", "listing.json"
@@ -51,16 +52,16 @@ func (s *Server) exportFile(c echo.Context) error {
 		pkg := strings.TrimSpace(q.Get("package"))
 		main := q.Get("main") == "1" || q.Get("main") == "true"
 		if pkg != "" && !goPackage.MatchString(pkg) {
-			return fail(http.StatusBadRequest, "the package name must be a Go identifier (letters, digits and _, not starting with a digit), such as tools")
+			return fail(BadRequest, "the package name must be a Go identifier (letters, digits and _, not starting with a digit), such as tools")
 		}
 		var goErr error
 		body, _, goErr = export.Go(ws.Listing, export.GoOptions{Package: pkg, Main: main, Source: "workspace " + ws.Name})
 		if goErr != nil {
 			var ge *export.GoError
 			if errors.As(goErr, &ge) {
-				return fail(http.StatusUnprocessableEntity, ge.Error())
+				return fail(Unprocessable, ge.Error())
 			}
-			return fail(http.StatusBadRequest, "the Go export failed: "+goErr.Error())
+			return fail(BadRequest, "the Go export failed: "+goErr.Error())
 		}
 		ctype, filename = "text/x-go; charset=utf-8", "tools.go"
 		if main {
@@ -80,11 +81,11 @@ func (s *Server) exportFile(c echo.Context) error {
 		}
 		opts.BaselineName, opts.CurrentName = ws.Name+" as imported", ws.Name+" now"
 		if body, err = export.Review(ws.Baseline, ws.Listing, opts); err != nil {
-			return fail(http.StatusUnprocessableEntity, "the review could not be written: "+err.Error())
+			return fail(Unprocessable, "the review could not be written: "+err.Error())
 		}
 		ctype, filename = "text/markdown; charset=utf-8", "review.md"
 	default:
-		return fail(http.StatusBadRequest, fmt.Sprintf("unknown export format %q: use json, go or review", f))
+		return fail(BadRequest, fmt.Sprintf("unknown export format %q: use json, go or review", f))
 	}
 	h := c.Response().Header()
 	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
@@ -151,4 +152,13 @@ func goNotes(ws Workspace) views.ExportNotes {
 		n.Notes = append(n.Notes, *byKind[k])
 	}
 	return n
+}
+
+func (s *Server) downloadListing(c echo.Context) error {
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Content-Disposition", `attachment; filename="listing.json"`)
+	return c.Blob(http.StatusOK, "application/json", append(ws.Listing.Marshal("  "), '\n'))
 }

@@ -121,7 +121,7 @@ func parseHeaders(text string) (http.Header, error) {
 		name, val, ok := strings.Cut(ln, ":")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" || strings.ContainsAny(name, " \t") {
-			return nil, fmt.Errorf("Header line %d is not of the form Name: value.", i+1)
+			return nil, failf(BadRequest, "Header line %d is not of the form Name: value.", i+1) // a sentence the form shows
 		}
 		if h == nil {
 			h = http.Header{}
@@ -175,17 +175,16 @@ func (s *Server) doFetch(ctx context.Context, t remote.Target) (*remote.Result, 
 	return res, nil
 }
 
-// fetchStatus maps a failed fetch to an HTTP status for the start page.
+// fetchKinds are the kinds of failure of a fetch; any other is the server's (BadGateway).
+var fetchKinds = map[remote.ErrorKind]Kind{remote.ErrTarget: BadRequest, remote.ErrRefused: Forbidden, remote.ErrTimeout: GatewayTimeout}
+
+// fetchStatus maps a failed fetch to an HTTP status for the start page, which shows the
+// problem in its fetch form rather than as an error page.
 func fetchStatus(kind string) int {
-	switch remote.ErrorKind(kind) {
-	case remote.ErrTarget:
-		return http.StatusBadRequest
-	case remote.ErrRefused:
-		return http.StatusForbidden
-	case remote.ErrTimeout:
-		return http.StatusGatewayTimeout
+	if k, ok := fetchKinds[remote.ErrorKind(kind)]; ok {
+		return k.Status()
 	}
-	return http.StatusBadGateway
+	return BadGateway.Status()
 }
 
 func reportOf(res *remote.Result) views.FetchReport {
@@ -294,22 +293,22 @@ func (s *Server) fetchWorkspace(c echo.Context) error {
 	}
 	pid := c.QueryParam("pid")
 	if pid != "" && !wsIDPattern.MatchString(pid) {
-		return echo.NewHTTPError(http.StatusBadRequest, "malformed page id")
+		return fail(BadRequest, "malformed page id")
 	}
 	tool, _ := strconv.Atoi(c.QueryParam("tool"))
 	sg := signals{PID: pid, Tool: tool}
 	fr := s.readFetchForm(c)
-	fail := func(p *views.FetchProblem) error {
+	showProblem := func(p *views.FetchProblem) error {
 		sse := newSSE(c)
 		_ = sse.PatchElementTempl(views.FetchStatus(p))
 		return nil
 	}
 	if fr.problem != nil {
-		return fail(fr.problem)
+		return showProblem(fr.problem)
 	}
 	res, prob := s.doFetch(c.Request().Context(), fr.target)
 	if prob != nil {
-		return fail(prob)
+		return showProblem(prob)
 	}
 	rep := reportOf(res)
 	rep.Refetched = true

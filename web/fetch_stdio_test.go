@@ -3,11 +3,9 @@ package web
 import (
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -17,8 +15,9 @@ import (
 // TestFetchStdio launches the remote package's stdio test server from the start page's form,
 // which only a server started with --allow-stdio may do.
 func TestFetchStdio(t *testing.T) {
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
+	// go test puts its own toolchain's bin first on PATH (runtime.GOROOT is deprecated).
+	goBin, err := exec.LookPath("go")
+	if err != nil {
 		t.Skipf("skipped: no go command to build the stdio test server: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "testserver")

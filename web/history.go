@@ -19,12 +19,13 @@ import (
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/views"
+	"github.com/tool-workbench/workbench/workspace"
 )
 
 // who is the author of a request.
 func (s *Server) who(c echo.Context) Author {
 	name, id := s.ident(c)
-	return authorName(Author{Name: name, ID: id})
+	return workspace.AuthorName(Author{Name: name, ID: id})
 }
 
 func (s *Server) historyRoutes(w *echo.Group) {
@@ -50,12 +51,12 @@ func revisionRow(r store.Revision, head int) views.RevisionRow {
 func (s *Server) revisionsModel(ctx context.Context, id string) (views.Revisions, error) {
 	revs, err := s.db.Revisions(ctx, id, store.RevisionPage{})
 	if err != nil {
-		return views.Revisions{}, storeErr(err)
+		return views.Revisions{}, workspace.StoreErr(err)
 	}
 	if n := len(revs); n > 0 && revs[n-1].Number != 0 {
 		base, err := s.db.Revisions(ctx, id, store.RevisionPage{Before: 1, Limit: 1})
 		if err != nil {
-			return views.Revisions{}, storeErr(err)
+			return views.Revisions{}, workspace.StoreErr(err)
 		}
 		revs = append(revs, base...)
 	}
@@ -100,10 +101,10 @@ func readHistorySignals(c echo.Context) (historySignals, error) {
 		r.Body = http.MaxBytesReader(c.Response(), r.Body, 64<<10)
 	}
 	if err := datastar.ReadSignals(r, &hs); err != nil {
-		return hs, echo.NewHTTPError(http.StatusBadRequest, "unreadable Datastar signals: "+err.Error())
+		return hs, fail(BadRequest, "unreadable Datastar signals: "+err.Error())
 	}
 	if hs.PID != "" && !wsIDPattern.MatchString(hs.PID) {
-		return hs, echo.NewHTTPError(http.StatusBadRequest, "malformed page id")
+		return hs, fail(BadRequest, "malformed page id")
 	}
 	return hs, nil
 }
@@ -129,20 +130,19 @@ func revNumber(raw json.RawMessage, def int) (int, error) {
 func pathRevision(c echo.Context) (int, error) {
 	n, err := strconv.Atoi(c.Param("n"))
 	if err != nil || n < 0 {
-		return 0, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("revision %q is not a revision number; revisions are numbered from 0 (the baseline)", c.Param("n")))
+		return 0, failf(NotFound, "revision %q is not a revision number; revisions are numbered from 0 (the baseline)", c.Param("n"))
 	}
 	return n, nil
 }
 
-// revisionErr maps a store error about a revision to a status with its message.
+// revisionKinds are the store's kinds of failure that a revision's error shows as they are.
+var revisionKinds = map[store.Kind]Kind{store.NotFound: NotFound, store.Invalid: BadRequest, store.Conflict: Conflict}
+
+// revisionErr shows a store error about a revision with its own message; other errors stay
+// internal.
 func revisionErr(err error) error {
-	switch store.KindOf(err) {
-	case store.NotFound:
-		return echo.NewHTTPError(http.StatusNotFound, err.Error())
-	case store.Invalid:
-		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
-	case store.Conflict:
-		return echo.NewHTTPError(http.StatusConflict, err.Error())
+	if k, ok := revisionKinds[store.KindOf(err)]; ok {
+		return &Error{Kind: k, Msg: err.Error(), Err: err}
 	}
 	return err
 }
@@ -183,7 +183,7 @@ func (s *Server) historyOlder(c echo.Context) error {
 			return err
 		}
 		if before-above > views.HistoryPageSize {
-			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("above=%d and before=%d span more than a page; give at most %d revisions", above, before, views.HistoryPageSize))
+			return failf(BadRequest, "above=%d and before=%d span more than a page; give at most %d revisions", above, before, views.HistoryPageSize)
 		}
 	}
 	page := store.RevisionPage{Before: before, Limit: views.HistoryPageSize}
@@ -192,7 +192,7 @@ func (s *Server) historyOlder(c echo.Context) error {
 	}
 	revs, err := s.db.Revisions(c.Request().Context(), c.Param("id"), page)
 	if err != nil {
-		return revisionErr(storeErr(err))
+		return revisionErr(workspace.StoreErr(err))
 	}
 	var rows []views.RevisionRow
 	for _, r := range revs {
@@ -227,7 +227,7 @@ func queryInt(c echo.Context, name string, lo, hi int) (int, error) {
 	v := c.QueryParam(name)
 	n, err := strconv.Atoi(v)
 	if err != nil || n < lo || n > hi {
-		return 0, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%s=%s is not a revision number from %d to %d", name, strconv.Quote(v), lo, hi))
+		return 0, failf(BadRequest, "%s=%s is not a revision number from %d to %d", name, strconv.Quote(v), lo, hi)
 	}
 	return n, nil
 }
@@ -240,7 +240,7 @@ func (s *Server) historyView(c echo.Context) error {
 	id := c.Param("id")
 	ws, err := s.db.Workspace(c.Request().Context(), id)
 	if err != nil {
-		return storeErr(err)
+		return workspace.StoreErr(err)
 	}
 	d := views.RevisionDetail{WS: id, Row: revisionRow(rev, ws.Head), HasTasks: rev.HasTasks}
 	for _, t := range rev.Listing.Tools {
@@ -262,7 +262,7 @@ func (s *Server) revisionAt(c echo.Context) (int, store.Revision, error) {
 	}
 	rev, err := s.db.Revision(c.Request().Context(), c.Param("id"), n)
 	if err != nil {
-		return n, rev, revisionErr(storeErr(err))
+		return n, rev, revisionErr(workspace.StoreErr(err))
 	}
 	return n, rev, nil
 }
@@ -283,7 +283,7 @@ func (s *Server) historyTasksDownload(c echo.Context) error {
 		return err
 	}
 	if !rev.HasTasks {
-		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("revision %d has no task file", n))
+		return failf(NotFound, "revision %d has no task file", n)
 	}
 	c.Response().Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="tasks-r%d.json"`, n))
 	return c.Blob(http.StatusOK, "application/json", rev.Tasks)
@@ -297,21 +297,21 @@ func (s *Server) historyDiff(c echo.Context) error {
 	}
 	a, err := revNumber(hs.RA, 0)
 	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+		return fail(BadRequest, err.Error())
 	}
 	b, err := revNumber(hs.RB, -1)
 	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+		return fail(BadRequest, err.Error())
 	}
 	ctx := c.Request().Context()
 	id := c.Param("id")
 	ra, err := s.db.Revision(ctx, id, a)
 	if err != nil {
-		return revisionErr(storeErr(err))
+		return revisionErr(workspace.StoreErr(err))
 	}
 	rb, err := s.db.Revision(ctx, id, b)
 	if err != nil {
-		return revisionErr(storeErr(err))
+		return revisionErr(workspace.StoreErr(err))
 	}
 	d := revisionDiff(id, ra, rb)
 	sse := newSSE(c)
@@ -434,11 +434,11 @@ func (s *Server) fork(c echo.Context) error {
 	who := s.who(c)
 	src, err := s.db.Workspace(c.Request().Context(), id)
 	if err != nil {
-		return storeErr(err)
+		return workspace.StoreErr(err)
 	}
-	ws, err := s.db.ForkWorkspace(c.Request().Context(), store.Fork{From: id, Title: title("Copy of " + src.Title), Author: who.Name})
+	ws, err := s.db.ForkWorkspace(c.Request().Context(), store.Fork{From: id, Title: workspace.Title("Copy of " + src.Title), Author: who.Name})
 	if err != nil {
-		return fmt.Errorf("fork workspace: %w", storeErr(err))
+		return fmt.Errorf("fork workspace: %w", workspace.StoreErr(err))
 	}
 	s.log.Info("workspace forked", "from", id, "id", ws.ID)
 	if err := s.grantFork(c, ws.ID); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/listing/tooledit"
 	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/views"
 )
@@ -50,11 +51,13 @@ type state struct {
 	tasks    views.Tasks
 }
 
-func (s *Server) buildState(ws Workspace, res *analysis.Result) *state {
+// buildState makes the view models of ws's shared regions from its analysis res and its
+// baseline's, base.
+func (s *Server) buildState(ws Workspace, res, base *analysis.Result) *state {
 	st := &state{version: ws.Version, ws: ws, res: res, names: ws.Listing.Names()}
 	st.rows = toolRows(res, ws.ToolsShape)
 	st.findings = findingsModel(ws.ID, res, ws.ToolsShape)
-	st.cost = s.costModel(ws, res)
+	st.cost = s.costModel(res, base)
 	st.tasks = tasksModel(ws, res)
 	return st
 }
@@ -90,10 +93,8 @@ func fieldFor(ptr string) string {
 		return "f-output"
 	case "annotations":
 		if len(toks) > 3 {
-			for _, a := range annotationDefaults {
-				if a.Key == toks[3] {
-					return "f-ann-" + a.Key
-				}
+			if _, ok := listing.HintDefault(toks[3]); ok {
+				return "f-ann-" + toks[3]
 			}
 		}
 		return "f-ann-readOnlyHint"
@@ -103,7 +104,7 @@ func fieldFor(ptr string) string {
 
 func findingItem(f analysis.Finding) views.FindingItem {
 	return views.FindingItem{Rule: f.Rule, Severity: f.Severity, Message: f.Message,
-		DocURL: "/rules#" + f.Rule, Tool: f.ToolIndex, Field: fieldFor(f.Pointer)}
+		DocURL: "/rules#" + f.Rule, Tool: f.ToolIndex, Field: fieldFor(f.Pointer), Pointer: f.Pointer}
 }
 
 // findingsModel groups the findings by tool, in order, listing at most maxFindingItems of them;
@@ -141,8 +142,7 @@ func findingsModel(id string, res *analysis.Result, shape int) views.Findings {
 	return f
 }
 
-func (s *Server) costModel(ws Workspace, res *analysis.Result) views.Cost {
-	base := s.baseline(ws)
+func (s *Server) costModel(res, base *analysis.Result) views.Cost {
 	c := views.Cost{Tokenizer: res.Cost.Tokenizer, TotalTokens: res.Cost.Total.Tokens, TotalBytes: res.Cost.Total.Bytes,
 		BaselineTokens: base.Cost.Total.Tokens, BaselineBytes: base.Cost.Total.Bytes, Window: s.engine.Context()}
 	if c.Window > 0 {
@@ -239,11 +239,11 @@ func (s *Server) editorModel(ws Workspace, res *analysis.Result, t int) *views.E
 	if t < len(res.Tools) {
 		e.Words, e.Tokens = res.Tools[t].DescWords, res.Tools[t].DescTokens
 	}
-	schema, properties, why := props(tool)
+	schema, properties, why := tooledit.Props(tool)
 	e.ParamsNote = why
 	if why == "" {
 		req := map[string]bool{}
-		for _, r := range requiredNames(schema) {
+		for _, r := range tooledit.RequiredNames(schema) {
 			req[r] = true
 		}
 		// The table lists the first maxParamRows parameters; the raw inputSchema holds them all.
@@ -254,8 +254,8 @@ func (s *Server) editorModel(ws Workspace, res *analysis.Result, t int) *views.E
 		}
 	}
 	ann := tool.Get("annotations")
-	for _, a := range annotationDefaults {
-		row := views.AnnotationRow{Key: a.Key, Label: a.Label, Default: a.Default, Help: a.Help}
+	for _, a := range listing.Hints {
+		row := views.AnnotationRow{Key: a.Key, Label: a.Key, Default: a.Default, Help: a.Help}
 		if v := ann.Get(a.Key); v != nil {
 			switch {
 			case v.Kind == listing.Bool && v.Bool:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tool-workbench/workbench/examples"
 	"github.com/tool-workbench/workbench/listing"
+	runsvc "github.com/tool-workbench/workbench/runs"
 	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/selection/fake"
 	"github.com/tool-workbench/workbench/selection/runner"
@@ -51,8 +52,8 @@ func BenchmarkRunResults(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rec := store.Run{ID: store.NewID(), Workspace: w.ID, Label: "bench", Status: runDone}
-	body := runBody{Listing: listing.Marshal(l.Result(), ""), Run: run}
+	rec := store.Run{ID: store.NewID(), Workspace: w.ID, Label: "bench", Status: runsvc.Done}
+	body := runsvc.Body{Listing: listing.Marshal(l.Result(), ""), Run: run}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

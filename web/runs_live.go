@@ -1,91 +1,82 @@
 package web
 
+// How the pages learn of runs: the runs service tells this server of the runs it runs here
+// (runsChanged), and the store's events tell it of the runs of the other replicas (onRuns).
+
 import (
 	"context"
 	"slices"
-	"sync"
 	"time"
 
+	"github.com/a-h/templ"
+
+	runsvc "github.com/tool-workbench/workbench/runs"
 	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/views"
 )
 
-// localRuns counts the runs this process stores, per workspace, so that the hub can tell the
-// EventRuns of its own saves (whose progress watch publishes, fresher) from another replica's.
-// Each PutRun or UpdateRun that succeeds makes one event (TouchRun none); the count is raised
-// before the write, so that the event cannot be seen before it, and lowered by the hub as it
-// sees the event, or by a write that failed (a Conflict included: it sent nothing).
-type localRuns struct {
-	RunStore
-	mu      sync.Mutex
-	pending map[string]int
-}
-
-func (l *localRuns) PutRun(ctx context.Context, r store.Run) (store.Run, error) {
-	l.expect(r.Workspace)
-	out, err := l.RunStore.PutRun(ctx, r)
-	if err != nil {
-		l.take(r.Workspace)
+// runsChanged shows the pages of ws what the runs service says changed: a run started or ended
+// here, its progress, or runs a page saw stale.
+func (s *Server) runsChanged(ws, id string, ev runsvc.Event) {
+	switch ev {
+	case runsvc.Started:
+		// Every page, the one that asked included, learns of the run over its stream, and
+		// before its progress can: a stream is ordered, so the end never arrives before the
+		// start.
+		a := s.runs.Get(id)
+		if a == nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		rows, err := s.runRows(ctx, ws)
+		cancel()
+		if err != nil {
+			s.log.Warn("announce a run: list runs", "ws", ws, "err", err)
+		}
+		s.publishRuns(ws, views.RunProgressRegion(activeProgress(a)), views.RunListRegion(ws, rows))
+	case runsvc.Progress:
+		if a := s.runs.Get(id); a != nil {
+			s.publishRuns(ws, views.RunProgressRegion(activeProgress(a)))
+		}
+	case runsvc.Ended:
+		// The end: the bar's final state and the list with the new accuracy, on every page.
+		bg := context.Background()
+		rec, body, err := s.loadRun(bg, ws, id)
+		if err != nil {
+			s.log.Warn("run ended but cannot be read back", "run", id, "err", err)
+			return
+		}
+		rows, _ := s.runRows(bg, ws)
+		s.publishRuns(ws, views.RunProgressRegion(s.progressOf(bg, rec, body)), views.RunListRegion(ws, rows))
+	case runsvc.Stale:
+		s.refreshRuns(ws)
 	}
-	return out, err
 }
 
-func (l *localRuns) UpdateRun(ctx context.Context, r store.Run, prev time.Time) (store.Run, error) {
-	l.expect(r.Workspace)
-	out, err := l.RunStore.UpdateRun(ctx, r, prev)
-	if err != nil {
-		l.take(r.Workspace)
+// publishRuns sends Runs regions to every page open on the workspace.
+func (s *Server) publishRuns(ws string, comps ...templ.Component) {
+	ctx := context.Background()
+	n := Notice{EditorTool: -1}
+	if w, err := s.db.Workspace(ctx, ws); err == nil {
+		n.Version = int(w.Seq)
 	}
-	return out, err
-}
-
-// TouchRun is forwarded as is: it sends no event, so there is nothing to count.
-func (l *localRuns) TouchRun(ctx context.Context, ws, id string, prev, at time.Time) error {
-	return l.RunStore.TouchRun(ctx, ws, id, prev, at)
-}
-
-// expect counts one write on ws whose event is to come.
-func (l *localRuns) expect(ws string) {
-	l.mu.Lock()
-	l.pending[ws]++
-	l.mu.Unlock()
-}
-
-// take reports whether one of this process's puts on ws was still waiting for its event, and
-// counts it as seen.
-func (l *localRuns) take(ws string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.pending[ws] == 0 {
-		return false
+	for _, c := range comps {
+		n.Shared = append(n.Shared, Patch{HTML: render(ctx, c)})
 	}
-	l.pending[ws]--
-	if l.pending[ws] == 0 {
-		delete(l.pending, ws)
-	}
-	return true
+	s.hub.Publish(ws, n)
 }
 
-// forget drops the count of ws when the hub subscribes to it: events of puts made while no page
-// was open here were never delivered, and must not hide another replica's later ones.
-func (l *localRuns) forget(ws string) {
-	l.mu.Lock()
-	delete(l.pending, ws)
-	l.mu.Unlock()
-}
-
-// onRuns shows a run stored by another replica: the process running a run publishes its progress
-// to its own pages as it goes (publishRuns), and saves it every RunsConfig.SaveEvery when some
+// onRuns shows a run stored by another replica: the process running a run tells its own pages
+// of its progress as it goes (runsChanged), and saves it every RunsConfig.SaveEvery when some
 // call finished; the pages of the other replicas learn of it only through the store's
 // EventRuns, so each save re-renders their Runs list and progress bar from what the store holds.
 // Cross-replica progress therefore moves in steps of SaveEvery, and ends with the final save.
 // Heartbeats (TouchRun) send no event: the lease timer (recheckAt) reads them.
-func (h *Hub) onRuns(r *room) {
-	s := h.s
-	if s.runs.local.take(r.ws) || s.runs.activeIn(r.ws) != nil {
-		return // stored or running here: watch publishes fresher progress than the store holds
+func (s *Server) onRuns(ws string) {
+	if s.runs.OwnEvent(ws) || s.runs.ActiveIn(ws) != nil {
+		return // stored or running here: its progress here is fresher than the store holds
 	}
-	s.refreshRuns(r.ws)
+	s.refreshRuns(ws)
 }
 
 // refreshRuns re-renders the Runs list and bar of ws on this process's pages from the store.
@@ -108,7 +99,7 @@ func (s *Server) refreshRuns(ws string) {
 	// The newest run is the one the event is about (a start, a save or an end); the list is
 	// newest first.
 	newest := list[0]
-	if _, elsewhere := s.runs.statusOf(newest); elsewhere || s.runs.get(newest.ID) != nil {
+	if _, elsewhere := s.runs.StatusOf(newest); elsewhere || s.runs.Get(newest.ID) != nil {
 		s.publishRuns(ws, views.RunProgressRegion(s.storedProgress(newest)), views.RunListRegion(ws, rows))
 		return
 	}
@@ -121,25 +112,11 @@ func (s *Server) refreshRuns(ws string) {
 	s.publishRuns(ws, views.RunProgressRegion(s.progressOf(ctx, rec, body)), views.RunListRegion(ws, rows))
 }
 
-// aliveElsewhere returns the IDs of the runs in list alive on another replica, and when the
-// soonest of their leases would lapse if no heartbeat came.
-func (r *runs) aliveElsewhere(list []store.Run) (ids []string, lapse time.Time) {
-	for _, rec := range list {
-		if _, elsewhere := r.statusOf(rec); elsewhere {
-			ids = append(ids, rec.ID)
-			if at := rec.Updated.Add(r.runLease(rec)); lapse.IsZero() || at.Before(lapse) {
-				lapse = at
-			}
-		}
-	}
-	return ids, lapse
-}
-
 // watchLeases arranges for ws's pages to be told when a run alive on another replica stops
 // being alive: the store sends no event for a process that died, and none for a heartbeat,
 // so this process checks again when the soonest lease would lapse (recheck).
 func (s *Server) watchLeases(ws string, list []store.Run) {
-	ids, lapse := s.runs.aliveElsewhere(list)
+	ids, lapse := s.runs.AliveElsewhere(list)
 	if len(ids) == 0 {
 		s.recheckAt(ws, -1, nil)
 		return
@@ -168,7 +145,7 @@ func (s *Server) recheckAt(ws string, d time.Duration, ids []string) {
 		}
 		delete(s.runs.lapse, ws)
 		s.runs.mu.Unlock()
-		if s.runs.ctx.Err() != nil || s.hub.Pages(ws) == 0 || s.runs.activeIn(ws) != nil {
+		if s.runs.Context().Err() != nil || s.hub.Pages(ws) == 0 || s.runs.ActiveIn(ws) != nil {
 			return
 		}
 		s.recheck(ws, ids)
@@ -184,13 +161,13 @@ func (s *Server) recheckAt(ws string, d time.Duration, ids []string) {
 func (s *Server) recheck(ws string, ids []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	list, err := s.runs.store.Runs(ctx, ws)
+	list, err := s.runs.List(ctx, ws)
 	if err != nil {
 		s.log.Warn("live update: list runs for their leases", "ws", ws, "err", err)
-		s.recheckAt(ws, runLeaseMin, ids) // try again shortly
+		s.recheckAt(ws, runsvc.LeaseMin, ids) // try again shortly
 		return
 	}
-	now, lapse := s.runs.aliveElsewhere(list)
+	now, lapse := s.runs.AliveElsewhere(list)
 	if slices.Equal(now, ids) {
 		s.recheckAt(ws, max(time.Until(lapse), 0)+10*time.Millisecond, ids)
 		return

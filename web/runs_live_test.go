@@ -17,6 +17,7 @@ import (
 
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/lint"
+	runsvc "github.com/tool-workbench/workbench/runs"
 	"github.com/tool-workbench/workbench/selection/fake"
 	"github.com/tool-workbench/workbench/selection/runner"
 	"github.com/tool-workbench/workbench/store"
@@ -190,13 +191,13 @@ func leaseAcross(t *testing.T, stA, stB store.Store) {
 		first = rec
 		return meta.Done == 4
 	})
-	lease := a.s.runs.runLease(first)
+	lease := a.s.runs.Lease(first)
 	updates, touches := cut.updates.Load(), cut.touches.Load()
 	// Without progress, only heartbeats move Updated: wait until they have carried it past a
 	// whole lease beyond the last save with progress.
 	eventually(t, "A's heartbeat renews the run's lease", func() bool {
 		rec, _, meta := a.stored(t, ws, id)
-		return meta.Done == 4 && rec.Status == runRunning && rec.Updated.Sub(first.Updated) > lease
+		return meta.Done == 4 && rec.Status == runsvc.Running && rec.Updated.Sub(first.Updated) > lease
 	})
 	// Those heartbeats only touched the run: none wrote its calls again.
 	if n := cut.updates.Load() - updates; n != 0 || cut.touches.Load() == touches {
@@ -229,7 +230,7 @@ func leaseAcross(t *testing.T, stA, stB store.Store) {
 	if strings.Contains(page.text(), `data-status="interrupted"`) {
 		t.Errorf("the page on B showed the run alive on A as interrupted:\n%s", page.text())
 	}
-	claimA := a.s.runs.get(id).claim
+	claimA := a.s.runs.Get(id).Claim()
 	cut.dead.Store(true)
 	// The page open on B turns to interrupted by itself once the lease lapses: no save comes to
 	// tell it, so B checks again when the lease would end.
@@ -244,11 +245,11 @@ func leaseAcross(t *testing.T, stA, stB store.Store) {
 	// A comes back (if it has not stopped the run already, its next heartbeat finds B's claim
 	// and stops the run without saving it).
 	cut.dead.Store(false)
-	eventually(t, "A stops the run B took over", func() bool { return a.s.runs.get(id) == nil })
+	eventually(t, "A stops the run B took over", func() bool { return a.s.runs.Get(id) == nil })
 	b.s.WaitRuns()
 	a.s.WaitRuns()
 	rec, body, meta := b.stored(t, ws, id)
-	if rec.Status != runDone || meta.Done != 27 || len(body.Run.Calls) != 27 || meta.Claim == claimA || meta.Claim == "" {
+	if rec.Status != runsvc.Done || meta.Done != 27 || len(body.Run.Calls) != 27 || meta.Claim == claimA || meta.Claim == "" {
 		t.Errorf("after B resumed: status %s, %d of 27 calls, claim %q (A's %q)", rec.Status, meta.Done, meta.Claim, claimA)
 	}
 	// A stopped the run itself a beat before its lease lapsed (it could not save it), or, if it
@@ -291,7 +292,7 @@ func cancelAcross(t *testing.T, stA, stB store.Store) {
 	}
 	eventually(t, "A ends the run as cancelled", func() bool {
 		rec, _, _ := a.stored(t, ws, id)
-		return rec.Status == runCancelled && a.s.runs.get(id) == nil
+		return rec.Status == runsvc.Cancelled && a.s.runs.Get(id) == nil
 	})
 	// B's page learns of the end through the store's event.
 	st.waitFor(t, `data-run="`+id+`" data-status="cancelled"`)
@@ -341,7 +342,7 @@ type racer struct {
 }
 
 func (r *racer) UpdateRun(ctx context.Context, rec store.Run, prev time.Time) (store.Run, error) {
-	if rec.ID != r.race.run || rec.Status != runRunning || !r.armed.CompareAndSwap(true, false) {
+	if rec.ID != r.race.run || rec.Status != runsvc.Running || !r.armed.CompareAndSwap(true, false) {
 		return r.Store.UpdateRun(ctx, rec, prev)
 	}
 	r.race.mu.Lock()
@@ -381,12 +382,12 @@ func resumeRace(t *testing.T, stA, stB, stC store.Store) {
 		_, _, meta := a.stored(t, ws, id)
 		return meta.Done == 4
 	})
-	claimA := a.s.runs.get(id).claim
+	claimA := a.s.runs.Get(id).Claim()
 	cut.dead.Store(true) // A's writes stop arriving
 	eventually(t, "the run's lease lapses", func() bool {
 		rec, _, _ := b.stored(t, ws, id)
-		st, _ := b.s.runs.statusOf(rec)
-		return st == runInterrupted
+		st, _ := b.s.runs.StatusOf(rec)
+		return st == runsvc.Interrupted
 	})
 	sent := f.Requests()
 	race.run = id
@@ -419,11 +420,11 @@ func resumeRace(t *testing.T, stA, stB, stC store.Store) {
 	// A comes back: its next heartbeat is refused (the claim moved Updated), it reads the
 	// run, finds another's claim, and stops without writing it.
 	cut.dead.Store(false)
-	eventually(t, "A stops the run the others took over", func() bool { return a.s.runs.get(id) == nil })
+	eventually(t, "A stops the run the others took over", func() bool { return a.s.runs.Get(id) == nil })
 	b.s.WaitRuns()
 	c.s.WaitRuns()
 	rec, _, meta := b.stored(t, ws, id)
-	if rec.Status != runDone || meta.Done != 27 || meta.Claim == claimA {
+	if rec.Status != runsvc.Done || meta.Done != 27 || meta.Claim == claimA {
 		t.Errorf("after the resume: status %s, %d of 27 calls, claim %q (A's %q)", rec.Status, meta.Done, meta.Claim, claimA)
 	}
 	if n := f.Requests() - sent; n != 27-4 {
@@ -444,48 +445,6 @@ func TestRunResumeRaceAcrossServers(t *testing.T) {
 func TestRunResumeRaceAcrossReplicasPostgres(t *testing.T) {
 	sts := postgresStores(t, 3)
 	resumeRace(t, sts[0], sts[1], sts[2])
-}
-
-// TestRunStatusOfLease reads stored runs through the lease: the owner's recorded heartbeat
-// interval sets it (else this server's SaveEvery), runLeaseMin floors it, an Updated in the
-// future (a reader whose clock runs behind) reads as alive, and a lapsed cancel request reads as
-// cancelled.
-func TestRunStatusOfLease(t *testing.T) {
-	r := newRuns(RunsConfig{SaveEvery: 2 * time.Second}, nil, slog.New(slog.DiscardHandler))
-	now := time.Now()
-	meta := func(beatMS int64) json.RawMessage { return mustJSON(runMeta{Claim: "x", BeatMS: beatMS}) }
-	for _, tc := range []struct {
-		name      string
-		status    string
-		age       time.Duration
-		meta      json.RawMessage
-		want      string
-		elsewhere bool
-		lease     time.Duration
-	}{
-		{"fresh running", runRunning, time.Second, meta(2000), runRunning, true, 6 * time.Second},
-		{"within three beats", runRunning, 5 * time.Second, meta(2000), runRunning, true, 6 * time.Second},
-		{"past three beats", runRunning, 7 * time.Second, meta(2000), runInterrupted, false, 6 * time.Second},
-		{"owner's longer beat wins over ours", runRunning, 20 * time.Second, meta(10000), runRunning, true, 30 * time.Second},
-		{"owner's short beat, floored", runRunning, 500 * time.Millisecond, meta(10), runRunning, true, runLeaseMin},
-		{"owner's short beat, lapsed", runRunning, 2 * time.Second, meta(10), runInterrupted, false, runLeaseMin},
-		{"no beat recorded: ours", runRunning, 5 * time.Second, nil, runRunning, true, 6 * time.Second},
-		{"updated in the future", runRunning, -time.Minute, meta(2000), runRunning, true, 6 * time.Second},
-		{"cancel asked, owner alive", runCancelling, time.Second, meta(2000), runCancelling, true, 6 * time.Second},
-		{"cancel asked, owner gone", runCancelling, time.Minute, meta(2000), runCancelled, false, 6 * time.Second},
-		{"done is done", runDone, time.Second, meta(2000), runDone, false, 6 * time.Second},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rec := store.Run{ID: strings.Repeat("a", 32), Status: tc.status, Updated: now.Add(-tc.age), Meta: tc.meta}
-			if got := r.runLease(rec); got != tc.lease {
-				t.Errorf("lease %s, want %s", got, tc.lease)
-			}
-			got, elsewhere := r.statusOf(rec)
-			if got != tc.want || elsewhere != tc.elsewhere {
-				t.Errorf("read as %q (elsewhere %v), want %q (elsewhere %v)", got, elsewhere, tc.want, tc.elsewhere)
-			}
-		})
-	}
 }
 
 // hooked is a store that runs before, once, right before the first UpdateRun of a record that
@@ -533,8 +492,8 @@ func hookAnswer(t *testing.T, h *hooked) error {
 	}
 }
 
-func metaOf(r store.Run) runMeta {
-	m := runMeta{}
+func metaOf(r store.Run) runsvc.Meta {
+	m := runsvc.Meta{}
 	_ = json.Unmarshal(r.Meta, &m)
 	return m
 }
@@ -565,18 +524,18 @@ func cancelRaces(t *testing.T, stA, stB func() store.Store) {
 			hookedA: true,
 			arm: func(t *testing.T, a, b *runEnv, ha, hb *hooked, release func()) {
 				// A's save of its first two calls (the third is held): B's cancel lands first.
-				ha.hook(func(r store.Run) bool { return r.Status == runRunning && metaOf(r).Done == 2 }, func(r store.Run) {
+				ha.hook(func(r store.Run) bool { return r.Status == runsvc.Running && metaOf(r).Done == 2 }, func(r store.Run) {
 					if code, body := b.call(t, http.MethodPost, "/w/"+r.Workspace+"/runs/"+r.ID+"/cancel", nil); code != http.StatusNoContent {
 						t.Errorf("B's cancel inside A's save: %d %s", code, body)
 					}
 				})
 			},
-			wantCode: http.StatusNoContent, wantStatus: runCancelled, wantDone: 2,
+			wantCode: http.StatusNoContent, wantStatus: runsvc.Cancelled, wantDone: 2,
 		},
 		{
 			name: "owner's heartbeat between the cancel's read and write",
 			arm: func(t *testing.T, a, b *runEnv, ha, hb *hooked, release func()) {
-				hb.hook(func(r store.Run) bool { return r.Status == runCancelling }, func(r store.Run) {
+				hb.hook(func(r store.Run) bool { return r.Status == runsvc.Cancelling }, func(r store.Run) {
 					before, _, _ := a.stored(t, r.Workspace, r.ID)
 					eventually(t, "A heartbeats", func() bool {
 						now, _, _ := a.stored(t, r.Workspace, r.ID)
@@ -584,17 +543,17 @@ func cancelRaces(t *testing.T, stA, stB func() store.Store) {
 					})
 				})
 			},
-			wantCode: http.StatusNoContent, wantStatus: runCancelled, wantDone: 2,
+			wantCode: http.StatusNoContent, wantStatus: runsvc.Cancelled, wantDone: 2,
 		},
 		{
 			name: "owner's final save between the cancel's read and write",
 			arm: func(t *testing.T, a, b *runEnv, ha, hb *hooked, release func()) {
-				hb.hook(func(r store.Run) bool { return r.Status == runCancelling }, func(store.Run) {
+				hb.hook(func(r store.Run) bool { return r.Status == runsvc.Cancelling }, func(store.Run) {
 					release() // the held calls go through, and the run ends
 					a.s.WaitRuns()
 				})
 			},
-			wantCode: http.StatusConflict, wantStatus: runDone, wantDone: 18,
+			wantCode: http.StatusConflict, wantStatus: runsvc.Done, wantDone: 18,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -625,7 +584,7 @@ func cancelRaces(t *testing.T, stA, stB func() store.Store) {
 			if err := hookAnswer(t, h); !errors.Is(err, store.ErrConflict) {
 				t.Errorf("the write overtaken by the other's answered %v, want a Conflict", err)
 			}
-			eventually(t, "A's run ends", func() bool { return a.s.runs.get(id) == nil })
+			eventually(t, "A's run ends", func() bool { return a.s.runs.Get(id) == nil })
 			a.s.WaitRuns()
 			rec, body, meta := a.stored(t, ws, id)
 			if rec.Status != tc.wantStatus || meta.Done != tc.wantDone || body.Run == nil || len(body.Run.Calls) != tc.wantDone {
@@ -674,9 +633,9 @@ func TestRunLeaseRecheck(t *testing.T) {
 	ctx := context.Background()
 	// A run stored by another process that beats every 30 s: a lease of 90 s.
 	now := store.Now()
-	rec, err := st.PutRun(ctx, store.Run{Workspace: ws, Label: "elsewhere", Status: runRunning, Created: now, Updated: now,
-		Meta: mustJSON(runMeta{Endpoint: "fake", Done: 3, Total: 18, Errors: 1, Cached: 2, LastErr: "HTTP 500 from the endpoint", Claim: "other", BeatMS: 30000}),
-		Body: mustJSON(runBody{Listing: json.RawMessage(`{"tools": []}`)})})
+	rec, err := st.PutRun(ctx, store.Run{Workspace: ws, Label: "elsewhere", Status: runsvc.Running, Created: now, Updated: now,
+		Meta: runsvc.MustJSON(runsvc.Meta{Endpoint: "fake", Done: 3, Total: 18, Errors: 1, Cached: 2, LastErr: "HTTP 500 from the endpoint", Claim: "other", BeatMS: 30000}),
+		Body: runsvc.MustJSON(runsvc.Body{Listing: json.RawMessage(`{"tools": []}`)})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -737,7 +696,7 @@ func TestRunStopsWhenItCannotSave(t *testing.T) {
 		return meta.Done > 0
 	})
 	cut.dead.Store(true)
-	eventually(t, "the run stops itself", func() bool { return a.s.runs.get(id) == nil })
+	eventually(t, "the run stops itself", func() bool { return a.s.runs.Get(id) == nil })
 	a.s.WaitRuns() // every call the run made has ended
 	if !strings.Contains(a.log.String(), "could not save the run") {
 		t.Errorf("the log does not say why the run stopped:\n%s", a.log.String())
@@ -745,7 +704,7 @@ func TestRunStopsWhenItCannotSave(t *testing.T) {
 	cut.dead.Store(false)
 	eventually(t, "the stopped run reads as interrupted, with calls left", func() bool {
 		rec, _, meta := a.stored(t, ws, id)
-		status, _ := a.s.runs.statusOf(rec)
-		return status == runInterrupted && meta.Done < meta.Total
+		status, _ := a.s.runs.StatusOf(rec)
+		return status == runsvc.Interrupted && meta.Done < meta.Total
 	})
 }

@@ -1,12 +1,9 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,241 +19,13 @@ import (
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
+	runsvc "github.com/tool-workbench/workbench/runs"
 	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/selection/fake"
 	"github.com/tool-workbench/workbench/selection/runner"
 	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/store/sqlite"
 )
-
-// testKey is the API key of the tests' endpoint: it must never appear in anything the server
-// writes.
-const testKey = "sk-test-3f9c1e7d5b2a4c6e8f0a1b3c5d7e9f21"
-
-const keyEnv = "WORKBENCH_TEST_RUN_KEY"
-
-// syncBuf is a log sink that tests read while runs write to it.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuf) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuf) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-// runEnv is a server whose Runs tab offers the fake endpoint "fake" (key required), in process.
-type runEnv struct {
-	s    *Server
-	db   store.Store
-	fake *fake.Server
-	log  *syncBuf
-}
-
-func fakeEndpoint() runner.Endpoint {
-	return runner.Endpoint{Name: "fake", BaseURL: "http://fake.invalid/v1", Model: "fake-model", APIKeyEnv: keyEnv, Concurrency: 4}
-}
-
-func newRunEnv(t *testing.T, f *fake.Server, configure func(*RunsConfig)) *runEnv {
-	t.Helper()
-	t.Setenv(keyEnv, testKey)
-	if f == nil {
-		f = &fake.Server{}
-	}
-	f.Key = testKey
-	cfg := RunsConfig{Endpoints: []runner.Endpoint{fakeEndpoint()}, Getenv: os.Getenv,
-		HTTP: runner.HandlerDoer{Handler: f}, ProgressEvery: 10 * time.Millisecond, Retries: -1,
-		Estimate: func(l *listing.Listing) (int, string, error) { return 100 * len(l.Tools), "test estimate", nil }}
-	if configure != nil {
-		configure(&cfg)
-	}
-	return newRunEnvWith(t, f, cfg)
-}
-
-func newRunEnvWith(t testing.TB, f *fake.Server, cfg RunsConfig) *runEnv {
-	t.Helper()
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "wb.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	eng, err := analysis.New(analysis.Options{Extended: lint.New(lint.Config{})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf := &syncBuf{}
-	s, err := New(Config{Store: db, Engine: eng, DatastarJS: []byte("// test client"), Runs: cfg,
-		Log: slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.WaitRuns)
-	return &runEnv{s: s, db: db, fake: f, log: buf}
-}
-
-// call sends a request through the real router and returns the status and body.
-func (e *runEnv) call(t *testing.T, method, path string, form url.Values) (int, string) {
-	t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	} else if method == http.MethodPost {
-		body = strings.NewReader(`{"pid":"` + strings.Repeat("c", 32) + `","tool":0,"ver":0}`)
-	}
-	req := httptest.NewRequest(method, path, body)
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	} else if method == http.MethodPost {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Datastar-Request", "true")
-	rec := httptest.NewRecorder()
-	e.s.Handler().ServeHTTP(rec, req)
-	return rec.Code, rec.Body.String()
-}
-
-func (e *runEnv) start(t *testing.T, ws string, form url.Values) string {
-	t.Helper()
-	code, body := e.call(t, http.MethodPost, "/w/"+ws+"/runs", form)
-	if code != http.StatusOK {
-		t.Fatalf("start run: status %d: %s", code, body)
-	}
-	if m := regexp.MustCompile(`data-testid="run-form-problem">([^<]*)`).FindStringSubmatch(body); m != nil {
-		t.Fatalf("start run refused: %s", m[1])
-	}
-	// The answer names the run; its progress comes over the page's stream.
-	id := regexp.MustCompile(`data-testid="run-started" data-run="([0-9a-f]{32})"`).FindStringSubmatch(body)
-	if id == nil {
-		t.Fatalf("no run id in the answer to start: %s", body)
-	}
-	return id[1]
-}
-
-func (e *runEnv) stored(t *testing.T, ws, id string) (store.Run, runBody, runMeta) {
-	t.Helper()
-	rec, err := e.db.Run(context.Background(), ws, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var body runBody
-	if err := json.Unmarshal(rec.Body, &body); err != nil {
-		t.Fatal(err)
-	}
-	var meta runMeta
-	if err := json.Unmarshal(rec.Meta, &meta); err != nil {
-		t.Fatal(err)
-	}
-	return rec, body, meta
-}
-
-// putTasks replaces a workspace's task file in the store, as an import does.
-func (e *runEnv) putTasks(t *testing.T, ws, src string) {
-	t.Helper()
-	if _, err := selection.ParseTasks([]byte(src), false); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.db.PutTasks(context.Background(), store.TaskEdit{Workspace: ws, Body: json.RawMessage(src), Now: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// liveStream is a page's live stream over real HTTP, read in the background.
-type liveStream struct {
-	mu   sync.Mutex
-	body strings.Builder
-	done chan struct{}
-}
-
-func (e *runEnv) openStream(t *testing.T, ws string) *liveStream {
-	t.Helper()
-	ts := httptest.NewServer(e.s.Handler())
-	ctx, cancel := context.WithCancel(context.Background())
-	q := url.QueryEscape(`{"pid":"` + strings.Repeat("d", 32) + `","tool":0,"ver":0}`)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/w/"+ws+"/stream?datastar="+q, nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := &liveStream{done: make(chan struct{})}
-	go func() {
-		defer close(st.done)
-		buf := make([]byte, 1<<16)
-		for {
-			n, err := resp.Body.Read(buf)
-			st.mu.Lock()
-			st.body.Write(buf[:n])
-			st.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		resp.Body.Close()
-		<-st.done
-		ts.Close()
-	})
-	deadline := time.Now().Add(5 * time.Second)
-	for e.s.Hub().Pages(ws) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the stream did not join the hub")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return st
-}
-
-func (st *liveStream) text() string {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.body.String()
-}
-
-// waitFor polls until the stream holds pattern.
-func (st *liveStream) waitFor(t *testing.T, pattern string) string {
-	t.Helper()
-	re := regexp.MustCompile(pattern)
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if s := st.text(); re.MatchString(s) {
-			return s
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("the stream never held %q; it holds:\n%s", pattern, st.text())
-	return ""
-}
-
-func runForm(kv ...string) url.Values {
-	v := url.Values{"endpoint": {"fake"}, "samples": {"1"}, "temperature": {"0"}, "system": {runner.DefaultSystemPrompt}}
-	for i := 0; i+1 < len(kv); i += 2 {
-		v.Set(kv[i], kv[i+1])
-	}
-	return v
-}
-
-var testID = regexp.MustCompile(`data-testid="([a-z-]+)"[^>]*>([^<]*)`)
-
-// texts maps data-testid to the text right after the element opens.
-func texts(body string) map[string]string {
-	out := map[string]string{}
-	for _, m := range testID.FindAllStringSubmatch(body, -1) {
-		if _, ok := out[m[1]]; !ok {
-			out[m[1]] = strings.TrimSpace(m[2])
-		}
-	}
-	return out
-}
 
 // TestRunFromPage starts a run from the Runs tab, watches its progress arrive over the page's
 // stream, and reads its results, which must equal a run of the same inputs made directly
@@ -287,7 +55,7 @@ func TestRunFromPage(t *testing.T) {
 	}
 
 	rec, stored, meta := e.stored(t, ws, id)
-	if rec.Status != runDone || meta.Done != 27 || meta.Total != 27 || stored.Run == nil {
+	if rec.Status != runsvc.Done || meta.Done != 27 || meta.Total != 27 || stored.Run == nil {
 		t.Fatalf("stored run: status %s, %d/%d calls", rec.Status, meta.Done, meta.Total)
 	}
 	// The same inputs through the engine directly.
@@ -376,11 +144,11 @@ func TestRunCancelResume(t *testing.T) {
 	id := e.start(t, ws, runForm("samples", "4", "seed", "1"))
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		a := e.s.runs.get(id)
+		a := e.s.runs.Get(id)
 		if a == nil {
 			t.Fatal("the run ended before it could be cancelled")
 		}
-		if a.job.Latest().Done >= 5 {
+		if a.Counts().Done >= 5 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -395,7 +163,7 @@ func TestRunCancelResume(t *testing.T) {
 	e.s.WaitRuns()
 	st.waitFor(t, `data-testid="run-progress" data-status="cancelled"`)
 	rec, stored, meta := e.stored(t, ws, id)
-	if rec.Status != runCancelled || meta.Done < 5 || meta.Done >= 36 || len(stored.Run.Calls) != meta.Done {
+	if rec.Status != runsvc.Cancelled || meta.Done < 5 || meta.Done >= 36 || len(stored.Run.Calls) != meta.Done {
 		t.Fatalf("cancelled run: status %s, %d of %d calls kept", rec.Status, meta.Done, meta.Total)
 	}
 	kept := meta.Done
@@ -427,7 +195,7 @@ func TestRunCancelResume(t *testing.T) {
 	e.s.WaitRuns()
 	st.waitFor(t, `data-testid="run-progress" data-status="done"`)
 	rec, stored, meta = e.stored(t, ws, id)
-	if rec.Status != runDone || meta.Done != 36 || len(stored.Run.Calls) != 36 {
+	if rec.Status != runsvc.Done || meta.Done != 36 || len(stored.Run.Calls) != 36 {
 		t.Fatalf("resumed run: status %s, %d/%d calls (%s)", rec.Status, meta.Done, meta.Total, meta.Problem)
 	}
 	// Only the calls not kept were sent again (plus at most the one abandoned in flight).
@@ -624,7 +392,7 @@ func TestRunFailuresShowPlainly(t *testing.T) {
 				t.Errorf("the failure is not shown plainly; the stream holds:\n%s", body)
 			}
 			rec, _, meta := e.stored(t, ws, id)
-			if rec.Status != runFailed || meta.Done >= 9 {
+			if rec.Status != runsvc.Failed || meta.Done >= 9 {
 				t.Errorf("status %s after %d calls; want failed, stopped early", rec.Status, meta.Done)
 			}
 			_, res := e.call(t, http.MethodGet, "/w/"+ws+"/runs/"+id, nil)
@@ -731,7 +499,7 @@ func TestRunReplayWorkshop(t *testing.T) {
 	rid := w.start(t, wsW, url.Values{"endpoint": {"workshop"}, "samples": {"1"}, "temperature": {"0"}})
 	w.s.WaitRuns()
 	r, body, meta := w.stored(t, wsW, rid)
-	if r.Status != runDone || meta.Errors != 0 || meta.Done != origMeta.Done {
+	if r.Status != runsvc.Done || meta.Errors != 0 || meta.Done != origMeta.Done {
 		t.Fatalf("replayed run: status %s, %d calls, %d failed (%s)", r.Status, meta.Done, meta.Errors, meta.Problem)
 	}
 	if *meta.Accuracy != *origMeta.Accuracy || body.Run.Header.Spec.Temperature != 0.7 {
@@ -777,8 +545,8 @@ func TestRunsViewLink(t *testing.T) {
 	t.Setenv(keyEnv, testKey)
 	r := newAuthRig(t, AuthConfig{Mode: AuthToken, Token: adminToken})
 	f := &fake.Server{Key: testKey}
-	r.s.runs = newRuns(RunsConfig{Endpoints: []runner.Endpoint{fakeEndpoint()}, Getenv: os.Getenv,
-		HTTP: runner.HandlerDoer{Handler: f}, Retries: -1}, r.st, slog.New(slog.DiscardHandler))
+	r.s.runs = r.s.newRuns(RunsConfig{Endpoints: []runner.Endpoint{fakeEndpoint()}, Getenv: os.Getenv,
+		HTTP: runner.HandlerDoer{Handler: f}, Retries: -1}, r.st)
 	ctx := context.Background()
 	// A cancelled run of the workspace, made with the engine and stored as the page stores it.
 	l, err := listing.Parse([]byte(authListing), listing.Options{Name: "t"})
@@ -789,15 +557,15 @@ func TestRunsViewLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := r.s.runs.clients["fake"]
+	client, _ := r.s.runs.Client("fake")
 	run, err := runner.Execute(ctx, client, l, tasks, runner.Options{Spec: runner.Spec{Samples: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	run.Calls = run.Calls[:2]
-	rec, err := r.st.PutRun(ctx, store.Run{Workspace: r.ws, Label: "earlier", Status: runCancelled, Created: time.Now(),
-		Meta: mustJSON(runMeta{Endpoint: "fake", Model: "fake-model", Samples: 2, Tasks: 2, Done: 2, Total: 4, TasksHash: run.Header.TasksHash}),
-		Body: mustJSON(runBody{Listing: listing.Marshal(l.Result(), ""), Run: run})})
+	rec, err := r.st.PutRun(ctx, store.Run{Workspace: r.ws, Label: "earlier", Status: runsvc.Cancelled, Created: time.Now(),
+		Meta: runsvc.MustJSON(runsvc.Meta{Endpoint: "fake", Model: "fake-model", Samples: 2, Tasks: 2, Done: 2, Total: 4, TasksHash: run.Header.TasksHash}),
+		Body: runsvc.MustJSON(runsvc.Body{Listing: listing.Marshal(l.Result(), ""), Run: run})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -837,7 +605,7 @@ func TestRunsViewLink(t *testing.T) {
 		t.Fatalf("the owner's resume: %d %s", got.Code, got.Body.String())
 	}
 	r.s.WaitRuns()
-	if got, _ := r.st.Run(ctx, r.ws, rec.ID); got.Status != runDone {
+	if got, _ := r.st.Run(ctx, r.ws, rec.ID); got.Status != runsvc.Done {
 		t.Errorf("resumed run: %s", got.Status)
 	}
 }
@@ -872,18 +640,18 @@ func TestRunSurvivesRestart(t *testing.T) {
 	a := server(first)
 	ws := openExample(t, a.s, "library-2-draft")
 	id := a.start(t, ws, runForm("samples", "2"))
-	for a.s.runs.get(id) != nil && a.s.runs.get(id).job.Latest().Done < 4 {
+	for a.s.runs.Get(id) != nil && a.s.runs.Get(id).Counts().Done < 4 {
 		time.Sleep(5 * time.Millisecond)
 	}
 	stop() // the process is told to stop
 	a.s.WaitRuns()
 	rec, body, meta := a.stored(t, ws, id)
-	if rec.Status != runInterrupted || meta.Done < 4 || meta.Done >= 18 || len(body.Run.Calls) != meta.Done {
+	if rec.Status != runsvc.Interrupted || meta.Done < 4 || meta.Done >= 18 || len(body.Run.Calls) != meta.Done {
 		t.Fatalf("after the stop: status %s, %d of 18 calls kept", rec.Status, meta.Done)
 	}
 	// As if killed: the last periodic save says running, and it was just made, so the run's
 	// lease is live and a new server reads it as alive elsewhere, not to be resumed.
-	rec.Status, rec.Updated = runRunning, time.Now()
+	rec.Status, rec.Updated = runsvc.Running, time.Now()
 	if _, err := db.PutRun(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
@@ -908,7 +676,7 @@ func TestRunSurvivesRestart(t *testing.T) {
 	}
 	b.s.WaitRuns()
 	rec, _, after := b.stored(t, ws, id)
-	if rec.Status != runDone || after.Done != 18 {
+	if rec.Status != runsvc.Done || after.Done != 18 {
 		t.Fatalf("resumed: status %s, %d of 18 calls", rec.Status, after.Done)
 	}
 	if n := f.Requests() - sent; n != 18-meta.Done {
@@ -952,7 +720,7 @@ func TestRunCacheAndThrottle(t *testing.T) {
 		t.Errorf("a run that bypasses the cache sent %d requests, want 18", n)
 	}
 	for _, id := range []string{first, second, third} {
-		if rec, _, meta := e.stored(t, ws, id); rec.Status != runDone || meta.Done != 18 {
+		if rec, _, meta := e.stored(t, ws, id); rec.Status != runsvc.Done || meta.Done != 18 {
 			t.Errorf("run %s: %s, %d calls", id, rec.Status, meta.Done)
 		}
 	}
@@ -964,7 +732,7 @@ func TestRunCacheAndThrottle(t *testing.T) {
 func TestRunStartsFromWhatItNames(t *testing.T) {
 	e := newRunEnv(t, nil, nil)
 	race := &interject{Store: e.db, method: "PutRun", when: func(a any) bool { return a.(store.Run).ID == "" }}
-	e.s.runs.store = race
+	e.s.runs = e.s.newRuns(e.s.runs.Config(), race)
 	ws := openExample(t, e.s, "library-2-draft")
 	race.arm(func(st store.Store) {
 		if _, err := st.AppendEdit(context.Background(), store.Edit{Workspace: ws, Author: "bo",

@@ -33,10 +33,12 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/static"
 	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/views"
+	"github.com/tool-workbench/workbench/workspace"
 )
 
 // DatastarCDN is the pinned Datastar client the pages load by default.
@@ -95,7 +97,7 @@ type Config struct {
 type Server struct {
 	echo   *echo.Echo
 	db     store.Store
-	store  *workspaces
+	store  *workspace.Service
 	ident  func(c echo.Context) (name, id string)
 	engine *analysis.Engine
 	log    *slog.Logger
@@ -136,7 +138,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: load static files: %w", err)
 	}
-	s := &Server{db: cfg.Store, store: newWorkspaces(cfg.Store), ident: cfg.Identity, engine: cfg.Engine, log: cfg.Log, assets: assets,
+	s := &Server{db: cfg.Store, store: workspace.New(cfg.Store), ident: cfg.Identity, engine: cfg.Engine, log: cfg.Log, assets: assets,
 		max: cfg.MaxListingBytes, states: map[string]*state{}, bases: map[string]*analysis.Result{},
 		locks: map[string]*sync.Mutex{}, fetch: cfg.Fetch, alive: cfg.KeepAlive, apiErr: cfg.APIErrors}
 	if s.alive <= 0 {
@@ -170,7 +172,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DatastarJS != nil {
 		s.page.DatastarJS = assets.Add("datastar.js", cfg.DatastarJS).URL()
 	}
-	s.runs = newRuns(cfg.Runs, cfg.Store, cfg.Log)
+	s.runs = s.newRuns(cfg.Runs, cfg.Store)
 	s.echo = s.routes()
 	if cfg.Mount != nil {
 		cfg.Mount(s.echo)
@@ -230,7 +232,7 @@ func (s *Server) routes() *echo.Echo {
 func (s *Server) workspaceID(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if !wsIDPattern.MatchString(c.Param("id")) {
-			return echo.NewHTTPError(http.StatusNotFound, "no such workspace")
+			return fail(NotFound, "no such workspace")
 		}
 		return next(c)
 	}
@@ -271,12 +273,12 @@ func sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
-			return echo.NewHTTPError(http.StatusForbidden, "cross-site request refused: edits must come from the workbench's own pages")
+			return fail(Forbidden, "cross-site request refused: edits must come from the workbench's own pages")
 		}
 		if o := r.Header.Get("Origin"); o != "" {
 			u, err := url.Parse(o)
 			if err != nil || !strings.EqualFold(u.Host, r.Host) {
-				return echo.NewHTTPError(http.StatusForbidden, "cross-origin request refused: edits must come from the workbench's own pages")
+				return fail(Forbidden, "cross-origin request refused: edits must come from the workbench's own pages")
 			}
 		}
 		return next(c)
@@ -443,7 +445,7 @@ func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 			if port == "" {
 				port = "PORT"
 			}
-			return echo.NewHTTPError(http.StatusMisdirectedRequest, "this workbench runs in local mode and answers only to loopback names "+
+			return fail(WrongHost, "this workbench runs in local mode and answers only to loopback names "+
 				"(localhost, 127.0.0.1, [::1]); this request named the host "+shown+", as a page of another site does when it "+
 				"points its own name at this machine (DNS rebinding). Open http://127.0.0.1:"+port+"/ instead; if you reach this "+
 				"machine by that name on purpose, start the workbench with --allowed-host NAME")
@@ -455,7 +457,7 @@ func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 				names[i] += ":" + n.port
 			}
 		}
-		return echo.NewHTTPError(http.StatusMisdirectedRequest, "this workbench answers only to "+strings.Join(names, ", ")+
+		return fail(WrongHost, "this workbench answers only to "+strings.Join(names, ", ")+
 			"; this request named the host "+shown+". Use one of those names; if this name is the server's too, add --allowed-host NAME")
 	}
 }
@@ -558,8 +560,8 @@ func (s *Server) bound(next echo.HandlerFunc) echo.HandlerFunc {
 			if !l.acquire(r.Context()) {
 				s.log.Warn("request refused: every request slot is taken", "path", r.URL.Path, "slots", cap(l.slots))
 				c.Response().Header().Set("Retry-After", "1")
-				return echo.NewHTTPError(http.StatusServiceUnavailable, fmt.Sprintf("the workbench is busy: it serves at most %d requests at once, "+
-					"and all of them are taken. Try again in a second", cap(l.slots)))
+				return failf(Unavailable, "the workbench is busy: it serves at most %d requests at once, "+
+					"and all of them are taken. Try again in a second", cap(l.slots))
 			}
 			defer l.release()
 		}
@@ -578,8 +580,8 @@ func (s *Server) bound(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded) {
 			s.log.Warn("request stopped at its deadline", "path", r.URL.Path, "timeout", l.timeout)
-			return echo.NewHTTPError(http.StatusServiceUnavailable, fmt.Sprintf("the request took longer than %s and was stopped; "+
-				"try again, or with a smaller listing", l.timeout))
+			return failf(Unavailable, "the request took longer than %s and was stopped; "+
+				"try again, or with a smaller listing", l.timeout)
 		}
 		return err
 	}
@@ -593,7 +595,7 @@ func (s *Server) recoverer(next echo.HandlerFunc) echo.HandlerFunc {
 					panic(r)
 				}
 				s.log.Error("handler panic", "path", c.Request().URL.Path, "panic", r)
-				err = echo.NewHTTPError(http.StatusInternalServerError, "internal error")
+				err = &Error{Kind: Internal, Msg: "internal error", Err: fmt.Errorf("handler panic: %v", r)}
 			}
 		}()
 		return next(c)
@@ -607,11 +609,11 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		return
 	}
 	if s.apiErr != nil && strings.HasPrefix(c.Request().URL.Path, "/api/") {
-		s.apiErr(err, c)
+		s.apiErr(forAPI(err), c)
 		return
 	}
 	code, msg, hint := classify(err)
-	if code >= 500 && code != http.StatusServiceUnavailable {
+	if code >= 500 && code != Unavailable.Status() {
 		// (A 503 is the server shedding load or a deadline, which bound logs; and the handlers
 		// that answer 503 for an outage log it themselves.)
 		s.log.Error("request failed", "path", c.Request().URL.Path, "err", err)

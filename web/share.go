@@ -30,7 +30,7 @@ func safeNext(next string) string { return localPath(next) }
 
 func (s *Server) loginPage(c echo.Context) error {
 	if s.auth.cfg.Mode != AuthToken {
-		return echo.NewHTTPError(http.StatusNotFound, "this server has no sign-in page: it runs in "+modeName(s.auth.cfg.Mode))
+		return fail(NotFound, "this server has no sign-in page: it runs in "+modeName(s.auth.cfg.Mode))
 	}
 	return htmlPage(c, http.StatusOK, views.LoginPage(s.page, views.Login{Next: safeNext(c.QueryParam("next"))}))
 }
@@ -50,12 +50,12 @@ func modeName(m AuthMode) string {
 func (s *Server) login(c echo.Context) error {
 	a := s.auth
 	if a.cfg.Mode != AuthToken {
-		return echo.NewHTTPError(http.StatusNotFound, "this server has no sign-in page: it runs in "+modeName(a.cfg.Mode))
+		return fail(NotFound, "this server has no sign-in page: it runs in "+modeName(a.cfg.Mode))
 	}
 	r := c.Request()
 	r.Body = http.MaxBytesReader(c.Response(), r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, "the sign-in form could not be read; send it as the page does (name and token fields)")
+		return fail(BadRequest, "the sign-in form could not be read; send it as the page does (name and token fields)")
 	}
 	l := views.Login{Next: safeNext(r.PostFormValue("next")), Name: strings.TrimSpace(r.PostFormValue("name"))}
 	now := a.cfg.Now()
@@ -64,19 +64,19 @@ func (s *Server) login(c echo.Context) error {
 		a.log.Warn("sign-in throttled: too many wrong admin tokens", "remote", r.RemoteAddr, "retry after", wait.Round(time.Second))
 		c.Response().Header().Set("Retry-After", retryAfter(wait))
 		l.Problem = "Too many wrong tokens from your address. Wait " + retryAfter(wait) + " seconds, then try again."
-		return htmlPage(c, http.StatusTooManyRequests, views.LoginPage(s.page, l))
+		return htmlPage(c, RateLimited.Status(), views.LoginPage(s.page, l))
 	}
 	name, ok := cleanName(l.Name)
 	if !ok {
 		res.CancelAt(now) // only wrong tokens count against the address
 		l.Problem = fmt.Sprintf("Type the name your edits should show: 1 to %d printable characters.", maxNameLen)
-		return htmlPage(c, http.StatusBadRequest, views.LoginPage(s.page, l))
+		return htmlPage(c, BadRequest.Status(), views.LoginPage(s.page, l))
 	}
 	if !a.isAdminToken(r.PostFormValue("token")) {
 		// The reservation stands: this attempt spends from the address's bucket.
 		a.log.Warn("sign-in refused: wrong admin token", "remote", r.RemoteAddr)
 		l.Problem = "That is not this server's admin token. Ask whoever started the server for it."
-		return htmlPage(c, http.StatusUnauthorized, views.LoginPage(s.page, l))
+		return htmlPage(c, Unauthorized.Status(), views.LoginPage(s.page, l))
 	}
 	res.CancelAt(now)
 	sess, err := a.cfg.Store.CreateSession(r.Context(), store.NewSession{Name: name, Now: now, Expires: now.Add(a.cfg.SessionTTL)})
@@ -114,11 +114,11 @@ func (s *Server) setName(c echo.Context) error {
 	r := c.Request()
 	r.Body = http.MaxBytesReader(c.Response(), r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, "the name form could not be read")
+		return fail(BadRequest, "the name form could not be read")
 	}
 	name, ok := cleanName(r.PostFormValue("name"))
 	if !ok {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("a display name is 1 to %d printable characters", maxNameLen))
+		return failf(BadRequest, "a display name is 1 to %d printable characters", maxNameLen)
 	}
 	c.SetCookie(s.auth.cookie(r, cookieName, base64.RawURLEncoding.EncodeToString([]byte(name)), 365*24*time.Hour))
 	return c.Redirect(http.StatusSeeOther, safeNext(r.PostFormValue("next")))
@@ -130,22 +130,22 @@ func (s *Server) setName(c echo.Context) error {
 func (s *Server) openShareLink(c echo.Context) error {
 	a := s.auth
 	if a.cfg.Store == nil {
-		return echo.NewHTTPError(http.StatusNotFound, "this server keeps no share links")
+		return fail(NotFound, "this server keeps no share links")
 	}
 	tok, err := store.ParseID("share token", c.Param("token"))
 	if err != nil {
-		return echo.NewHTTPError(http.StatusNotFound, "no such share link: check that the whole link was copied")
+		return fail(NotFound, "no such share link: check that the whole link was copied")
 	}
 	l, err := a.cfg.Store.ShareLink(c.Request().Context(), tok)
 	switch store.KindOf(err) {
 	case store.Forbidden:
-		return echo.NewHTTPError(http.StatusForbidden, "this share link was revoked: ask the workspace's owner for a new one")
+		return fail(Forbidden, "this share link was revoked: ask the workspace's owner for a new one")
 	case store.NotFound:
-		return echo.NewHTTPError(http.StatusNotFound, "no such share link: check that the whole link was copied")
+		return fail(NotFound, "no such share link: check that the whole link was copied")
 	}
 	if err != nil {
 		a.log.Error("share link lookup failed", "err", err)
-		return echo.NewHTTPError(http.StatusServiceUnavailable, "the share link could not be checked just now; try again")
+		return &Error{Kind: Unavailable, Msg: "the share link could not be checked just now; try again", Err: err}
 	}
 	c.SetCookie(a.cookie(c.Request(), cookieLink+l.Workspace, tok, linkCookieAge))
 	a.log.Info("share link opened", "workspace", l.Workspace, "link", l.ID, "capability", l.Capability)
@@ -177,7 +177,7 @@ func (s *Server) shareModel(c echo.Context, ws string, fresh *store.ShareLink) (
 
 func (s *Server) needShares() error {
 	if s.auth.cfg.Store == nil {
-		return echo.NewHTTPError(http.StatusNotFound, "this server keeps no share links: start it with a database")
+		return fail(NotFound, "this server keeps no share links: start it with a database")
 	}
 	return nil
 }
@@ -210,13 +210,13 @@ func (s *Server) shareCreate(c echo.Context) error {
 	case "edit":
 		cp = store.CanEdit
 	default:
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("a share link's capability is view or edit, not %q", q))
+		return failf(BadRequest, "a share link's capability is view or edit, not %q", q)
 	}
 	name, _ := s.identity(c)
 	l, err := s.auth.cfg.Store.CreateShareLink(c.Request().Context(), store.NewShareLink{Workspace: c.Param("id"),
 		Capability: cp, Author: name, Now: s.auth.cfg.Now()})
 	if store.KindOf(err) == store.NotFound {
-		return echo.NewHTTPError(http.StatusNotFound, "no such workspace")
+		return fail(NotFound, "no such workspace")
 	}
 	if err != nil {
 		return fmt.Errorf("create share link: %w", err)
@@ -235,11 +235,11 @@ func (s *Server) shareRevoke(c echo.Context) error {
 	}
 	id, err := store.ParseID("share link id", c.Param("link"))
 	if err != nil {
-		return echo.NewHTTPError(http.StatusNotFound, "no such share link")
+		return fail(NotFound, "no such share link")
 	}
 	err = s.auth.cfg.Store.RevokeShareLink(c.Request().Context(), c.Param("id"), id, s.auth.cfg.Now())
 	if store.KindOf(err) == store.NotFound {
-		return echo.NewHTTPError(http.StatusNotFound, "no such share link on this workspace")
+		return fail(NotFound, "no such share link on this workspace")
 	}
 	if err != nil {
 		return fmt.Errorf("revoke share link: %w", err)

@@ -57,3 +57,24 @@ func (s sseWriter) FlushError() error { return http.NewResponseController(s.w).F
 
 // Unwrap gives http.ResponseController the writer underneath for everything else.
 func (s sseWriter) Unwrap() http.ResponseWriter { return s.w }
+
+// heldFlusher lets a stream write several SSE events and flush once: the Datastar generator
+// flushes after every event, and while hold is set those flushes wait for flush.
+type heldFlusher struct {
+	http.ResponseWriter
+	hold bool // only the stream's own goroutine touches it
+}
+
+// Flush is what the generator calls after each event.
+func (h *heldFlusher) Flush() {
+	if !h.hold {
+		_ = h.flush()
+	}
+}
+
+func (h *heldFlusher) flush() error {
+	return http.NewResponseController(h.ResponseWriter).Flush()
+}
+
+// Unwrap gives http.ResponseController the connection's own writer for everything else.
+func (h *heldFlusher) Unwrap() http.ResponseWriter { return h.ResponseWriter }

@@ -4,6 +4,8 @@ package web
 // per-workspace lock that orders changes.
 
 import (
+	"context"
+	"fmt"
 	"maps"
 	"sync"
 
@@ -23,24 +25,37 @@ func (s *Server) lock(id string) func() {
 	return m.Unlock
 }
 
-// current returns the analysis of a workspace's current revision, from the last shown state
-// when it is current.
-func (s *Server) current(ws Workspace) *state {
+// currentCtx returns the analysis of a workspace's current revision, from the last shown state
+// when it is current. The analysis stops when ctx ends (a request's deadline, a browser that
+// went), with ctx's error.
+func (s *Server) currentCtx(ctx context.Context, ws Workspace) (*state, error) {
 	s.mu.Lock()
 	st := s.states[ws.ID]
 	s.mu.Unlock()
 	if st != nil && st.version == ws.Version && st.ws.ToolsShape == ws.ToolsShape && maps.Equal(st.ws.ParamsShapes, ws.ParamsShapes) {
-		return st
+		return st, nil
 	}
 	// (The same version with other shapes: one of two reads saw the shapes older than the
 	// listing. The state renders them into every action, so it is built again.)
-	st = s.buildState(ws, s.engine.Analyze(ws.Listing, ws.Tasks))
+	res, err := s.engine.AnalyzeContext(ctx, ws.Listing, ws.Tasks)
+	if err != nil {
+		return nil, fmt.Errorf("analyse workspace %s: %w", ws.ID, err)
+	}
+	base, err := s.baseline(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	st = s.buildState(ws, res, base)
 	s.mu.Lock()
 	evictOne(s.states, ws.ID)
 	s.states[ws.ID] = st
 	s.mu.Unlock()
-	return st
+	return st, nil
 }
+
+// maxCached bounds the states kept per kind (analyses, baselines' analyses): a dropped one
+// costs one analysis, an unbounded cache a server's memory.
+const maxCached = 512
 
 // evictOne makes room for key in a per-workspace cache bounded by maxCached, dropping any one
 // other entry (map order is random): a dropped state costs the next change of that workspace
@@ -57,33 +72,14 @@ func evictOne[V any](m map[string]V, key string) {
 
 // shownState is what the workspace's pages were last sent as a change (room.shown); nil when no
 // page is open.
-func (s *Server) shownState(id string) *state {
-	s.hub.mu.Lock()
-	defer s.hub.mu.Unlock()
-	if r := s.hub.rooms[id]; r != nil {
-		return r.shown
-	}
-	return nil
-}
+func (s *Server) shownState(id string) *state { return s.hub.shown(id) }
 
 // setShown records st as sent to the workspace's pages (under the workspace's lock).
-func (s *Server) setShown(id string, st *state) {
-	s.hub.mu.Lock()
-	if r := s.hub.rooms[id]; r != nil {
-		r.shown = st
-	}
-	s.hub.mu.Unlock()
-}
+func (s *Server) setShown(id string, st *state) { s.hub.setShown(id, st) }
 
 // shownIfNone records st as what the workspace's pages show when no change was sent to them yet
 // (a page joining a room it opens).
-func (s *Server) shownIfNone(id string, st *state) {
-	s.hub.mu.Lock()
-	if r := s.hub.rooms[id]; r != nil && r.shown == nil {
-		r.shown = st
-	}
-	s.hub.mu.Unlock()
-}
+func (s *Server) shownIfNone(id string, st *state) { s.hub.shownIfNone(id, st) }
 
 // namesState is the newest state known for a workspace, for the tool names presence shows.
 func (s *Server) namesState(id string) *state {
@@ -96,18 +92,21 @@ func (s *Server) namesState(id string) *state {
 	return st
 }
 
-// baseline returns the analysis of the listing as imported.
-func (s *Server) baseline(ws Workspace) *analysis.Result {
+// baseline returns the analysis of the listing as imported, which never changes.
+func (s *Server) baseline(ctx context.Context, ws Workspace) (*analysis.Result, error) {
 	s.mu.Lock()
 	b := s.bases[ws.ID]
 	s.mu.Unlock()
 	if b != nil {
-		return b
+		return b, nil
 	}
-	b = s.engine.Analyze(ws.Baseline, nil)
+	b, err := s.engine.AnalyzeContext(ctx, ws.Baseline, nil)
+	if err != nil {
+		return nil, fmt.Errorf("analyse baseline of %s: %w", ws.ID, err)
+	}
 	s.mu.Lock()
 	evictOne(s.bases, ws.ID)
 	s.bases[ws.ID] = b
 	s.mu.Unlock()
-	return b
+	return b, nil
 }

@@ -17,13 +17,17 @@ import (
 	"github.com/tool-workbench/workbench/lint"
 )
 
-func newServer(t testing.TB) *Server {
+func newServer(t testing.TB, configure ...func(*Config)) *Server {
 	t.Helper()
 	eng, err := analysis.New(analysis.Options{Extended: lint.New(lint.Config{})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Store: newTestStore(t), Engine: eng, DatastarJS: []byte("// test client")})
+	cfg := Config{Store: newTestStore(t), Engine: eng, DatastarJS: []byte("// test client")}
+	for _, f := range configure {
+		f(&cfg)
+	}
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

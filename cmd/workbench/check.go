@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/lint"
-
 	"github.com/tool-workbench/workbench/lint/reference"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
@@ -47,7 +47,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(c, e.stderr)
 	tasksPath := fs.String("tasks", "", "task file: a JSON array of {\"task\": ..., \"expect\": tool name}")
 	rules := fs.String("rules", "all", "rule set: all (the reference's checks and the extended rules), or reference (byte-identical to the reference checker)")
-	format := fs.String("format", "text", "output format: "+strings.Join(lint.Formats, ", ")+" (all rules only)")
+	format := fs.String("format", "text", "output format: "+strings.Join(analysis.Formats, ", ")+" (all rules only)")
 	ignore := fs.String("ignore", "", "ignore file: a JSON array of {\"rule\", \"tool\", \"pointer\", \"reason\"}")
 	failOn := fs.String("fail-on", "error", "exit 1 when a finding at or above this severity remains: error, warning or info")
 	baseline := fs.String("baseline", "", "a previous --format json report: only findings not in it can fail the check")
@@ -89,8 +89,8 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	default:
 		return usageError{fmt.Sprintf("unknown rule set %q; known: all, reference", *rules)}
 	}
-	if !slices.Contains(lint.Formats, *format) {
-		return usageError{fmt.Sprintf("unknown format %q; use one of %s", *format, strings.Join(lint.Formats, ", "))}
+	if !slices.Contains(analysis.Formats, *format) {
+		return usageError{fmt.Sprintf("unknown format %q; use one of %s", *format, strings.Join(analysis.Formats, ", "))}
 	}
 	sev, err := lint.ParseSeverity(*failOn)
 	if err != nil {
@@ -180,39 +180,58 @@ func checkAll(ctx context.Context, out *bufio.Writer, e *env, o checkOptions) er
 		others = append(others, lint.Named{Name: m, Listing: ml})
 	}
 
-	checked, err := lint.New(o.cfg).CheckContext(ctx, lint.CheckInput{Name: o.source, Listing: l, Tasks: tasks, Others: others,
+	// The engine the browser uses, with the extended rules configured by the flags.
+	tokName := o.tokenizer
+	if tokName == "approx" {
+		tokName = "" // the engine counts no tokens for a check: its default is never used
+	}
+	eng, err := analysis.New(analysis.Options{Tokenizer: tokName, Extended: lint.New(o.cfg), PlainVerdicts: true, NoCost: true})
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	checked, err := eng.Check(ctx, analysis.CheckInput{Name: o.source, Listing: l, Tasks: tasks, Others: others,
 		Ignores: igs, Baseline: base, FailOn: o.failOn, Tokenizer: o.tokenizer})
 	if err != nil {
 		return err
 	}
-	r, refLines, extended := checked.Report, checked.ReferenceLines(), checked.Extended
-
-	if o.format == "text" {
-		if r.ReferenceSkipped != "" {
-			fmt.Fprintf(out, "INFO %s; the extended rules ran without it\n", r.ReferenceSkipped)
-		} else {
-			writeReferenceText(out, refLines, r.Ranking)
-		}
-		ignored := map[string]bool{}
-		for _, f := range r.Ignored {
-			ignored[f.Key()+"\x00"+f.Pointer] = true
-		}
-		var ext []lint.Finding
-		for _, f := range extended {
-			if !ignored[f.Key()+"\x00"+f.Pointer] {
-				ext = append(ext, f)
-			}
-		}
-		if err := lint.WriteText(out, ext, r); err != nil {
+	r := checked.Report
+	if o.format != "text" {
+		if err := analysis.Write(out, o.format, r); err != nil {
 			return err
 		}
-	} else if err := lint.Write(out, o.format, r); err != nil {
+	} else if err := writeAllText(ctx, out, checked); err != nil {
 		return err
 	}
 	if r.Failed {
 		return exitError{1}
 	}
 	return nil
+}
+
+// writeAllText prints the reference's report unchanged (or why it could not run), then the
+// extended findings not ignored in the same style, and the count line.
+func writeAllText(ctx context.Context, out *bufio.Writer, checked *analysis.Checked) error {
+	r := checked.Report
+	if r.ReferenceSkipped != "" {
+		fmt.Fprintf(out, "INFO %s; the extended rules ran without it\n", r.ReferenceSkipped)
+	} else {
+		lines, err := checked.ReferenceLines(ctx)
+		if err != nil {
+			return err
+		}
+		writeReferenceText(out, lines, r.Ranking)
+	}
+	ignored := map[string]bool{}
+	for _, f := range r.Ignored {
+		ignored[f.Key()+"\x00"+f.Pointer] = true
+	}
+	var ext []lint.Finding
+	for _, f := range checked.Extended {
+		if !ignored[f.Key()+"\x00"+f.Pointer] {
+			ext = append(ext, f)
+		}
+	}
+	return analysis.WriteText(out, ext, r)
 }
 
 // writeReferenceText prints the reference's report: its lines, then with a ranking the verdicts

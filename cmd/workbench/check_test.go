@@ -3,18 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-
-	"github.com/tool-workbench/workbench/listing"
 	"testing"
+
+	"github.com/tool-workbench/workbench/internal/testutil"
+	"github.com/tool-workbench/workbench/listing"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files (reference cases are regenerated with python3 and ../shared/reference)")
+// update is -update: golden files are rewritten (reference cases with python3 and ../shared/reference).
+var update = testutil.Update
 
 // runCLI runs the workbench in-process and returns its output and exit code.
 func runCLI(t testing.TB, stdin string, args ...string) (stdout, stderr string, code int) {

@@ -114,9 +114,7 @@ func parseDB(s string) (dbTarget, error) {
 	switch {
 	case ok && scheme == "sqlite":
 		// sqlite:///abs/path is accepted as the URL spelling of sqlite:/abs/path.
-		if strings.HasPrefix(rest, "//") {
-			rest = rest[2:]
-		}
+		rest = strings.TrimPrefix(rest, "//")
 		if rest == "" {
 			return dbTarget{}, fmt.Errorf("--db %q names no file; use sqlite:PATH, e.g. %s", s, defaultDB)
 		}

@@ -10,11 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
@@ -235,12 +236,7 @@ func TestFetchCommandErrors(t *testing.T) {
 // go build cache makes a second build cheap).
 func stdioServer(t *testing.T) string {
 	t.Helper()
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		if goBin, err = exec.LookPath("go"); err != nil {
-			t.Fatalf("no go command to build the stdio test server: %v", err)
-		}
-	}
+	goBin := testutil.GoCommand(t)
 	bin := filepath.Join(t.TempDir(), "testserver")
 	cmd := exec.Command(goBin, "build", "-o", bin, "../../listing/remote/internal/testserver")
 	if out, err := cmd.CombinedOutput(); err != nil {

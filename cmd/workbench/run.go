@@ -168,6 +168,45 @@ func doRun(ctx context.Context, e *env, o runOptions) error {
 	if err != nil {
 		return badInput(e, fmt.Errorf("%s: %w", o.tasks, err))
 	}
+	client, ep, spec, err := runClient(e, o)
+	if err != nil {
+		return badInput(e, err)
+	}
+	var baseline *runner.Run
+	if o.compare != "" {
+		rf, err := runner.OpenRunFile(o.compare)
+		if err != nil {
+			return badInput(e, err)
+		}
+		baseline = rf.Run
+	}
+	opts := runner.Options{Spec: spec, NoCache: o.noCache, Estimate: estimator(o.estimate)}
+	file := &runFile{}
+	defer file.close(e)
+	if err := file.open(e, o, &opts, func() runner.Header { return resumeHeader(l, tasks, spec, ep) }); err != nil {
+		return badInput(e, err)
+	}
+	total := len(tasks) * spec.Samples
+	opts.Progress = logProgress(e, total)
+	e.log.Info("run", "endpoint", ep.Name, "model", ep.Model, "tasks", len(tasks), "samples", spec.Samples, "calls", total, "concurrency", client.Concurrency())
+	res, runErr := runner.Execute(ctx, client, l, tasks, opts)
+	if res == nil {
+		return badInput(e, runErr)
+	}
+	if runErr != nil {
+		return stopped(e, o, len(res.Calls), total, runErr)
+	}
+	if o.record != "" {
+		if err := writeJSONFile(o.record, runner.NewRecording(res)); err != nil {
+			return fmt.Errorf("writing the recording: %w", err)
+		}
+	}
+	return runReport(e, o, res, baseline)
+}
+
+// runClient makes the client of the endpoint the flags name (a configured one, --base-url, or
+// a recording to replay) and the spec the run is made with.
+func runClient(e *env, o runOptions) (*runner.Client, runner.Endpoint, runner.Spec, error) {
 	copts := runner.ClientOptions{Getenv: e.getenv, Concurrency: o.concurrency, Timeout: o.timeout, Retries: o.retries}
 	if o.retries == 0 {
 		copts.Retries = -1
@@ -181,7 +220,7 @@ func doRun(ctx context.Context, e *env, o runOptions) error {
 	case o.replay != "":
 		rec, err := runner.OpenRecording(o.replay)
 		if err != nil {
-			return badInput(e, err)
+			return nil, ep, spec, err
 		}
 		// The recorded endpoint's name and model, so the replayed run compares with the original.
 		ep = runner.Endpoint{Name: rec.Spec.Endpoint, Replay: o.replay, Model: rec.Spec.Model}
@@ -194,10 +233,10 @@ func doRun(ctx context.Context, e *env, o runOptions) error {
 	default:
 		eps, err := loadEndpoints(e, o.endpoints)
 		if err != nil {
-			return badInput(e, err)
+			return nil, ep, spec, err
 		}
 		if ep, err = runner.Find(eps, o.endpoint); err != nil {
-			return badInput(e, err)
+			return nil, ep, spec, err
 		}
 	}
 	if o.replay == "" {
@@ -208,7 +247,7 @@ func doRun(ctx context.Context, e *env, o runOptions) error {
 	}
 	client, err := runner.NewClient(ep, copts)
 	if err != nil {
-		return badInput(e, err)
+		return nil, ep, spec, err
 	}
 	if rec := client.Recording(); rec != nil {
 		// The recording's settings made its requests; flags given override them.
@@ -222,48 +261,54 @@ func doRun(ctx context.Context, e *env, o runOptions) error {
 			}
 		}
 	}
-	var baseline *runner.Run
-	if o.compare != "" {
-		rf, err := runner.OpenRunFile(o.compare)
-		if err != nil {
-			return badInput(e, err)
-		}
-		baseline = rf.Run
-	}
-	opts := runner.Options{Spec: spec, NoCache: o.noCache, Estimate: estimator(o.estimate)}
-	var w *runner.RunWriter
-	defer func() {
-		if w != nil {
-			if err := w.Close(); err != nil {
-				e.log.Error("closing the run file", "err", err)
-			}
-		}
-	}()
+	return client, ep, spec, nil
+}
+
+// runFile is the run file a run writes its calls to (--out), or appends them to (--resume).
+type runFile struct{ w *runner.RunWriter }
+
+// open sets opts to resume the run of --resume, whose calls must belong to the run cur
+// describes, and to write the calls to its file; or to write them to a new --out file as the
+// run starts.
+func (f *runFile) open(e *env, o runOptions, opts *runner.Options, cur func() runner.Header) error {
 	switch {
 	case o.resume != "":
 		rf, err := runner.OpenRunFile(o.resume)
 		if err != nil {
-			return badInput(e, err)
+			return err
 		}
-		if err := runner.Resumable(rf.Run.Header, resumeHeader(l, tasks, spec, ep)); err != nil {
-			return badInput(e, err)
+		if err := runner.Resumable(rf.Run.Header, cur()); err != nil {
+			return err
 		}
-		if w, err = runner.AppendRunFile(o.resume, rf.Size); err != nil {
-			return badInput(e, err)
+		if f.w, err = runner.AppendRunFile(o.resume, rf.Size); err != nil {
+			return err
 		}
 		opts.Resume = rf.Run
-		opts.Sink = w.Write
+		opts.Sink = f.w.Write
 		e.log.Info("resuming", "runfile", o.resume, "finished", len(rf.Run.Calls), "tornLine", rf.Torn)
 	case o.out != "":
 		opts.Start = func(h runner.Header) (err error) {
-			w, err = runner.CreateRunFile(o.out, h)
+			f.w, err = runner.CreateRunFile(o.out, h)
 			return err
 		}
-		opts.Sink = func(c runner.Call) error { return w.Write(c) }
+		opts.Sink = func(c runner.Call) error { return f.w.Write(c) }
 	}
-	total := len(tasks) * spec.Samples
+	return nil
+}
+
+// close closes the run file, if one was opened.
+func (f *runFile) close(e *env) {
+	if f.w != nil {
+		if err := f.w.Close(); err != nil {
+			e.log.Error("closing the run file", "err", err)
+		}
+	}
+}
+
+// logProgress logs every failed call, and the progress at each tenth of the total calls.
+func logProgress(e *env, total int) func(runner.Progress) {
 	step := max(total/10, 1)
-	opts.Progress = func(p runner.Progress) {
+	return func(p runner.Progress) {
 		if p.Call != nil && p.Call.Outcome == runner.OutError {
 			e.log.Warn("call failed", "task", p.Call.Task+1, "sample", p.Call.Sample, "err", p.Call.Error)
 		}
@@ -271,35 +316,35 @@ func doRun(ctx context.Context, e *env, o runOptions) error {
 			e.log.Info("progress", "done", p.Done, "total", p.Total, "errors", p.Errors, "cached", p.Cached)
 		}
 	}
-	e.log.Info("run", "endpoint", ep.Name, "model", ep.Model, "tasks", len(tasks), "samples", spec.Samples, "calls", total, "concurrency", client.Concurrency())
-	res, runErr := runner.Execute(ctx, client, l, tasks, opts)
-	if res == nil {
-		return badInput(e, runErr)
+}
+
+// stopped says how far a run that stopped early got and how to finish it; it exits 130 when
+// interrupted, 1 otherwise.
+func stopped(e *env, o runOptions, done, total int, runErr error) error {
+	where := "give --out FILE next time to keep finished calls"
+	if o.out != "" || o.resume != "" {
+		where = "resume with --resume " + firstNonEmpty(o.out, o.resume)
 	}
-	if runErr != nil {
-		where := "give --out FILE next time to keep finished calls"
-		if o.out != "" || o.resume != "" {
-			where = "resume with --resume " + firstNonEmpty(o.out, o.resume)
-		}
-		fmt.Fprintf(e.stderr, "workbench run: stopped after %d of %d calls (%v); %s\n", len(res.Calls), total, runErr, where)
-		if !errors.Is(runErr, context.Canceled) && !errors.Is(runErr, context.DeadlineExceeded) {
-			return exitError{1}
-		}
-		return exitError{130}
+	fmt.Fprintf(e.stderr, "workbench run: stopped after %d of %d calls (%v); %s\n", done, total, runErr, where)
+	if !errors.Is(runErr, context.Canceled) && !errors.Is(runErr, context.DeadlineExceeded) {
+		return exitError{1}
 	}
-	if o.record != "" {
-		if err := writeJSONFile(o.record, runner.NewRecording(res)); err != nil {
-			return fmt.Errorf("writing the recording: %w", err)
-		}
-	}
+	return exitError{130}
+}
+
+// runReport writes the score of a finished run (and its comparison with baseline) in the
+// format asked, and exits 1 when the run measured nothing or is under --min-accuracy.
+func runReport(e *env, o runOptions, res, baseline *runner.Run) error {
 	score := runner.ScoreRun(res)
 	var cmp *runner.Comparison
 	if baseline != nil {
+		var err error
 		if cmp, err = runner.Compare(baseline, res); err != nil {
 			return badInput(e, fmt.Errorf("--compare %s: %w", o.compare, err))
 		}
 	}
 	out := bufio.NewWriterSize(e.stdout, 64<<10)
+	var err error
 	if o.format == "json" {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")

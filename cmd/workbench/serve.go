@@ -30,79 +30,39 @@ func init() {
 	})
 }
 
+// serveOptions are serve's flags, checked.
+type serveOptions struct {
+	listen, dsPath, db, endpoints, cacheDir string
+	allows, hosts                           listFlag
+	allowStdio                              bool
+	authMode                                string
+	authCfg                                 web.AuthConfig
+	reqTimeout                              time.Duration
+}
+
 func runServe(ctx context.Context, e *env, args []string) error {
-	c := commands["serve"]
-	fs := newFlags(c, e.stderr)
-	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on (host:port)")
-	dsPath := fs.String("datastar-js", "", "serve this Datastar client file instead of loading v1.0.2 from the CDN")
-	var allows listFlag
-	fs.Var(&allows, "fetch-allow", "let \"Fetch from server\" reach this address, range or host name, which the policy refuses otherwise (repeatable)")
-	allowStdio := fs.Bool("allow-stdio", false, "let \"Fetch from server\" launch local commands (stdio); only when listening on loopback")
-	db := dbFlag(fs)
-	endpoints := fs.String("endpoints", "", "model endpoints the Runs tab offers, the file 'workbench run --endpoints' reads (default: $WORKBENCH_ENDPOINTS)")
-	cacheDir := fs.String("cache-dir", "", "response cache of model runs (default: $WORKBENCH_CACHE_DIR, else the user cache dir); off disables it")
-	authMode := fs.String("auth", "", "how people sign in, needed to listen beyond loopback: token (a shared admin token, see --auth-token-env) or header (a trusted proxy names them, see --trusted-proxy); empty is local mode")
-	tokenEnv := fs.String("auth-token-env", "WORKBENCH_AUTH_TOKEN", "the environment variable that holds the admin token of --auth token (never pass the token itself on the command line)")
-	authHeader := fs.String("auth-header", "X-Forwarded-User", "the header in which the proxy of --auth header names the person")
-	var proxies listFlag
-	fs.Var(&proxies, "trusted-proxy", "an address or CIDR of the authenticating proxy whose --auth-header, X-Forwarded-Proto and --client-ip-header are believed (repeatable; --auth header needs one)")
-	clientHeader := fs.String("client-ip-header", "X-Forwarded-For", "where a --trusted-proxy reports the client's address, which the sign-in throttle keys on: X-Forwarded-For or Forwarded")
-	var hosts listFlag
-	fs.Var(&hosts, "allowed-host", "a name (with an optional :port) that requests may give in their Host header (repeatable); local mode always answers to loopback names, "+
-		"the auth modes answer to any name unless some are given")
-	reqTimeout := fs.Duration("request-timeout", web.DefaultRequestTimeout, "the deadline of every request but the live stream")
-	pos, err := parseFlags(fs, args)
+	o, err := serveFlags(e, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) > 0 {
-		return usageError{fmt.Sprintf("serve takes no arguments, got %q", pos[0])}
-	}
-	authCfg, err := serveAuthConfig(*listen, *authMode, *tokenEnv, *authHeader, proxies, e.getenv)
-	if err != nil {
-		return err
-	}
-	switch {
-	case strings.EqualFold(*clientHeader, "X-Forwarded-For"), strings.EqualFold(*clientHeader, "Forwarded"):
-		authCfg.ClientIPHeader = *clientHeader
-	default:
-		return usageError{fmt.Sprintf("--client-ip-header %q: use X-Forwarded-For or Forwarded, whichever your proxy writes (and overwrites when a client sends it)", *clientHeader)}
-	}
-	for _, h := range hosts {
-		if err := web.CheckAllowedHost(h); err != nil {
-			return usageError{"--allowed-host: " + err.Error()}
-		}
-	}
-	if *reqTimeout <= 0 {
-		return usageError{fmt.Sprintf("--request-timeout %s: give a positive duration, such as 60s", *reqTimeout)}
-	}
-	if authCfg.Mode != web.AuthLocal && len(hosts) == 0 {
-		e.log.Warn("no --allowed-host: requests naming any host are served; name the server's public host(s) so that DNS-rebinding requests are refused")
-	}
-	fetchCfg, err := serveFetchConfig(*listen, allows, *allowStdio, *authMode)
+	fetchCfg, err := serveFetchConfig(o.listen, o.allows, o.allowStdio, o.authMode)
 	if err != nil {
 		return err
 	}
 	var ds []byte
-	if *dsPath != "" {
-		if ds, err = os.ReadFile(*dsPath); err != nil {
+	if o.dsPath != "" {
+		if ds, err = os.ReadFile(o.dsPath); err != nil {
 			return fmt.Errorf("--datastar-js: %w", err)
 		}
 	}
-	// The extended rules count tokens as the engine does (o200k_base), so that budgets on the
-	// page, in the review export and in `workbench check` agree.
-	tok, err := cost.NewTokenizer("o200k_base")
-	if err != nil {
-		return err
-	}
-	engine, err := analysis.New(analysis.Options{Tokenizer: tok.Name(), Extended: lint.New(lint.Config{Tokens: tok.Count})})
+	engine, err := serveEngine()
 	if err != nil {
 		return err
 	}
 	// The pages and the JSON API's workspace endpoints share one store.
 	// The API obeys the pages' access rules: its hook asks the server, which is built next.
 	var srv *web.Server
-	st, err := openStore(ctx, *db, e.getenv, e.log)
+	st, err := openStore(ctx, o.db, e.getenv, e.log)
 	if err != nil {
 		return err
 	}
@@ -115,30 +75,99 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	jsonAPI := api.New(api.Options{Log: e.log, Workspaces: st, Access: func(r *http.Request, ws string, write bool) (string, error) {
 		return srv.APIAccess(r, ws, write)
 	}})
-	runsCfg, err := serveRunsConfig(ctx, e, *endpoints, *cacheDir)
+	runsCfg, err := serveRunsConfig(ctx, e, o.endpoints, o.cacheDir)
 	if err != nil {
 		return err
 	}
 	// The API is mounted into the pages' router, behind its middleware: the Host check, the
 	// deadlines and in-flight bound, and the guard's throttles run before the API sees a request.
-	srv, err = web.New(web.Config{Runs: runsCfg, Store: st, Engine: engine, Log: e.log, DatastarJS: ds, Fetch: fetchCfg, Auth: authCfg,
-		AllowedHosts: hosts, RequestTimeout: *reqTimeout,
+	srv, err = web.New(web.Config{Runs: runsCfg, Store: st, Engine: engine, Log: e.log, DatastarJS: ds, Fetch: fetchCfg, Auth: o.authCfg,
+		AllowedHosts: o.hosts, RequestTimeout: o.reqTimeout,
 		Mount:     func(ec *echo.Echo) { jsonAPI.Register(ec.Group(api.Prefix)) },
 		APIErrors: jsonAPI.HTTPErrorHandler})
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", *listen, err)
+		return fmt.Errorf("listen on %s: %w", o.listen, err)
 	}
+	e.log.Info("workbench listening", "url", "http://"+ln.Addr().String(), "auth", authName(o.authCfg.Mode), "trusted_proxies", len(o.authCfg.TrustedProxies), "datastar", datastarSource(o.dsPath),
+		"fetch_local", fetchCfg.Policy.AllowLoopback, "fetch_allow", len(o.allows), "allow_stdio", fetchCfg.AllowStdio,
+		"allowed_hosts", strings.Join(o.hosts, ","), "request_timeout", o.reqTimeout)
+	fmt.Fprintf(e.stdout, "Tool Workbench on http://%s\n", ln.Addr())
+	return serveUntilDone(ctx, ln, srv)
+}
+
+// serveFlags parses and checks serve's flags.
+func serveFlags(e *env, args []string) (serveOptions, error) {
+	c := commands["serve"]
+	fs := newFlags(c, e.stderr)
+	var o serveOptions
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "address to listen on (host:port)")
+	fs.StringVar(&o.dsPath, "datastar-js", "", "serve this Datastar client file instead of loading v1.0.2 from the CDN")
+	fs.Var(&o.allows, "fetch-allow", "let \"Fetch from server\" reach this address, range or host name, which the policy refuses otherwise (repeatable)")
+	fs.BoolVar(&o.allowStdio, "allow-stdio", false, "let \"Fetch from server\" launch local commands (stdio); only when listening on loopback")
+	db := dbFlag(fs)
+	fs.StringVar(&o.endpoints, "endpoints", "", "model endpoints the Runs tab offers, the file 'workbench run --endpoints' reads (default: $WORKBENCH_ENDPOINTS)")
+	fs.StringVar(&o.cacheDir, "cache-dir", "", "response cache of model runs (default: $WORKBENCH_CACHE_DIR, else the user cache dir); off disables it")
+	fs.StringVar(&o.authMode, "auth", "", "how people sign in, needed to listen beyond loopback: token (a shared admin token, see --auth-token-env) or header (a trusted proxy names them, see --trusted-proxy); empty is local mode")
+	tokenEnv := fs.String("auth-token-env", "WORKBENCH_AUTH_TOKEN", "the environment variable that holds the admin token of --auth token (never pass the token itself on the command line)")
+	authHeader := fs.String("auth-header", "X-Forwarded-User", "the header in which the proxy of --auth header names the person")
+	var proxies listFlag
+	fs.Var(&proxies, "trusted-proxy", "an address or CIDR of the authenticating proxy whose --auth-header, X-Forwarded-Proto and --client-ip-header are believed (repeatable; --auth header needs one)")
+	clientHeader := fs.String("client-ip-header", "X-Forwarded-For", "where a --trusted-proxy reports the client's address, which the sign-in throttle keys on: X-Forwarded-For or Forwarded")
+	fs.Var(&o.hosts, "allowed-host", "a name (with an optional :port) that requests may give in their Host header (repeatable); local mode always answers to loopback names, "+
+		"the auth modes answer to any name unless some are given")
+	fs.DurationVar(&o.reqTimeout, "request-timeout", web.DefaultRequestTimeout, "the deadline of every request but the live stream")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return o, err
+	}
+	o.db = *db
+	if len(pos) > 0 {
+		return o, usageError{fmt.Sprintf("serve takes no arguments, got %q", pos[0])}
+	}
+	if o.authCfg, err = serveAuthConfig(o.listen, o.authMode, *tokenEnv, *authHeader, proxies, e.getenv); err != nil {
+		return o, err
+	}
+	switch {
+	case strings.EqualFold(*clientHeader, "X-Forwarded-For"), strings.EqualFold(*clientHeader, "Forwarded"):
+		o.authCfg.ClientIPHeader = *clientHeader
+	default:
+		return o, usageError{fmt.Sprintf("--client-ip-header %q: use X-Forwarded-For or Forwarded, whichever your proxy writes (and overwrites when a client sends it)", *clientHeader)}
+	}
+	for _, h := range o.hosts {
+		if err := web.CheckAllowedHost(h); err != nil {
+			return o, usageError{"--allowed-host: " + err.Error()}
+		}
+	}
+	if o.reqTimeout <= 0 {
+		return o, usageError{fmt.Sprintf("--request-timeout %s: give a positive duration, such as 60s", o.reqTimeout)}
+	}
+	if o.authCfg.Mode != web.AuthLocal && len(o.hosts) == 0 {
+		e.log.Warn("no --allowed-host: requests naming any host are served; name the server's public host(s) so that DNS-rebinding requests are refused")
+	}
+	return o, nil
+}
+
+// serveEngine is the analysis engine of the pages. The extended rules count tokens as the
+// engine does (o200k_base), so that budgets on the page, in the review export and in
+// `workbench check` agree.
+func serveEngine() (*analysis.Engine, error) {
+	tok, err := cost.NewTokenizer("o200k_base")
+	if err != nil {
+		return nil, err
+	}
+	return analysis.New(analysis.Options{Tokenizer: tok.Name(), Extended: lint.New(lint.Config{Tokens: tok.Count})})
+}
+
+// serveUntilDone serves on ln until the server fails or ctx ends; then it shuts down, waiting
+// for the runs in progress to be saved as interrupted.
+func serveUntilDone(ctx context.Context, ln net.Listener, srv *web.Server) error {
 	// Requests inherit ctx, so the long-lived SSE streams end when the process is told to stop.
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
-	e.log.Info("workbench listening", "url", "http://"+ln.Addr().String(), "auth", authName(authCfg.Mode), "trusted_proxies", len(authCfg.TrustedProxies), "datastar", datastarSource(*dsPath),
-		"fetch_local", fetchCfg.Policy.AllowLoopback, "fetch_allow", len(allows), "allow_stdio", fetchCfg.AllowStdio,
-		"allowed_hosts", strings.Join(hosts, ","), "request_timeout", *reqTimeout)
-	fmt.Fprintf(e.stdout, "Tool Workbench on http://%s\n", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {

@@ -13,11 +13,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tool-workbench/workbench/internal/testutil"
 )
 
 // TestServeSurvivesSIGKILLMidBurst is issue 6 for the real server process: it kills
@@ -38,7 +39,20 @@ func TestServeSurvivesSIGKILLMidBurst(t *testing.T) {
 	id := createProbeWorkspace(t, client, base)
 
 	// The kill point varies from run to run, so that -count=N samples several moments.
-	killAfter := int64(30 + rand.IntN(51))
+	high := burstUntilKilled(t, client, base, id, proc, exited, int64(30+rand.IntN(51)))
+
+	// The file as the crash left it must pass the integrity check, and again once a restarted
+	// server has opened it.
+	dbCheck(t, bin, dir, db)
+	base, _, _ = startServeProcess(t, bin, dir, db)
+	dbCheck(t, bin, dir, db)
+	checkAcknowledgedKept(t, client, base, id, high)
+}
+
+// burstUntilKilled sends numbered edits to the workspace and SIGKILLs the server once killAfter
+// of them are acknowledged; it returns the highest acknowledged edit.
+func burstUntilKilled(t *testing.T, client *http.Client, base, id string, proc *exec.Cmd, exited <-chan struct{}, killAfter int64) int {
+	t.Helper()
 	const maxEdits = 5000 // bounds the burst should the kill never come
 	var acked atomic.Int64
 	burstDone := make(chan error, 1)
@@ -85,13 +99,13 @@ func TestServeSurvivesSIGKILLMidBurst(t *testing.T) {
 	}
 	high := int(acked.Load())
 	t.Logf("killed after edit %d was acknowledged (target %d)", high, killAfter)
+	return high
+}
 
-	// The file as the crash left it must pass the integrity check, and again once a restarted
-	// server has opened it.
-	dbCheck(t, bin, dir, db)
-	base, _, _ = startServeProcess(t, bin, dir, db)
-	dbCheck(t, bin, dir, db)
-
+// checkAcknowledgedKept requires every edit up to high in the history, and the head to hold
+// the last of them or a later one.
+func checkAcknowledgedKept(t *testing.T, client *http.Client, base, id string, high int) {
+	t.Helper()
 	var revs struct {
 		Revisions []struct {
 			Number  int    `json:"number"`
@@ -139,12 +153,7 @@ func TestServeSurvivesSIGKILLMidBurst(t *testing.T) {
 // buildWorkbench builds the binary from the module root into the test's temporary directory.
 func buildWorkbench(t *testing.T) string {
 	t.Helper()
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		if goBin, err = exec.LookPath("go"); err != nil {
-			t.Skip("the go tool is not available to build the workbench binary")
-		}
-	}
+	goBin := testutil.GoCommand(t)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

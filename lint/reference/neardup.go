@@ -258,7 +258,48 @@ func (nd *NearDups) join(ctx context.Context, sets [][]int32, words int) error {
 	if k < 2 {
 		return nil
 	}
-	// Rank words rarest first (by the classes that hold them), ties by id.
+	ranked := rankByRarity(sets, words)
+	bySize := make([]int32, k)
+	for i := range bySize {
+		bySize[i] = int32(i)
+	}
+	slices.SortStableFunc(bySize, func(a, b int32) int { return len(ranked[a]) - len(ranked[b]) })
+	j := &joiner{nd: nd, ranked: ranked, index: make([][]posting, words), start: make([]int32, words),
+		acc: make([]int32, k), nextCheck: 1 << 16}
+	for done, xc := range bySize {
+		if !nd.Complete {
+			// The budget ran out: link each remaining class to the first near-duplicate
+			// found, if any, so that the groups still gather their tools.
+			if err := nd.joinFirst(ctx, ranked, bySize[done:], j.index, j.start, j.acc); err != nil {
+				return err
+			}
+			break
+		}
+		j.probe(xc, done)
+		j.verify(xc, done)
+		x := ranked[xc]
+		for i := 0; i < len(x)-(2*len(x)+2)/3+1; i++ {
+			j.index[x[i]] = append(j.index[x[i]], posting{xc, int32(i)})
+		}
+		if j.steps >= j.nextCheck {
+			j.nextCheck = j.steps + 1<<16
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("near-duplicate search: %w", err)
+			}
+		}
+	}
+	if nd.Complete {
+		nd.Compared = nd.Total
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("near-duplicate search: %w", err)
+	}
+	return nil
+}
+
+// rankByRarity returns each set with its words replaced by their ranks, rarest first (by the
+// classes that hold them, ties by id), sorted: a prefix of a set then holds its rarest words.
+func rankByRarity(sets [][]int32, words int) [][]int32 {
 	df := make([]int32, words)
 	for _, s := range sets {
 		for _, w := range s {
@@ -279,7 +320,7 @@ func (nd *NearDups) join(ctx context.Context, sets [][]int32, words int) error {
 	for r, w := range order {
 		rank[w] = int32(r)
 	}
-	ranked := make([][]int32, k)
+	ranked := make([][]int32, len(sets))
 	for c, s := range sets {
 		r := make([]int32, len(s))
 		for i, w := range s {
@@ -288,102 +329,89 @@ func (nd *NearDups) join(ctx context.Context, sets [][]int32, words int) error {
 		slices.Sort(r)
 		ranked[c] = r
 	}
-	bySize := make([]int32, k)
-	for i := range bySize {
-		bySize[i] = int32(i)
-	}
-	slices.SortStableFunc(bySize, func(a, b int32) int { return len(ranked[a]) - len(ranked[b]) })
+	return ranked
+}
 
-	index := make([][]posting, words)
-	start := make([]int32, words) // postings before start are too small for every later probe
-	acc := make([]int32, k)       // overlap in the prefixes so far; -1 pruned
-	var touched []int32
-	steps, nextCheck := int64(0), int64(1<<16)
-	budgetLeft := func(cost int64) bool {
-		steps += cost
-		return steps <= MaxComparisons
-	}
-	for done, xc := range bySize {
-		if !nd.Complete {
-			// The budget ran out: link each remaining class to the first near-duplicate
-			// found, if any, so that the groups still gather their tools.
-			if err := nd.joinFirst(ctx, ranked, bySize[done:], index, start, acc); err != nil {
-				return err
-			}
+// joiner is the state of join's prefix-filtered search: an inverted index of the prefixes of
+// the classes compared so far, and the overlap counts of the candidates of the current class.
+type joiner struct {
+	nd     *NearDups
+	ranked [][]int32
+	index  [][]posting
+	start  []int32 // postings before start are too small for every later probe
+	acc    []int32 // overlap in the prefixes so far; -1 pruned
+	// touched lists the classes whose acc the current probe set.
+	touched          []int32
+	steps, nextCheck int64
+}
+
+// budgetLeft spends cost steps and reports whether the budget still holds.
+func (j *joiner) budgetLeft(cost int64) bool {
+	j.steps += cost
+	return j.steps <= MaxComparisons
+}
+
+// probe counts, for class xc (the done-th by size), the overlap of its prefix with the indexed
+// prefixes, pruning the candidates that can no longer reach a near-duplicate's overlap.
+func (j *joiner) probe(xc int32, done int) {
+	x := j.ranked[xc]
+	sx := len(x)
+	minSize := (sx + 1) / 2
+	probe := sx - (sx+1)/2 + 1
+	for i := 0; i < probe; i++ {
+		w := x[i]
+		ps := j.index[w]
+		for len(ps) > int(j.start[w]) && len(j.ranked[ps[j.start[w]].class]) < minSize {
+			j.start[w]++ // sizes only grow: no later probe wants these
+		}
+		ps = ps[j.start[w]:]
+		if !j.budgetLeft(int64(len(ps))) {
+			j.nd.stop(done)
 			break
 		}
-		x := ranked[xc]
-		sx := len(x)
-		minSize := (sx + 1) / 2
-		probe := sx - (sx+1)/2 + 1
-		for i := 0; i < probe; i++ {
-			w := x[i]
-			ps := index[w]
-			for len(ps) > int(start[w]) && len(ranked[ps[start[w]].class]) < minSize {
-				start[w]++ // sizes only grow: no later probe wants these
+		for _, p := range ps {
+			y := p.class
+			if j.acc[y] < 0 {
+				continue
 			}
-			ps = ps[start[w]:]
-			if !budgetLeft(int64(len(ps))) {
-				nd.stop(done)
-				break
+			sy := len(j.ranked[y])
+			alpha := (sx + sy + 2) / 3 // the least overlap of a near-duplicate: 3o >= |x|+|y|
+			if j.acc[y] == 0 {
+				j.touched = append(j.touched, y)
 			}
-			for _, p := range ps {
-				y := p.class
-				if acc[y] < 0 {
-					continue
-				}
-				sy := len(ranked[y])
-				alpha := (sx + sy + 2) / 3 // the least overlap of a near-duplicate: 3o >= |x|+|y|
-				if int(acc[y])+1+min(sx-i-1, sy-int(p.pos)-1) < alpha {
-					if acc[y] == 0 {
-						touched = append(touched, y)
-					}
-					acc[y] = -1
-					continue
-				}
-				if acc[y] == 0 {
-					touched = append(touched, y)
-				}
-				acc[y]++
+			if int(j.acc[y])+1+min(sx-i-1, sy-int(p.pos)-1) < alpha {
+				j.acc[y] = -1
+				continue
 			}
-		}
-		for _, y := range touched {
-			if acc[y] > 0 {
-				ys := ranked[y]
-				if !nd.Complete || !budgetLeft(int64(sx+len(ys))) {
-					nd.stop(done)
-					acc[y] = 0
-					continue
-				}
-				shared := overlap(x, ys)
-				if union := sx + len(ys) - shared; 2*shared >= union {
-					a, b := xc, y
-					if a > b {
-						a, b = b, a
-					}
-					nd.link(a, b, shared, union)
-				}
-			}
-			acc[y] = 0
-		}
-		touched = touched[:0]
-		for i := 0; i < sx-(2*sx+2)/3+1; i++ {
-			index[x[i]] = append(index[x[i]], posting{xc, int32(i)})
-		}
-		if steps >= nextCheck {
-			nextCheck = steps + 1<<16
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("near-duplicate search: %w", err)
-			}
+			j.acc[y]++
 		}
 	}
-	if nd.Complete {
-		nd.Compared = nd.Total
+}
+
+// verify compares class xc in full with each candidate the probe kept, links the
+// near-duplicates, and clears the counts for the next class.
+func (j *joiner) verify(xc int32, done int) {
+	x := j.ranked[xc]
+	for _, y := range j.touched {
+		if j.acc[y] > 0 {
+			ys := j.ranked[y]
+			if !j.nd.Complete || !j.budgetLeft(int64(len(x)+len(ys))) {
+				j.nd.stop(done)
+				j.acc[y] = 0
+				continue
+			}
+			shared := overlap(x, ys)
+			if union := len(x) + len(ys) - shared; 2*shared >= union {
+				a, b := xc, y
+				if a > b {
+					a, b = b, a
+				}
+				j.nd.link(a, b, shared, union)
+			}
+		}
+		j.acc[y] = 0
 	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("near-duplicate search: %w", err)
-	}
-	return nil
+	j.touched = j.touched[:0]
 }
 
 // stop records that the budget ran out while classes bySize[done:] were not yet compared with

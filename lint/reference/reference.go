@@ -221,7 +221,6 @@ func DescriptionWords(t *listing.Value) []string {
 }
 
 func toolLines(i int, t *listing.Value, n string) []Line {
-	var out []Line
 	base := fmt.Sprintf("/tools/%d", i)
 	schema := t.Get("inputSchema")
 	ok := schema.IsObject()
@@ -229,16 +228,26 @@ func toolLines(i int, t *listing.Value, n string) []Line {
 	if !ok {
 		detail = "inputSchema must be an object, got " + pyTypeName(schema)
 	}
-	out = append(out, line(ok, Fail, "input-schema", i, n, detail, base+"/inputSchema"))
+	out := []Line{line(ok, Fail, "input-schema", i, n, detail, base+"/inputSchema")}
 	if !ok {
 		schema = nil
 	}
+	out = append(out, descriptionLine(i, t, n, base))
+	out = append(out, paramLines(i, schema, n, base)...)
+	if ln, ok := annotationsLine(i, t, n, base); ok {
+		out = append(out, ln)
+	}
+	return out
+}
 
+// descriptionLine is the check of the description's word count.
+func descriptionLine(i int, t *listing.Value, n, base string) Line {
 	desc := t.Get("description")
 	nw := 0
 	if desc.IsString() {
 		words.Each(desc.Str, func(string) { nw++ }) // a count: the words of a long text need not be kept
 	}
+	var detail string
 	switch {
 	case nw >= Short:
 		detail = fmt.Sprintf("%d words", nw)
@@ -247,8 +256,13 @@ func toolLines(i int, t *listing.Value, n string) []Line {
 	default:
 		detail = fmt.Sprintf("%d words, fewer than %d", nw, Short)
 	}
-	out = append(out, line(nw >= Short, Warn, "description", i, n, detail, base+"/description"))
+	return line(nw >= Short, Warn, "description", i, n, detail, base+"/description")
+}
 
+// paramLines are the checks of the input schema's parameters (schema is nil when it is not an
+// object).
+func paramLines(i int, schema *listing.Value, n, base string) []Line {
+	var out []Line
 	var props []listing.Member
 	if p := schema.Get("properties"); p.IsObject() {
 		props = p.Fields()
@@ -263,7 +277,7 @@ func toolLines(i int, t *listing.Value, n string) []Line {
 			opaque = append(opaque, m.Key)
 		}
 	}
-	detail = "every parameter has a description, enum or const"
+	detail := "every parameter has a description, enum or const"
 	if len(loose) > 0 {
 		detail = "no description or enum: " + strings.Join(loose, ", ")
 	}
@@ -290,7 +304,12 @@ func toolLines(i int, t *listing.Value, n string) []Line {
 		}
 		out = append(out, line(closed, Warn, "no-params-closed", i, n, detail, base+"/inputSchema"))
 	}
+	return out
+}
 
+// annotationsLine is the check of the hints the name's first read or write verb asks for; ok
+// is false when the name has no such verb.
+func annotationsLine(i int, t *listing.Value, n, base string) (ln Line, ok bool) {
 	verb := ""
 	for _, w := range words.Tokens(n) {
 		if words.WriteVerbs[w] || words.ReadVerbs[w] {
@@ -298,28 +317,28 @@ func toolLines(i int, t *listing.Value, n string) []Line {
 			break
 		}
 	}
-	if verb != "" {
-		hints := t.Get("annotations")
-		if !hints.IsObject() {
-			hints = nil
-		}
-		want := []string{"readOnlyHint"}
-		if words.WriteVerbs[verb] {
-			want = []string{"readOnlyHint", "destructiveHint"}
-		}
-		done := false
-		for _, k := range want {
-			if hints.Has(k) {
-				done = true
-			}
-		}
-		detail = strings.Join(want, " or ") + " is set"
-		if !done {
-			detail = "`" + strings.Join(want, "` or `") + "` is not set; the schema default says the tool may modify and be destructive"
-		}
-		out = append(out, line(done, Warn, "annotations", i, n, detail, base+"/annotations"))
+	if verb == "" {
+		return Line{}, false
 	}
-	return out
+	hints := t.Get("annotations")
+	if !hints.IsObject() {
+		hints = nil
+	}
+	want := []string{"readOnlyHint"}
+	if words.WriteVerbs[verb] {
+		want = []string{"readOnlyHint", "destructiveHint"}
+	}
+	done := false
+	for _, k := range want {
+		if hints.Has(k) {
+			done = true
+		}
+	}
+	detail := strings.Join(want, " or ") + " is set"
+	if !done {
+		detail = "`" + strings.Join(want, "` or `") + "` is not set; the schema default says the tool may modify and be destructive"
+	}
+	return line(done, Warn, "annotations", i, n, detail, base+"/annotations"), true
 }
 
 // Overlap is two tools, I before J, whose descriptions share Shared of their Union distinct

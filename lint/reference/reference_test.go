@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,8 +69,16 @@ type lintCase struct {
 	shows   []string
 }
 
+// lintCases are every case of the reference's checks, in the order of its report.
 func lintCases() []lintCase {
-	words := func(n int) string { return strings.TrimSpace(strings.Repeat("catalogue ", n)) }
+	return slices.Concat(listingCases(), toolCases(), nearDuplicateCases())
+}
+
+// catalogueWords is n words of description, "catalogue catalogue …".
+func catalogueWords(n int) string { return strings.TrimSpace(strings.Repeat("catalogue ", n)) }
+
+// listingCases are the cases of the listing-wide checks before the tools: the INFO line, pagination and names.
+func listingCases() []lintCase {
 	return []lintCase{
 		// INFO: the size of the tools as Python's json.dumps writes them compactly.
 		{"info: size counts the tools as compact JSON in UTF-8 bytes", `[{"name": "é"}]`,
@@ -130,7 +139,12 @@ func lintCases() []lintCase {
 		// name-generic: every word part of the name is a generic word.
 		{"name-generic: names made only of generic words", `[{"name": "get_data"}, {"name": "run"}, {"name": "list_items"}, {"name": "find_book"}, {"name": "__"}, {"name": "42"}]`,
 			[]string{"WARN name-generic: names that never say which object: get_data, run, list_items"}},
+	}
+}
 
+// toolCases are the cases of the per-tool checks: schema, description, parameters, annotations.
+func toolCases() []lintCase {
+	return []lintCase{
 		// input-schema: the schema must be an object (FAIL); the detail names Python's type.
 		{"input-schema: a missing schema is NoneType", `[{"name": "find_book"}]`,
 			[]string{"FAIL input-schema:find_book: inputSchema must be an object, got NoneType"}},
@@ -156,7 +170,7 @@ func lintCases() []lintCase {
 			[]string{"PASS description:a: 8 words"}},
 		{"description: non-ASCII letters split words and are not counted", `[{"name": "a", "description": "Prête un livre à un lecteur inscrit ici"}]`,
 			[]string{"PASS description:a: 8 words"}},
-		{"description: a huge description is counted in full", `[{"name": "a", "description": "` + words(200000) + `"}]`,
+		{"description: a huge description is counted in full", `[{"name": "a", "description": "` + catalogueWords(200000) + `"}]`,
 			[]string{"PASS description:a: 200000 words"}},
 
 		// params-described: every property has a description, an enum or a const.
@@ -194,7 +208,12 @@ func lintCases() []lintCase {
 		{"annotations: the first verb decides and plural verbs fold", `[{"name": "getAndDeleteBook", "annotations": {"readOnlyHint": false}}, {"name": "deletes_then_get"}]`,
 			[]string{"PASS annotations:getAndDeleteBook: readOnlyHint is set",
 				"WARN annotations:deletes_then_get: `readOnlyHint` or `destructiveHint` is not set; the schema default says the tool may modify and be destructive"}},
+	}
+}
 
+// nearDuplicateCases are the near-duplicate cases and hostile input.
+func nearDuplicateCases() []lintCase {
+	return []lintCase{
 		// near-duplicate: descriptions whose content words overlap (Jaccard) by 50% or more.
 		{"near-duplicate: a pair at exactly 50% is reported", `[{"name": "a", "description": "alpha beta gamma"}, {"name": "b", "description": "alpha beta delta"}, {"name": "c", "description": "omega"}]`,
 			[]string{"WARN near-duplicate: descriptions that share most of their words: a and b (50%)"}},

@@ -123,7 +123,7 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case "tools/list":
 		c.st.total += int64(len(raw))
 		var sdkView []byte
-		c.st.page, c.st.pageErr, sdkView = c.st.checkPage(raw)
+		c.st.page, sdkView, c.st.pageErr = c.st.checkPage(raw)
 		// A copy: the transport may still hold the message it decoded.
 		r := *resp
 		r.Result = sdkView
@@ -136,22 +136,22 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // tools array and the nextCursor, all it needs to go on paging (so it cannot choke on a member
 // it would decode differently); for a page refused, an empty last page, so the SDK's call ends
 // and the refusal is reported instead.
-func (s *state) checkPage(raw []byte) (page []byte, err error, sdkView []byte) {
+func (s *state) checkPage(raw []byte) (page, sdkView []byte, err error) {
 	stop := []byte(`{"tools":[]}`)
 	if s.total > s.limits.TotalBytes {
-		return nil, &Error{Kind: ErrTooLarge,
+		return nil, stop, &Error{Kind: ErrTooLarge,
 			Msg:  fmt.Sprintf("the server's tools/list results come to more than %d bytes", s.limits.TotalBytes),
-			Hint: "a listing this large is almost certainly a server fault; raise the limit if it is not"}, stop
+			Hint: "a listing this large is almost certainly a server fault; raise the limit if it is not"}
 	}
 	v, perr := listing.ParseJSON(raw)
 	if perr != nil {
 		// listing.Parse on the raw page gives the precise complaint.
-		return raw, nil, stop
+		return raw, stop, nil
 	}
 	if next := v.Get("nextCursor"); next.IsString() {
-		return raw, nil, listing.Marshal(listing.NewObject(
+		return raw, listing.Marshal(listing.NewObject(
 			listing.Member{Key: "tools", Value: listing.NewArray(), KeyPos: -1},
-			listing.Member{Key: "nextCursor", Value: next, KeyPos: -1}), "")
+			listing.Member{Key: "nextCursor", Value: next, KeyPos: -1}), ""), nil
 	}
-	return raw, nil, stop
+	return raw, stop, nil
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/tool-workbench/workbench/listing"
 )
 
@@ -477,11 +477,10 @@ func TestStrictPolicy(t *testing.T) {
 
 // testServerBin builds ./internal/testserver once per test run.
 var testServerBin = sync.OnceValues(func() (string, error) {
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		if goBin, err = exec.LookPath("go"); err != nil {
-			return "", fmt.Errorf("no go command to build the stdio test server: %w", err)
-		}
+	// go test puts the go command that runs it first on PATH.
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("no go command to build the stdio test server: %w", err)
 	}
 	dir, err := os.MkdirTemp("", "remote-testserver")
 	if err != nil {

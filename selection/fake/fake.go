@@ -107,22 +107,8 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 // ServeHTTP answers POST .../chat/completions.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		writeError(w, http.StatusNotFound, "only POST /chat/completions")
-		return
-	}
-	if s.Key != "" && r.Header.Get("Authorization") != "Bearer "+s.Key {
-		writeError(w, http.StatusUnauthorized, "Incorrect API key provided")
-		return
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "unreadable body")
-		return
-	}
-	var req request
-	if err := json.Unmarshal(body, &req); err != nil {
-		writeError(w, http.StatusBadRequest, "body is not a chat completion request: "+err.Error())
+	req, body, ok := readRequest(w, r, s.Key)
+	if !ok {
 		return
 	}
 	user := ""
@@ -131,23 +117,70 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			user = m.Content
 		}
 	}
-	key := sha256.Sum256(body)
-	s.mu.Lock()
-	if s.attempts == nil {
-		s.attempts, s.byTask = map[[32]byte]int{}, map[string]int{}
-	}
-	s.attempts[key]++
-	attempt := s.attempts[key]
-	s.byTask[user]++
-	s.log = append(s.log, Logged{user, req.Seed})
-	s.mu.Unlock()
-
+	attempt := s.record(body, user, req.Seed)
 	cues := map[string]string{}
 	for _, m := range cueRE.FindAllStringSubmatch(user, -1) {
 		cues[m[1]] = m[2]
 	}
 	task := strings.TrimSpace(cueRE.ReplaceAllString(user, " "))
+	if !s.wait(r, cues, attempt) || failOnCue(w, r, cues, attempt) {
+		return
+	}
+	tools, err := toolsOf(req)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "a tool is not JSON: "+err.Error())
+		return
+	}
+	msg, finish := answer(r, cues, task, tools, req.Seed)
+	resp := map[string]any{
+		"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": req.Model,
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
+		"usage":   map[string]any{"prompt_tokens": len(body) / 4, "completion_tokens": 12, "total_tokens": len(body)/4 + 12},
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(resp)
+}
 
+// readRequest reads a chat completion request, or answers the error a real endpoint would: a
+// wrong path or method, a wrong key, a body that is not a request.
+func readRequest(w http.ResponseWriter, r *http.Request, key string) (req request, body []byte, ok bool) {
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		writeError(w, http.StatusNotFound, "only POST /chat/completions")
+		return req, nil, false
+	}
+	if key != "" && r.Header.Get("Authorization") != "Bearer "+key {
+		writeError(w, http.StatusUnauthorized, "Incorrect API key provided")
+		return req, nil, false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "unreadable body")
+		return req, nil, false
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeError(w, http.StatusBadRequest, "body is not a chat completion request: "+err.Error())
+		return req, nil, false
+	}
+	return req, body, true
+}
+
+// record logs a request and returns how many times this exact body has arrived.
+func (s *Server) record(body []byte, user string, seed *int) int {
+	key := sha256.Sum256(body)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.attempts == nil {
+		s.attempts, s.byTask = map[[32]byte]int{}, map[string]int{}
+	}
+	s.attempts[key]++
+	s.byTask[user]++
+	s.log = append(s.log, Logged{user, seed})
+	return s.attempts[key]
+}
+
+// wait sleeps the server's Delay and the cues' [slow] and, on a first attempt, [stall]. It
+// returns false if the request was cancelled meanwhile.
+func (s *Server) wait(r *http.Request, cues map[string]string, attempt int) bool {
 	delay := s.Delay
 	if d, ok := cues["slow"]; ok {
 		if dd, err := time.ParseDuration(d); err == nil {
@@ -159,36 +192,47 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			delay += dd
 		}
 	}
-	if delay > 0 {
-		t := time.NewTimer(delay)
-		select {
-		case <-r.Context().Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
+	if delay <= 0 {
+		return true
 	}
+	t := time.NewTimer(delay)
+	select {
+	case <-r.Context().Done():
+		t.Stop()
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// failOnCue answers the failures the cues ask for ([fail], [429], [echo-error], [garbage]) and
+// reports whether it did.
+func failOnCue(w http.ResponseWriter, r *http.Request, cues map[string]string, attempt int) bool {
 	if n, ok := cues["fail"]; ok {
 		if k, _ := strconv.Atoi(n); attempt <= k {
 			writeError(w, http.StatusInternalServerError, "the fake server fails on cue")
-			return
+			return true
 		}
 	}
 	if after, ok := cues["429"]; ok && attempt == 1 {
 		w.Header().Set("Retry-After", after)
 		writeError(w, http.StatusTooManyRequests, "Rate limit reached, on cue")
-		return
+		return true
 	}
 	if _, ok := cues["echo-error"]; ok {
 		writeError(w, http.StatusBadRequest, "bad request from "+r.Header.Get("Authorization"))
-		return
+		return true
 	}
 	if _, ok := cues["garbage"]; ok {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, "<html>gateway says hello</html>")
-		return
+		return true
 	}
+	return false
+}
 
+// toolsOf reads the request's tools back as MCP tools, for the ranker.
+func toolsOf(req request) ([]*listing.Value, error) {
 	tools := make([]*listing.Value, 0, len(req.Tools))
 	for _, t := range req.Tools {
 		params := t.Function.Parameters
@@ -202,19 +246,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}{t.Function.Name, t.Function.Description, params})
 		v, err := listing.ParseJSON(b)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, "a tool is not JSON: "+err.Error())
-			return
+			return nil, err
 		}
 		tools = append(tools, v)
 	}
+	return tools, nil
+}
+
+// answer is the assistant's message: the ranker's top tool called, unless a cue asks for
+// another answer, and its finish reason.
+func answer(r *http.Request, cues map[string]string, task string, tools []*listing.Value, seed *int) (map[string]any, string) {
 	msg := map[string]any{"role": "assistant", "content": nil}
 	var calls []map[string]any
 	call := func(i int, name, args string) {
 		calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d", i), "type": "function",
 			"function": map[string]any{"name": name, "arguments": args}})
 	}
-	_, wantText := cues["text"]
-	_, wantEmpty := cues["empty"]
 	var top []selection.Scored
 	if len(tools) > 0 {
 		v := selection.NewRanker(tools).Judge(1, selection.Task{Task: task}, false)
@@ -226,15 +273,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, ok := cues["wrong"]; ok && len(top) > 1 {
 		pick = 1
 	}
-	if _, ok := cues["flip"]; ok && len(top) > 1 && req.Seed != nil && *req.Seed%2 != 0 {
+	if _, ok := cues["flip"]; ok && len(top) > 1 && seed != nil && *seed%2 != 0 {
 		pick = 1
 	}
 	switch {
 	case hasCue(cues, "echo"):
 		msg["content"] = "your header was " + r.Header.Get("Authorization")
-	case wantEmpty:
+	case hasCue(cues, "empty"):
 		msg["content"] = ""
-	case wantText || len(top) == 0:
+	case hasCue(cues, "text") || len(top) == 0:
 		msg["content"] = "No tool fits this request."
 	case hasCue(cues, "unknown"):
 		call(0, "no_such_tool", "{}")
@@ -246,18 +293,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			call(1, top[1-pick].Name, arguments(tools[top[1-pick].Tool], task))
 		}
 	}
-	finish := "stop"
-	if len(calls) > 0 {
-		msg["tool_calls"] = calls
-		finish = "tool_calls"
+	if len(calls) == 0 {
+		return msg, "stop"
 	}
-	resp := map[string]any{
-		"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": req.Model,
-		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
-		"usage":   map[string]any{"prompt_tokens": len(body) / 4, "completion_tokens": 12, "total_tokens": len(body)/4 + 12},
-	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(resp)
+	msg["tool_calls"] = calls
+	return msg, "tool_calls"
 }
 
 func hasCue(cues map[string]string, name string) bool {

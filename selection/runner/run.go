@@ -198,6 +198,26 @@ func Execute(ctx context.Context, c *Client, l *listing.Listing, tasks []selecti
 	if len(tasks) == 0 {
 		return nil, errors.New("the task file holds no tasks")
 	}
+	hdr, done, err := startHeader(l, tasks, spec, opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Start != nil {
+		if err := opts.Start(hdr); err != nil {
+			return nil, err
+		}
+	}
+	x := &execution{c: c, ts: newToolSet(l), tasks: tasks, spec: spec, opts: opts, run: &Run{Header: hdr},
+		prog: Progress{Total: len(tasks) * spec.Samples, Resumed: len(done), Done: len(done)}}
+	for _, cl := range done {
+		x.run.Calls = append(x.run.Calls, cl)
+	}
+	return x.execute(ctx, pending(len(tasks), spec.Samples, done))
+}
+
+// startHeader is the header of a run about to start, and the calls it keeps from the run it
+// resumes (opts.Resume) by task and sample: those that got an answer.
+func startHeader(l *listing.Listing, tasks []selection.Task, spec Spec, opts Options) (Header, map[[2]int]Call, error) {
 	hdr := NewHeader(l, tasks, spec)
 	now := time.Now
 	if opts.Now != nil {
@@ -210,79 +230,72 @@ func Execute(ctx context.Context, c *Client, l *listing.Listing, tasks []selecti
 		}
 	}
 	done := map[[2]int]Call{}
-	if opts.Resume != nil {
-		if err := Resumable(opts.Resume.Header, hdr); err != nil {
-			return nil, err
-		}
-		hdr.Started = opts.Resume.Header.Started
-		hdr.EstimatedTokens, hdr.EstimateMethod = opts.Resume.Header.EstimatedTokens, opts.Resume.Header.EstimateMethod
-		for _, cl := range opts.Resume.Calls {
-			if cl.Outcome != OutError && cl.Task < len(tasks) && cl.Sample < spec.Samples {
-				done[[2]int{cl.Task, cl.Sample}] = cl
-			}
+	if opts.Resume == nil {
+		return hdr, done, nil
+	}
+	if err := Resumable(opts.Resume.Header, hdr); err != nil {
+		return hdr, nil, err
+	}
+	hdr.Started = opts.Resume.Header.Started
+	hdr.EstimatedTokens, hdr.EstimateMethod = opts.Resume.Header.EstimatedTokens, opts.Resume.Header.EstimateMethod
+	for _, cl := range opts.Resume.Calls {
+		if cl.Outcome != OutError && cl.Task < len(tasks) && cl.Sample < spec.Samples {
+			done[[2]int{cl.Task, cl.Sample}] = cl
 		}
 	}
-	if opts.Start != nil {
-		if err := opts.Start(hdr); err != nil {
-			return nil, err
-		}
-	}
-	run := &Run{Header: hdr}
-	ts := newToolSet(l)
-	type job struct{ task, sample int }
+	return hdr, done, nil
+}
+
+// job is one call to make: a sample of a task.
+type job struct{ task, sample int }
+
+// pending lists the calls not done yet, sample-major: a run stopped early has every task at
+// least once.
+func pending(tasks, samples int, done map[[2]int]Call) []job {
 	var jobs []job
-	for s := 0; s < spec.Samples; s++ {
-		// Sample-major order: a run stopped early has every task at least once.
+	for s := 0; s < samples; s++ {
 		for t := range tasks {
 			if _, ok := done[[2]int{t, s}]; !ok {
 				jobs = append(jobs, job{t, s})
 			}
 		}
 	}
-	var mu sync.Mutex
-	prog := Progress{Total: len(tasks) * spec.Samples, Resumed: len(done), Done: len(done)}
-	for _, cl := range done {
-		run.Calls = append(run.Calls, cl)
-	}
-	var sinkErr error
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	return jobs
+}
+
+// execution is a run in progress: its workers share it under mu.
+type execution struct {
+	c     *Client
+	ts    *toolSet
+	tasks []selection.Task
+	spec  Spec
+	opts  Options
+
+	mu      sync.Mutex
+	run     *Run
+	prog    Progress
+	sinkErr error
+	cancel  context.CancelFunc
+}
+
+// execute makes the jobs' calls with the client's concurrency, until done or ctx ends.
+func (x *execution) execute(ctx context.Context, jobs []job) (*Run, error) {
+	ctx, x.cancel = context.WithCancel(ctx)
+	defer x.cancel()
 	feed := make(chan job)
 	var wg sync.WaitGroup
-	workers := min(c.Concurrency(), len(jobs))
+	workers := min(x.c.Concurrency(), len(jobs))
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range feed {
-				cl, err := callOnce(ctx, c, ts, tasks[j.task], j.task, j.sample, spec, opts.NoCache)
+				cl, err := callOnce(ctx, x.c, x.ts, x.tasks[j.task], j.task, j.sample, x.spec, x.opts.NoCache)
 				if err != nil {
 					// Cancelled: the call did not finish and is not recorded.
 					continue
 				}
-				mu.Lock()
-				if sinkErr == nil && opts.Sink != nil {
-					if err := opts.Sink(cl); err != nil {
-						sinkErr = err
-						cancel()
-						mu.Unlock()
-						continue
-					}
-				}
-				run.Calls = append(run.Calls, cl)
-				prog.Done++
-				if cl.Outcome == OutError {
-					prog.Errors++
-				}
-				if cl.Cached {
-					prog.Cached++
-				}
-				if opts.Progress != nil {
-					p := prog
-					p.Call = &cl
-					opts.Progress(p)
-				}
-				mu.Unlock()
+				x.finished(cl)
 			}
 		}()
 	}
@@ -296,11 +309,38 @@ send:
 	}
 	close(feed)
 	wg.Wait()
-	sortCalls(run.Calls)
-	if sinkErr != nil {
-		return run, fmt.Errorf("saving a finished call: %w", sinkErr)
+	sortCalls(x.run.Calls)
+	if x.sinkErr != nil {
+		return x.run, fmt.Errorf("saving a finished call: %w", x.sinkErr)
 	}
-	return run, context.Cause(ctx)
+	return x.run, context.Cause(ctx)
+}
+
+// finished records a finished call: through the sink first, then in the run and its
+// progress. A sink that fails stops the run, and its call is not recorded.
+func (x *execution) finished(cl Call) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.sinkErr == nil && x.opts.Sink != nil {
+		if err := x.opts.Sink(cl); err != nil {
+			x.sinkErr = err
+			x.cancel()
+			return
+		}
+	}
+	x.run.Calls = append(x.run.Calls, cl)
+	x.prog.Done++
+	if cl.Outcome == OutError {
+		x.prog.Errors++
+	}
+	if cl.Cached {
+		x.prog.Cached++
+	}
+	if x.opts.Progress != nil {
+		p := x.prog
+		p.Call = &cl
+		x.opts.Progress(p)
+	}
 }
 
 // Resumable reports whether calls recorded under old belong to the run described by cur.

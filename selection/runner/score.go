@@ -3,6 +3,7 @@ package runner
 import (
 	"sort"
 
+	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/selection/stats"
 )
 
@@ -132,151 +133,197 @@ func ScoreRun(r *Run) *Score {
 	h := r.Header
 	s := &Score{Spec: h.Spec, Tasks: len(h.Tasks), Calls: len(r.Calls)}
 	s.Missing = len(h.Tasks)*h.Spec.Samples - len(r.Calls)
-	// Labels: listing tools (first of each name), none, then unknown names as they appear.
-	idx := map[string]int{}
-	var labels []string
-	add := func(name string) int {
-		if i, ok := idx[name]; ok {
-			return i
-		}
-		idx[name] = len(labels)
-		labels = append(labels, name)
-		return idx[name]
-	}
-	known := map[string]bool{}
-	for _, n := range h.Tools {
-		add(n)
-		known[n] = true
-	}
-	add(NoTool)
-	for _, t := range h.Tasks {
-		add(expectedLabel(t.Expected()))
-	}
-	for _, c := range r.Calls {
-		if c.Outcome != OutError {
-			add(c.Choice())
-		}
-	}
-	counts := make([][]int, len(labels))
-	for i := range counts {
-		counts[i] = make([]int, len(labels))
-	}
+	t := newTally(s, r)
 	byTask := make([][]Call, len(h.Tasks))
 	for _, c := range r.Calls {
 		if c.Task >= 0 && c.Task < len(byTask) {
 			byTask[c.Task] = append(byTask[c.Task], c)
 		}
 	}
-	var noToolK, noToolN, jsonK, validK, validN, matchK, matchN int
-	var prompts []int
-	var lat []float64
-	consistency, consistencyN := 0.0, 0
-	for ti, t := range h.Tasks {
-		exp := expectedLabel(t.Expected())
-		tr := TaskResult{Index: ti, ID: t.ID, Task: t.Task, Expected: exp, Choices: make([]string, h.Spec.Samples)}
-		for i := range tr.Choices {
-			tr.Choices[i] = ""
-		}
-		freq := map[string]int{}
-		for _, c := range byTask[ti] {
-			if c.Sample >= 0 && c.Sample < len(tr.Choices) {
-				tr.Choices[c.Sample] = c.Choice()
-			}
-			if c.Cached {
-				s.Cached++
-			}
-			if c.Outcome == OutError {
-				s.Errors++
-				if c.Sample >= 0 && c.Sample < len(tr.Choices) {
-					tr.Choices[c.Sample] = ErrorChoice
-				}
-				continue
-			}
-			s.Scored++
-			tr.Scored++
-			ch := c.Choice()
-			freq[ch]++
-			counts[idx[exp]][idx[ch]]++
-			if ch == exp {
-				tr.Correct++
-			}
-			if exp == NoTool {
-				noToolN++
-				if ch == NoTool {
-					noToolK++
-				}
-			}
-			if c.Outcome == OutTool {
-				s.Args.Calls++
-				if c.Args.JSON {
-					jsonK++
-				}
-				if c.Args.Valid != nil {
-					validN++
-					if *c.Args.Valid {
-						validK++
-					}
-				}
-				if c.Args.Match != nil {
-					matchN++
-					if *c.Args.Match {
-						matchK++
-					}
-				}
-				if c.Position >= 0 {
-					for len(s.ByPosition) <= c.Position {
-						s.ByPosition = append(s.ByPosition, 0)
-					}
-					s.ByPosition[c.Position]++
-				}
-			}
-			if c.Usage.Prompt > 0 {
-				prompts = append(prompts, c.Usage.Prompt)
-				s.Tokens.Completion += c.Usage.Completion
-			}
-			if !c.Cached {
-				lat = append(lat, c.LatencyMS)
-			}
-		}
-		s.Correct += tr.Correct
-		if tr.Scored > 0 {
-			// The modal choice; ties go to the label listed first, so the result is stable.
-			best := -1
-			for ch, n := range freq {
-				if best < 0 || n > freq[labels[best]] || n == freq[labels[best]] && idx[ch] < best {
-					best = idx[ch]
-				}
-			}
-			tr.Modal = labels[best]
-			tr.Agreement = float64(freq[tr.Modal]) / float64(tr.Scored)
-			consistency += tr.Agreement
-			consistencyN++
-			if tr.Agreement == 1 {
-				s.Unanimous++
-			}
-		}
-		s.PerTask = append(s.PerTask, tr)
+	for ti, task := range h.Tasks {
+		s.PerTask = append(s.PerTask, t.task(ti, task, byTask[ti], h.Spec.Samples))
 	}
+	t.rates()
+	t.perTool()
+	t.tokens(h)
+	t.latency()
+	return s
+}
+
+// tally is what ScoreRun counts as it walks a run's calls, task by task, before it turns the
+// counts into the Score's rates.
+type tally struct {
+	s      *Score
+	labels []string       // the confusion matrix's labels
+	idx    map[string]int // label → its index
+	known  map[string]bool
+	counts [][]int // counts[expected][chosen]
+
+	noToolK, noToolN, jsonK, validK, validN, matchK, matchN int
+	prompts                                                 []int
+	lat                                                     []float64
+	consistency                                             float64
+	consistencyN                                            int
+}
+
+// newTally lays out the labels: listing tools (first of each name), none, then unknown names
+// as they appear.
+func newTally(s *Score, r *Run) *tally {
+	t := &tally{s: s, idx: map[string]int{}, known: map[string]bool{}}
+	for _, n := range r.Header.Tools {
+		t.label(n)
+		t.known[n] = true
+	}
+	t.label(NoTool)
+	for _, task := range r.Header.Tasks {
+		t.label(expectedLabel(task.Expected()))
+	}
+	for _, c := range r.Calls {
+		if c.Outcome != OutError {
+			t.label(c.Choice())
+		}
+	}
+	t.counts = make([][]int, len(t.labels))
+	for i := range t.counts {
+		t.counts[i] = make([]int, len(t.labels))
+	}
+	return t
+}
+
+// label returns the index of name among the labels, adding it at the end if new.
+func (t *tally) label(name string) int {
+	if i, ok := t.idx[name]; ok {
+		return i
+	}
+	t.idx[name] = len(t.labels)
+	t.labels = append(t.labels, name)
+	return t.idx[name]
+}
+
+// task counts the calls of task ti and returns its result.
+func (t *tally) task(ti int, task selection.Task, calls []Call, samples int) TaskResult {
+	exp := expectedLabel(task.Expected())
+	tr := TaskResult{Index: ti, ID: task.ID, Task: task.Task, Expected: exp, Choices: make([]string, samples)}
+	freq := map[string]int{}
+	for _, c := range calls {
+		if c.Sample >= 0 && c.Sample < len(tr.Choices) {
+			tr.Choices[c.Sample] = c.Choice()
+		}
+		if c.Cached {
+			t.s.Cached++
+		}
+		if c.Outcome == OutError {
+			t.s.Errors++
+			if c.Sample >= 0 && c.Sample < len(tr.Choices) {
+				tr.Choices[c.Sample] = ErrorChoice
+			}
+			continue
+		}
+		t.s.Scored++
+		tr.Scored++
+		ch := c.Choice()
+		freq[ch]++
+		t.counts[t.idx[exp]][t.idx[ch]]++
+		if ch == exp {
+			tr.Correct++
+		}
+		if exp == NoTool {
+			t.noToolN++
+			if ch == NoTool {
+				t.noToolK++
+			}
+		}
+		t.answer(c)
+	}
+	t.s.Correct += tr.Correct
+	if tr.Scored > 0 {
+		t.modal(&tr, freq)
+	}
+	return tr
+}
+
+// answer counts what an answered call says beyond its choice: its arguments, the place of the
+// tool it chose, its usage and its latency.
+func (t *tally) answer(c Call) {
+	s := t.s
+	if c.Outcome == OutTool {
+		s.Args.Calls++
+		if c.Args.JSON {
+			t.jsonK++
+		}
+		if c.Args.Valid != nil {
+			t.validN++
+			if *c.Args.Valid {
+				t.validK++
+			}
+		}
+		if c.Args.Match != nil {
+			t.matchN++
+			if *c.Args.Match {
+				t.matchK++
+			}
+		}
+		if c.Position >= 0 {
+			for len(s.ByPosition) <= c.Position {
+				s.ByPosition = append(s.ByPosition, 0)
+			}
+			s.ByPosition[c.Position]++
+		}
+	}
+	if c.Usage.Prompt > 0 {
+		t.prompts = append(t.prompts, c.Usage.Prompt)
+		s.Tokens.Completion += c.Usage.Completion
+	}
+	if !c.Cached {
+		t.lat = append(t.lat, c.LatencyMS)
+	}
+}
+
+// modal sets a task's most common choice and its agreement; ties go to the label listed
+// first, so the result is stable.
+func (t *tally) modal(tr *TaskResult, freq map[string]int) {
+	best := -1
+	for ch, n := range freq {
+		if best < 0 || n > freq[t.labels[best]] || n == freq[t.labels[best]] && t.idx[ch] < best {
+			best = t.idx[ch]
+		}
+	}
+	tr.Modal = t.labels[best]
+	tr.Agreement = float64(freq[tr.Modal]) / float64(tr.Scored)
+	t.consistency += tr.Agreement
+	t.consistencyN++
+	if tr.Agreement == 1 {
+		t.s.Unanimous++
+	}
+}
+
+// rates turns the counts into the Score's rates and its confusion matrix.
+func (t *tally) rates() {
+	s := t.s
 	acc := rate(s.Correct, s.Scored)
 	s.Accuracy, s.Interval = acc.Rate, acc.Interval
-	s.NoTool = rate(noToolK, noToolN)
-	s.Args.JSON = rate(jsonK, s.Args.Calls)
-	s.Args.Valid = rate(validK, validN)
-	s.Args.Matched = rate(matchK, matchN)
-	if consistencyN > 0 {
-		s.Consistency = consistency / float64(consistencyN)
+	s.NoTool = rate(t.noToolK, t.noToolN)
+	s.Args.JSON = rate(t.jsonK, s.Args.Calls)
+	s.Args.Valid = rate(t.validK, t.validN)
+	s.Args.Matched = rate(t.matchK, t.matchN)
+	if t.consistencyN > 0 {
+		s.Consistency = t.consistency / float64(t.consistencyN)
 	}
-	s.Confusion = Confusion{Labels: labels, Counts: counts}
-	for i, name := range labels {
+	s.Confusion = Confusion{Labels: t.labels, Counts: t.counts}
+}
+
+// perTool reads each tool's precision and recall off the confusion matrix.
+func (t *tally) perTool() {
+	for i, name := range t.labels {
 		if name == NoTool {
 			continue
 		}
-		ts := ToolScore{Name: name, Known: known[name]}
-		for j := range labels {
-			ts.Expected += counts[i][j]
-			ts.Chosen += counts[j][i]
+		ts := ToolScore{Name: name, Known: t.known[name]}
+		for j := range t.labels {
+			ts.Expected += t.counts[i][j]
+			ts.Chosen += t.counts[j][i]
 		}
-		ts.Correct = counts[i][i]
+		ts.Correct = t.counts[i][i]
 		if ts.Expected == 0 && ts.Chosen == 0 {
 			continue
 		}
@@ -288,31 +335,40 @@ func ScoreRun(r *Run) *Score {
 			rc := float64(ts.Correct) / float64(ts.Expected)
 			ts.Recall = &rc
 		}
-		if s.Scored > 0 {
-			ts.Share = float64(ts.Chosen) / float64(s.Scored)
+		if t.s.Scored > 0 {
+			ts.Share = float64(ts.Chosen) / float64(t.s.Scored)
 		}
-		s.PerTool = append(s.PerTool, ts)
+		t.s.PerTool = append(t.s.PerTool, ts)
 	}
-	if len(prompts) > 0 {
+}
+
+// tokens sums up the prompt tokens the endpoint reported, beside the header's estimate.
+func (t *tally) tokens(h Header) {
+	tk := &t.s.Tokens
+	if len(t.prompts) > 0 {
 		sum := 0
-		s.Tokens.PromptMin, s.Tokens.PromptMax = prompts[0], prompts[0]
-		for _, p := range prompts {
+		tk.PromptMin, tk.PromptMax = t.prompts[0], t.prompts[0]
+		for _, p := range t.prompts {
 			sum += p
-			s.Tokens.PromptMin, s.Tokens.PromptMax = min(s.Tokens.PromptMin, p), max(s.Tokens.PromptMax, p)
+			tk.PromptMin, tk.PromptMax = min(tk.PromptMin, p), max(tk.PromptMax, p)
 		}
-		s.Tokens.Calls = len(prompts)
-		s.Tokens.PromptMean = float64(sum) / float64(len(prompts))
+		tk.Calls = len(t.prompts)
+		tk.PromptMean = float64(sum) / float64(len(t.prompts))
 	}
-	s.Tokens.Estimated, s.Tokens.EstimateFrom = h.EstimatedTokens, h.EstimateMethod
-	if len(lat) > 0 {
-		sort.Float64s(lat)
-		sum := 0.0
-		for _, l := range lat {
-			sum += l
-		}
-		s.Latency = Latency{Calls: len(lat), MeanMS: sum / float64(len(lat)), P50MS: quantile(lat, 0.5), P95MS: quantile(lat, 0.95)}
+	tk.Estimated, tk.EstimateFrom = h.EstimatedTokens, h.EstimateMethod
+}
+
+// latency sums up the latencies of the calls that were not cached.
+func (t *tally) latency() {
+	if len(t.lat) == 0 {
+		return
 	}
-	return s
+	sort.Float64s(t.lat)
+	sum := 0.0
+	for _, l := range t.lat {
+		sum += l
+	}
+	t.s.Latency = Latency{Calls: len(t.lat), MeanMS: sum / float64(len(t.lat)), P50MS: quantile(t.lat, 0.5), P95MS: quantile(t.lat, 0.95)}
 }
 
 // quantile of sorted xs, nearest rank.

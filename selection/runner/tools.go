@@ -11,8 +11,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/schema"
 )
 
 // emptySchema is sent for a tool without an object inputSchema: chat APIs require parameters.
@@ -23,7 +23,7 @@ type toolSet struct {
 	defs    []openai.Tool
 	names   []string
 	index   map[string]int // first tool with each name
-	schemas []*lint.BoundedSchema
+	schemas []*schema.Bounded
 	bad     []string // why a tool's schema could not be compiled, "" if it was
 }
 
@@ -31,7 +31,7 @@ func newToolSet(l *listing.Listing) *toolSet {
 	ts := &toolSet{index: map[string]int{}}
 	// The arguments come from a model that read the listing, which may be hostile: checking them
 	// is bounded per call and, through one guard, over the whole run.
-	guard := lint.NewSchemaGuard()
+	guard := schema.NewGuard()
 	empty, err := listing.ParseJSON(emptySchema)
 	if err != nil {
 		panic(fmt.Sprintf("runner: the empty schema does not parse: %v", err))
@@ -43,12 +43,12 @@ func newToolSet(l *listing.Listing) *toolSet {
 			desc = d.Str
 		}
 		params := emptySchema
-		schema := t.Get("inputSchema")
-		if schema.IsObject() {
+		sch := t.Get("inputSchema")
+		if sch.IsObject() {
 			// The schema goes as written: unknown keywords, key order and number spelling kept.
-			params = json.RawMessage(listing.Marshal(schema, ""))
+			params = json.RawMessage(listing.Marshal(sch, ""))
 		} else {
-			schema = empty
+			sch = empty
 		}
 		ts.defs = append(ts.defs, openai.Tool{Type: openai.ToolTypeFunction,
 			Function: &openai.FunctionDefinition{Name: name, Description: desc, Parameters: params}})
@@ -56,7 +56,7 @@ func newToolSet(l *listing.Listing) *toolSet {
 		if _, dup := ts.index[name]; !dup {
 			ts.index[name] = i
 		}
-		s, err := compileSchema(guard, schema, i)
+		s, err := compileSchema(guard, sch, i)
 		ts.schemas = append(ts.schemas, s)
 		msg := ""
 		if err != nil {
@@ -70,9 +70,15 @@ func newToolSet(l *listing.Listing) *toolSet {
 // compileSchema compiles a tool's input schema (draft 2020-12 unless it says otherwise) as the
 // linter does: nothing outside the document is loaded (a $ref to the network is an error, not a
 // request), its patterns are read as ECMA-262, and checking a value against it is bounded.
-func compileSchema(g *lint.SchemaGuard, schema *listing.Value, i int) (*lint.BoundedSchema, error) {
-	s, err := g.Compile(schema, fmt.Sprintf("urn:workbench:tool:%d", i))
-	var lim *lint.SchemaLimitError
+func compileSchema(g *schema.Guard, sch *listing.Value, i int) (*schema.Bounded, error) {
+	// The schema library reads documents as encoding/json does, numbers as json.Number: the
+	// listing's spelling of each number is kept.
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(listing.Marshal(sch, "")))
+	if err != nil {
+		return nil, fmt.Errorf("the input schema does not compile: reading it: %w", err)
+	}
+	s, err := g.Compile(doc, fmt.Sprintf("urn:workbench:tool:%d", i))
+	var lim *schema.LimitError
 	switch {
 	case errors.As(err, &lim):
 		return nil, fmt.Errorf("the input schema is too costly to check: %w", err)
@@ -116,13 +122,13 @@ func (ts *toolSet) check(tool string, raw string, want *listing.Value, expected 
 	i, known := ts.index[tool]
 	if known && ts.schemas[i] != nil {
 		err := ts.schemas[i].Validate(doc)
-		var lim *lint.SchemaLimitError
+		var lim *schema.LimitError
 		if errors.As(err, &lim) {
 			ac.Problems = append(ac.Problems, "not checked against the input schema: "+oneLine(lim.Error()))
 		} else {
 			valid := err == nil
 			if !valid {
-				ac.Problems = append(ac.Problems, "the arguments do not match the input schema: "+oneLine(lint.ValidationSummary(err)))
+				ac.Problems = append(ac.Problems, "the arguments do not match the input schema: "+oneLine(schema.ValidationSummary(err)))
 			}
 			ac.Valid = &valid
 		}

@@ -178,96 +178,113 @@ func TestCrashKeepsAcknowledgedEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
+	acked := map[int64]string{} // seq -> the value the child was told was stored, over all rounds
+	// Several rounds, killed after different numbers of edits, each continuing the last's history.
+	for round, killAfter := range []int{150, 233, 317} {
+		n := killCrashChild(t, round, path+"|"+w.ID, killAfter, acked)
+		history := checkAfterCrash(t, round, path, w.ID, acked)
+		t.Logf("round %d: killed after %d acknowledged edits; %d in history; integrity ok", round, n, len(history))
+	}
+}
+
+// killCrashChild starts a crash child on spec, records each edit it acknowledges in acked, and
+// kills it with SIGKILL after killAfter of them. It returns how many it acknowledged.
+func killCrashChild(t *testing.T, round int, spec string, killAfter int, acked map[int64]string) int {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	acked := map[int64]string{} // seq -> the value the child was told was stored, over all rounds
-	// Several rounds, killed after different numbers of edits, each continuing the last's history.
-	for round, killAfter := range []int{150, 233, 317} {
-		cmd := exec.Command(exe, "-test.run=^$")
-		cmd.Env = append(os.Environ(), crashEnv+"="+path+"|"+w.ID)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(stdout)
-		n := 0
-		for sc.Scan() {
-			var seq int64
-			var edit int
-			if _, err := fmt.Sscanf(sc.Text(), "ack %d %d", &seq, &edit); err != nil {
-				t.Fatalf("child wrote %q: %v", sc.Text(), err)
-			}
-			if _, dup := acked[seq]; dup {
-				t.Fatalf("round %d: seq %d acknowledged again", round, seq)
-			}
-			acked[seq] = fmt.Sprintf("edit %d", edit)
-			if n++; n == killAfter {
-				// The child is already in its next edit: it flushes each acknowledgement first.
-				if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		err = cmd.Wait()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-			t.Fatalf("round %d: child did not die of SIGKILL: %v; stderr: %s", round, err, stderr.String())
-		}
-		if n < killAfter {
-			t.Fatalf("round %d: child acknowledged only %d edits; stderr: %s", round, n, stderr.String())
-		}
-
-		s, err := Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		report, err := s.IntegrityCheck(ctx)
-		if err != nil || report != "ok" {
-			t.Fatalf("round %d: integrity check after SIGKILL: %q, %v", round, report, err)
-		}
-		history, err := s.Edits(ctx, w.ID, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := map[int64]string{}
-		for _, e := range history {
-			got[e.Seq] = e.Ops[0].Value.Str
-		}
-		for seq, want := range acked {
-			if got[seq] != want {
-				t.Errorf("round %d: acknowledged %q (seq %d) is %q after the crash", round, want, seq, got[seq])
-			}
-		}
-		// An edit in flight when the child died may have committed unacknowledged; at most one
-		// per round.
-		if len(history) > len(acked)+round+1 {
-			t.Errorf("round %d: %d edits in history, %d acknowledged", round, len(history), len(acked))
-		}
-		for _, e := range history { // count the unacknowledged survivors as known from now on
-			if _, ok := acked[e.Seq]; !ok {
-				acked[e.Seq] = e.Ops[0].Value.Str
-			}
-		}
-		head, err := s.Revision(ctx, w.ID, -1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		replayed, err := storetest.Sample(t).ApplyAll(opsOf(history))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(replayed.Marshal("")) != string(head.Listing.Marshal("")) {
-			t.Errorf("round %d: the head listing is not the baseline with every stored edit applied", round)
-		}
-		s.Close()
-		t.Logf("round %d: killed after %d acknowledged edits; %d in history; integrity ok", round, n, len(history))
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), crashEnv+"="+spec)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	n := 0
+	for sc.Scan() {
+		var seq int64
+		var edit int
+		if _, err := fmt.Sscanf(sc.Text(), "ack %d %d", &seq, &edit); err != nil {
+			t.Fatalf("child wrote %q: %v", sc.Text(), err)
+		}
+		if _, dup := acked[seq]; dup {
+			t.Fatalf("round %d: seq %d acknowledged again", round, seq)
+		}
+		acked[seq] = fmt.Sprintf("edit %d", edit)
+		if n++; n == killAfter {
+			// The child is already in its next edit: it flushes each acknowledgement first.
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	err = cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("round %d: child did not die of SIGKILL: %v; stderr: %s", round, err, stderr.String())
+	}
+	if n < killAfter {
+		t.Fatalf("round %d: child acknowledged only %d edits; stderr: %s", round, n, stderr.String())
+	}
+	return n
+}
+
+// checkAfterCrash reopens the database a child was killed on and checks it: intact, every
+// acknowledged edit in it, at most one more per round, and the head listing the baseline with
+// every stored edit applied. The unacknowledged survivors join acked. It returns the history.
+func checkAfterCrash(t *testing.T, round int, path, ws string, acked map[int64]string) []store.EditRecord {
+	t.Helper()
+	ctx := context.Background()
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	report, err := s.IntegrityCheck(ctx)
+	if err != nil || report != "ok" {
+		t.Fatalf("round %d: integrity check after SIGKILL: %q, %v", round, report, err)
+	}
+	history, err := s.Edits(ctx, ws, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int64]string{}
+	for _, e := range history {
+		got[e.Seq] = e.Ops[0].Value.Str
+	}
+	for seq, want := range acked {
+		if got[seq] != want {
+			t.Errorf("round %d: acknowledged %q (seq %d) is %q after the crash", round, want, seq, got[seq])
+		}
+	}
+	// An edit in flight when the child died may have committed unacknowledged; at most one
+	// per round.
+	if len(history) > len(acked)+round+1 {
+		t.Errorf("round %d: %d edits in history, %d acknowledged", round, len(history), len(acked))
+	}
+	for _, e := range history { // count the unacknowledged survivors as known from now on
+		if _, ok := acked[e.Seq]; !ok {
+			acked[e.Seq] = e.Ops[0].Value.Str
+		}
+	}
+	head, err := s.Revision(ctx, ws, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed, err := storetest.Sample(t).ApplyAll(opsOf(history))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(replayed.Marshal("")) != string(head.Listing.Marshal("")) {
+		t.Errorf("round %d: the head listing is not the baseline with every stored edit applied", round)
+	}
+	return history
 }
 
 func opsOf(es []store.EditRecord) []listing.Op {

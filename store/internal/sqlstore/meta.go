@@ -13,7 +13,7 @@ func checkMetaKey(op, ws, key string) error {
 	return firstErr(checkID(op, "workspace ID", ws), store.CheckText(op, "metadata key", key, store.MaxMetaKey, true, false))
 }
 
-// Meta implements store.Store.
+// Meta implements store.Workspaces.
 func (s *DB) Meta(ctx context.Context, ws, key string) (json.RawMessage, error) {
 	const op = "get workspace metadata"
 	if err := checkMetaKey(op, ws, key); err != nil {
@@ -33,7 +33,7 @@ func (s *DB) Meta(ctx context.Context, ws, key string) (json.RawMessage, error) 
 	return b, nil
 }
 
-// PutMeta implements store.Store. An empty value deletes the document.
+// PutMeta implements store.Workspaces. An empty value deletes the document.
 func (s *DB) PutMeta(ctx context.Context, ws, key string, value json.RawMessage) error {
 	const op = "put workspace metadata"
 	if err := firstErr(checkMetaKey(op, ws, key), store.CheckJSON(op, "metadata", value, store.MaxMeta, false)); err != nil {

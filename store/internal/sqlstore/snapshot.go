@@ -450,3 +450,25 @@ func (s *DB) listedTools(ctx context.Context, tx *sql.Tx, ws string) ([]listing.
 	}
 	return hs, nil
 }
+
+// parseSnapshot reads a stored listing back.
+func parseSnapshot(b []byte, ws string, n int) (*listing.Listing, error) {
+	l, err := listing.Parse(b, listing.Options{Name: fmt.Sprintf("revision %d of workspace %s", n, ws)})
+	if err != nil {
+		return nil, fmt.Errorf("stored listing is unreadable: %w", err)
+	}
+	return l, nil
+}
+
+// checkSnapshot refuses a listing that could be stored but not read back: one over the limits
+// listing.Parse applies by default (a caller may have parsed it with raised limits).
+func checkSnapshot(op string, l *listing.Listing, size int) error {
+	lim := listing.DefaultLimits
+	if size > lim.Bytes {
+		return store.Errorf(store.Invalid, op, "the listing would be %d bytes; a workspace holds listings of up to %d bytes", size, lim.Bytes)
+	}
+	if len(l.Tools) > lim.Tools {
+		return store.Errorf(store.Invalid, op, "the listing would have %d tools; a workspace holds up to %d", len(l.Tools), lim.Tools)
+	}
+	return nil
+}

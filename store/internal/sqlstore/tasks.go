@@ -37,7 +37,7 @@ func (s *DB) taskBody(ctx context.Context, q querier, ws string, ref taskRef) ([
 	return b, rows.Err()
 }
 
-// Tasks implements store.Store.
+// Tasks implements store.Tasks.
 func (s *DB) Tasks(ctx context.Context, ws string) (store.TaskFile, error) {
 	const op = "get task file"
 	if err := checkID(op, "workspace ID", ws); err != nil {
@@ -63,7 +63,7 @@ func (s *DB) Tasks(ctx context.Context, ws string) (store.TaskFile, error) {
 	return t, nil
 }
 
-// PutTasks implements store.Store.
+// PutTasks implements store.Tasks.
 func (s *DB) PutTasks(ctx context.Context, te store.TaskEdit) (store.EditResult, error) {
 	const op = "put task file"
 	if err := firstErr(checkEditor(op, te.Workspace, te.Author, te.AuthorID, te.Message),

@@ -296,7 +296,7 @@ func (s *DB) undoState(ctx context.Context, q querier, ws, author string) (store
 	return u, rows.Err()
 }
 
-// UndoState implements store.Store.
+// UndoState implements store.History.
 func (s *DB) UndoState(ctx context.Context, ws, author string) (store.UndoState, error) {
 	const op = "read undo state"
 	if err := firstErr(checkID(op, "workspace ID", ws), store.CheckText(op, "author ID", author, store.MaxAuthor, false, false)); err != nil {
@@ -386,7 +386,7 @@ func sameValue(a, b *listing.Value) bool {
 	return listing.HashOf(a) == listing.HashOf(b)
 }
 
-// Step implements store.Store.
+// Step implements store.History.
 func (s *DB) Step(ctx context.Context, st store.Step) (store.EditResult, error) {
 	op, from, verb := "undo", "undo", "Undo"
 	if st.Redo {

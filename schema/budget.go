@@ -1,4 +1,4 @@
-package lint
+package schema
 
 import (
 	"errors"
@@ -14,8 +14,6 @@ import (
 
 	regexp2 "github.com/dlclark/regexp2/v2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-
-	"github.com/tool-workbench/workbench/listing"
 )
 
 // Budgets for checking values against schemas. A listing may come from an attacker, and the
@@ -23,12 +21,12 @@ import (
 // bounded before it starts (schemabound.go), and the regular expressions it runs draw on a
 // clock. On the real listings under ../shared/listings/real the most costly schema needs 29,900
 // units (GitLab's gitlab_group: 130 enum values, each checked against the 130), the most costly
-// value 702 (TestRealSchemaWork prints the figures): MaxSchemaWork is 130 and 5,700 times that.
+// value 702 (TestRealSchemaWork prints the figures): MaxWork is 130 and 5,700 times that.
 const (
-	// MaxSchemaWork bounds the work, in units of about 10 ns (schemabound.go), of checking all
+	// MaxWork bounds the work, in units of about 10 ns (schemabound.go), of checking all
 	// the values of one schema, and of one Validate call: under 50 ms (BenchmarkWorkUnits).
-	MaxSchemaWork = 4_000_000
-	// MaxRequestWork bounds the work of one SchemaGuard (a lint call, a model run), compiling
+	MaxWork = 4_000_000
+	// MaxRequestWork bounds the work of one Guard (a lint call, a model run), compiling
 	// included: about 3 s.
 	MaxRequestWork = 300_000_000
 
@@ -42,7 +40,7 @@ const (
 	subschemaPairUnits = 2
 
 	// maxSchemaRegexp and maxRequestRegexp bound the time spent matching (and compiling
-	// ECMA-262) regular expressions, per schema and per SchemaGuard. Real patterns match in
+	// ECMA-262) regular expressions, per schema and per Guard. Real patterns match in
 	// microseconds; one catastrophic one costs matchTimeout per value.
 	maxSchemaRegexp  = 200 * time.Millisecond
 	maxRequestRegexp = 2 * time.Second
@@ -79,46 +77,46 @@ func init() {
 	regexp2.SetTimeoutCheckPeriod(5 * time.Millisecond)
 }
 
-// A SchemaGuard bounds the work of checking values against schemas for one request (a lint
+// A Guard bounds the work of checking values against schemas for one request (a lint
 // call, a model run): validation work and regular-expression time, over every schema compiled
 // with it. It is safe for concurrent use.
-type SchemaGuard struct {
+type Guard struct {
 	work  atomic.Int64 // units of validation work left
 	regex atomic.Int64 // nanoseconds of regular-expression time left
 }
 
-// NewSchemaGuard returns a guard with the per-request budgets (MaxRequestWork units of
+// NewGuard returns a guard with the per-request budgets (MaxRequestWork units of
 // validation work, 2 s of regular-expression time).
-func NewSchemaGuard() *SchemaGuard {
-	g := &SchemaGuard{}
+func NewGuard() *Guard {
+	g := &Guard{}
 	g.work.Store(MaxRequestWork)
 	g.regex.Store(int64(maxRequestRegexp))
 	return g
 }
 
-// A SchemaLimitError says a value was not validated (or a schema not compiled) because doing
+// A LimitError says a value was not validated (or a schema not compiled) because doing
 // so could cost more than the budgets allow.
-type SchemaLimitError struct {
+type LimitError struct {
 	// Pointer is where the cost arises, relative to the schema document ("" for its root, or
 	// when no one place is to blame).
 	Pointer string
 	// Reason says what was too costly and what would work.
 	Reason string
-	// Request is set when what ran out is the request's budget (SchemaGuard), not the
+	// Request is set when what ran out is the request's budget (Guard), not the
 	// schema's: the same schema may pass in another request.
 	Request bool
 }
 
-func (e *SchemaLimitError) Error() string {
+func (e *LimitError) Error() string {
 	if e.Pointer == "" {
 		return e.Reason
 	}
 	return fmt.Sprintf("%s (at #%s)", e.Reason, e.Pointer)
 }
 
-// regexBudget is one schema's regular-expression budget; it also draws on its guard's.
-type regexBudget struct {
-	guard *SchemaGuard
+// Regexps is one schema's regular-expression budget; it also draws on its guard's.
+type Regexps struct {
+	guard *Guard
 	left  atomic.Int64 // nanoseconds left
 	insts atomic.Int64 // RE2 instructions left to compile
 	// slow is set once a match timed out, was refused, or found the budget spent: from then on
@@ -131,15 +129,16 @@ type regexBudget struct {
 	why, pat string
 }
 
-func newRegexBudget(g *SchemaGuard) *regexBudget {
-	rb := &regexBudget{guard: g}
+// NewRegexps returns a schema's regular-expression budget, drawing on g's too.
+func NewRegexps(g *Guard) *Regexps {
+	rb := &Regexps{guard: g}
 	rb.left.Store(int64(maxSchemaRegexp))
 	rb.insts.Store(maxSchemaInsts)
 	return rb
 }
 
 // refuse marks the budget slow, remembering the first reason and pattern.
-func (rb *regexBudget) refuse(pat, why string) {
+func (rb *Regexps) refuse(pat, why string) {
 	rb.mu.Lock()
 	if rb.why == "" {
 		rb.why, rb.pat = why, pat
@@ -148,15 +147,15 @@ func (rb *regexBudget) refuse(pat, why string) {
 	rb.slow.Store(true)
 }
 
-// refused returns the pattern refuse named first.
-func (rb *regexBudget) refused() string {
+// Refused returns the pattern that was refused first, or "".
+func (rb *Regexps) Refused() string {
 	rb.mu.Lock()
 	defer rb.mu.Unlock()
 	return rb.pat
 }
 
-// reason says why the schema's patterns stopped being trusted ("" when they were not).
-func (rb *regexBudget) reason() string {
+// Reason says why the schema's patterns stopped being trusted ("" when they were not).
+func (rb *Regexps) Reason() string {
 	if !rb.slow.Load() {
 		return ""
 	}
@@ -167,7 +166,7 @@ func (rb *regexBudget) reason() string {
 
 // admit reports whether a match (or compile) of pat may run: not once the schema is slow or a
 // budget is spent.
-func (rb *regexBudget) admit(pat string) bool {
+func (rb *Regexps) admit(pat string) bool {
 	if rb.slow.Load() {
 		return false
 	}
@@ -183,7 +182,10 @@ func (rb *regexBudget) admit(pat string) bool {
 	return true
 }
 
-func (rb *regexBudget) spend(d time.Duration) {
+// Request reports whether what ran out was the guard's budget, not the schema's.
+func (rb *Regexps) Request() bool { return rb.request.Load() }
+
+func (rb *Regexps) spend(d time.Duration) {
 	rb.left.Add(-int64(d))
 	rb.guard.regex.Add(-int64(d))
 }
@@ -192,7 +194,7 @@ func (rb *regexBudget) spend(d time.Duration) {
 // ECMA-262, the dialect JSON Schema specifies (look-arounds, backreferences), with a timeout on
 // every match. Every match draws on the budget; a match that times out, or that would cost more
 // than maxMatchCost, counts as a match and marks the schema slow.
-func (rb *regexBudget) engine(s string) (jsonschema.Regexp, error) {
+func (rb *Regexps) engine(s string) (jsonschema.Regexp, error) {
 	if len(s) > maxPatternBytes {
 		why := fmt.Sprintf("a pattern is %s bytes long (the workbench compiles patterns up to %s bytes): shorten it, or list the values in an enum", printer.Sprint(len(s)), printer.Sprint(maxPatternBytes))
 		rb.refuse(s, why)
@@ -220,7 +222,7 @@ func (rb *regexBudget) engine(s string) (jsonschema.Regexp, error) {
 		return nil, errors.New(why)
 	}
 	if !rb.admit(s) {
-		return nil, errors.New(rb.reason())
+		return nil, errors.New(rb.Reason())
 	}
 	start := time.Now()
 	re, err := regexp2.Compile(s, regexp2.ECMAScript)
@@ -257,7 +259,7 @@ func progSize(p *syntax.Regexp) int64 {
 type goRegexp struct {
 	re   *regexp.Regexp
 	size int64
-	rb   *regexBudget
+	rb   *Regexps
 }
 
 func (g goRegexp) String() string { return g.re.String() }
@@ -267,7 +269,7 @@ func (g goRegexp) MatchString(s string) bool {
 		return true
 	}
 	if g.size*(int64(len(s))+1) > maxMatchCost {
-		g.rb.refuse(g.re.String(), fmt.Sprintf("the pattern %s would take too long to match a %s-byte string (it compiles to %s instructions, and matching takes time in proportion to both): shorten the value, or simplify the pattern (repetition counts multiply its size)", short(strconv.Quote(g.re.String())), printer.Sprint(len(s)), printer.Sprint(g.size)))
+		g.rb.refuse(g.re.String(), fmt.Sprintf("the pattern %s would take too long to match a %s-byte string (it compiles to %s instructions, and matching takes time in proportion to both): shorten the value, or simplify the pattern (repetition counts multiply its size)", Short(strconv.Quote(g.re.String())), printer.Sprint(len(s)), printer.Sprint(g.size)))
 		return true
 	}
 	start := time.Now()
@@ -278,7 +280,7 @@ func (g goRegexp) MatchString(s string) bool {
 
 type ecmaRegexp struct {
 	re *regexp2.Regexp
-	rb *regexBudget
+	rb *Regexps
 }
 
 func (e ecmaRegexp) String() string { return e.re.String() }
@@ -305,11 +307,11 @@ func (e ecmaRegexp) MatchString(s string) bool {
 
 // slowPattern says that pat took too long to match, and what would work.
 func slowPattern(pat string) string {
-	return fmt.Sprintf("the pattern %s takes too long to match (catastrophic backtracking, as (a+)+$ on \"aaaa…a!\"): rewrite it without nested or overlapping quantifiers, or in RE2 syntax (no look-arounds or backreferences), which matches in linear time", short(strconv.Quote(pat)))
+	return fmt.Sprintf("the pattern %s takes too long to match (catastrophic backtracking, as (a+)+$ on \"aaaa…a!\"): rewrite it without nested or overlapping quantifiers, or in RE2 syntax (no look-arounds or backreferences), which matches in linear time", Short(strconv.Quote(pat)))
 }
 
-// numberTooBig says why a JSON number literal is beyond what the workbench computes with, or "".
-func numberTooBig(lit string) string {
+// NumberTooBig says why a JSON number literal is beyond what the workbench computes with, or "".
+func NumberTooBig(lit string) string {
 	digits, exp, huge := 0, "", false
 	i := 0
 	if i < len(lit) && (lit[i] == '-' || lit[i] == '+') {
@@ -332,22 +334,22 @@ func numberTooBig(lit string) string {
 	}
 	switch {
 	case huge:
-		return fmt.Sprintf("the number %s, whose exponent is beyond ±%d (a float64 reaches 1.8e308)", short(lit), MaxNumberExponent)
+		return fmt.Sprintf("the number %s, whose exponent is beyond ±%d (a float64 reaches 1.8e308)", Short(lit), MaxNumberExponent)
 	case digits > MaxNumberDigits:
 		return fmt.Sprintf("a number written with %s digits (more than %s; a float64 holds 17)", printer.Sprint(digits), printer.Sprint(MaxNumberDigits))
 	}
 	return ""
 }
 
-// BoundedSchema is a schema compiled for checking values in bounded time and memory: each
+// Bounded is a schema compiled for checking values in bounded time and memory: each
 // value's validation work is bounded before it runs, and its patterns draw on a time budget.
 // It is safe for concurrent use.
-type BoundedSchema struct {
+type Bounded struct {
 	c     *jsonschema.Compiler
 	url   string
 	root  *jsonschema.Schema
-	guard *SchemaGuard
-	re    *regexBudget
+	guard *Guard
+	re    *Regexps
 	doc   docInfo
 
 	// mu guards the compiler (candidates of $dynamicRef are compiled on demand) and the caches.
@@ -357,56 +359,82 @@ type BoundedSchema struct {
 	dyn     map[string][]*jsonschema.Schema
 }
 
-// newCompiler returns a compiler with the workbench's settings: draft 2020-12 unless $schema
-// says otherwise, loader's answer for anything outside the document, rb's patterns.
-func newCompiler(loader jsonschema.URLLoader, rb *regexBudget) *jsonschema.Compiler {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(loader)
+// NewCompiler returns a compiler with the workbench's settings: draft 2020-12 unless $schema
+// says otherwise, loader's answer for anything outside the document, rb's patterns. With
+// CompileTrusted it is the one place that configures a jsonschema compiler.
+func NewCompiler(loader jsonschema.URLLoader, rb *Regexps) *jsonschema.Compiler {
+	c := newCompiler(loader)
 	c.UseRegexpEngine(rb.engine)
 	return c
 }
 
-func newBounded(c *jsonschema.Compiler, u string, doc any, root *jsonschema.Schema, rb *regexBudget) *BoundedSchema {
-	return &BoundedSchema{c: c, url: u, root: root, guard: rb.guard, re: rb, doc: scanDoc(doc),
+func newCompiler(loader jsonschema.URLLoader) *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(loader)
+	return c
+}
+
+// CompileTrusted compiles doc, a schema the workbench ships (the task file's), under id with
+// NewCompiler's settings but the library's own regexp engine and no budgets: its patterns are
+// the workbench's, and it is compiled once and kept.
+func CompileTrusted(id string, doc any) (*jsonschema.Schema, error) {
+	c := newCompiler(&RefusingLoader{})
+	if err := c.AddResource(id, doc); err != nil {
+		return nil, fmt.Errorf("loading the schema %s: %w", id, err)
+	}
+	s, err := c.Compile(id)
+	if err != nil {
+		return nil, fmt.Errorf("compiling the schema %s: %w", id, err)
+	}
+	return s, nil
+}
+
+// NewBounded wraps a schema compiled by c (from NewCompiler with re) under u, from doc, for
+// checking values in bounded time.
+func NewBounded(c *jsonschema.Compiler, u string, doc any, root *jsonschema.Schema, rb *Regexps) *Bounded {
+	return &Bounded{c: c, url: u, root: root, guard: rb.guard, re: rb, doc: scanDoc(doc),
 		inPlace: map[*jsonschema.Schema]*inPlaceInfo{}, info: map[*jsonschema.Schema]*schemaInfo{}}
 }
 
-// admitCompile draws the work of compiling schema from g, or says why it must not be compiled:
-// more than MaxSubschemas subschemas, or more work than the request has left.
-func (g *SchemaGuard) admitCompile(schema *listing.Value) *SchemaLimitError {
-	n := countSubschemas(schema, 0)
+// Admit draws the work of compiling doc (a schema document as jsonschema.UnmarshalJSON returns
+// it) from g, or says why it must not be compiled: more than MaxSubschemas subschemas, or more
+// work than the request has left.
+func (g *Guard) Admit(doc any) *LimitError {
+	n := countSubschemas(doc, 0)
 	if n > MaxSubschemas {
-		return &SchemaLimitError{Reason: fmt.Sprintf("it has %s subschemas, more than %s (compiling takes time in proportion to their square; real tool schemas have tens): split the tool, or describe a map of many keys with additionalProperties rather than listing each",
+		return &LimitError{Reason: fmt.Sprintf("it has %s subschemas, more than %s (compiling takes time in proportion to their square; real tool schemas have tens): split the tool, or describe a map of many keys with additionalProperties rather than listing each",
 			printer.Sprint(n), printer.Sprint(MaxSubschemas))}
 	}
 	units := n*subschemaUnits + n*n*subschemaPairUnits
 	if g.work.Add(-units) < 0 {
-		return &SchemaLimitError{Reason: fmt.Sprintf("the work this request may take (%s units of about 10 ns, compiling included) is spent", printer.Sprint(MaxRequestWork)), Request: true}
+		return &LimitError{Reason: fmt.Sprintf("the work this request may take (%s units of about 10 ns, compiling included) is spent", printer.Sprint(MaxRequestWork)), Request: true}
 	}
 	return nil
 }
 
-// countSubschemas counts the object subschemas of schema, as eachSubschema visits them.
-func countSubschemas(schema *listing.Value, depth int) int64 {
-	if !schema.IsObject() || depth > 4*DefaultMaxSchemaDepth {
+// countSubschemas counts the object subschemas of schema, as EachSubschema visits them.
+func countSubschemas(schema any, depth int) int64 {
+	obj, ok := schema.(map[string]any)
+	if !ok || depth > 4*MaxDepth {
 		return 0
 	}
 	n := int64(1)
-	for _, m := range schema.Fields() {
+	for k, v := range obj {
+		arr, isArr := v.([]any)
 		switch {
-		case schemaKeys[m.Key] && m.Value.Kind == listing.Array && m.Key == "items":
-			for _, it := range m.Value.Items {
+		case SubschemaKeys[k] && isArr && k == "items":
+			for _, it := range arr {
 				n += countSubschemas(it, depth+2)
 			}
-		case schemaKeys[m.Key]:
-			n += countSubschemas(m.Value, depth+1)
-		case schemaMapKeys[m.Key] && m.Value.IsObject():
-			for _, s := range m.Value.Fields() {
-				n += countSubschemas(s.Value, depth+2)
+		case SubschemaKeys[k]:
+			n += countSubschemas(v, depth+1)
+		case SubschemaMapKeys[k] && isMap(v):
+			for _, s := range v.(map[string]any) {
+				n += countSubschemas(s, depth+2)
 			}
-		case schemaArrayKeys[m.Key] && m.Value.Kind == listing.Array:
-			for _, it := range m.Value.Items {
+		case SubschemaArrayKeys[k] && isArr:
+			for _, it := range arr {
 				n += countSubschemas(it, depth+2)
 			}
 		}
@@ -414,67 +442,66 @@ func countSubschemas(schema *listing.Value, depth int) int64 {
 	return n
 }
 
-// Compile compiles schema (draft 2020-12 unless its $schema names another draft) for checking
-// values, under url, which a relative $ref resolves against. Nothing outside the document is
-// loaded. A schema nested deeper than DefaultMaxSchemaDepth, larger than MaxSchemaNodes or
-// MaxSubschemas, holding a number beyond MaxNumberExponent or MaxNumberDigits or patterns too
-// costly to compile is refused with a *SchemaLimitError before the schema library parses it.
-func (g *SchemaGuard) Compile(schema *listing.Value, url string) (*BoundedSchema, error) {
-	var w schemaWalk
-	walkSchema(schema, newPath(""), 0, DefaultMaxSchemaDepth, &w)
+// Compile compiles doc (a schema document as jsonschema.UnmarshalJSON returns it; draft 2020-12
+// unless its $schema names another draft) for checking values, under url, which a relative $ref
+// resolves against. Nothing outside the document is loaded. A schema nested deeper than
+// MaxDepth, larger than MaxNodes or MaxSubschemas, holding a number beyond MaxNumberExponent or
+// MaxNumberDigits or patterns too costly to compile is refused with a *LimitError before the
+// schema library parses it.
+func (g *Guard) Compile(doc any, url string) (*Bounded, error) {
+	w := Walk(doc, MaxDepth)
 	switch {
-	case w.tooDeepAt != "":
-		return nil, &SchemaLimitError{Pointer: w.tooDeepAt, Reason: fmt.Sprintf("the schema nests deeper than %d levels", DefaultMaxSchemaDepth)}
-	case w.nodes > MaxSchemaNodes:
-		return nil, &SchemaLimitError{Reason: fmt.Sprintf("the schema has more than %s values", printer.Sprint(MaxSchemaNodes))}
-	case w.hugeNumber != "":
-		return nil, &SchemaLimitError{Pointer: w.hugeNumber, Reason: "the schema holds " + w.hugeWhy + ": write a number a float64 can hold"}
+	case w.TooDeepAt != "":
+		return nil, &LimitError{Pointer: w.TooDeepAt, Reason: fmt.Sprintf("the schema nests deeper than %d levels", MaxDepth)}
+	case w.Nodes > MaxNodes:
+		return nil, &LimitError{Reason: fmt.Sprintf("the schema has more than %s values", printer.Sprint(MaxNodes))}
+	case w.HugeNumber != "":
+		return nil, &LimitError{Pointer: w.HugeNumber, Reason: "the schema holds " + w.HugeWhy + ": write a number a float64 can hold"}
 	}
-	if lim := g.admitCompile(schema); lim != nil {
+	if lim := g.Admit(doc); lim != nil {
 		return nil, lim
 	}
-	doc := toAny(schema)
-	rb := newRegexBudget(g)
-	c := newCompiler(&refusingLoader{}, rb)
+	re := NewRegexps(g)
+	c := NewCompiler(&RefusingLoader{}, re)
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, fmt.Errorf("reading the schema: %w", err)
 	}
 	root, err := c.Compile(url)
-	if why := rb.reason(); why != "" {
-		return nil, &SchemaLimitError{Reason: why, Request: rb.request.Load()}
+	if why := re.Reason(); why != "" {
+		return nil, &LimitError{Reason: why, Request: re.request.Load()}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("compiling the schema: %w", err)
 	}
-	return newBounded(c, url, doc, root, rb), nil
+	return NewBounded(c, url, doc, root, re), nil
 }
 
 // Validate validates v (as jsonschema.UnmarshalJSON returns it) against the schema: nil, a
-// *jsonschema.ValidationError, or a *SchemaLimitError when checking v could cost more than
-// MaxSchemaWork or what is left of the guard's budgets (then nothing was validated), or when a
+// *jsonschema.ValidationError, or a *LimitError when checking v could cost more than
+// MaxWork or what is left of the guard's budgets (then nothing was validated), or when a
 // pattern ran out of time (then the verdict is not to be trusted).
-func (s *BoundedSchema) Validate(v any) error {
-	_, err := s.validate(s.root, v, MaxSchemaWork)
+func (s *Bounded) Validate(v any) error {
+	_, err := s.ValidateSub(s.root, v, MaxWork)
 	return err
 }
 
-// validate checks v against sch (a subschema of s) if its bound is within budget (and what the
-// guard has left), and returns the work it drew from the guard.
-func (s *BoundedSchema) validate(sch *jsonschema.Schema, v any, budget int64) (int64, error) {
-	if why := s.re.reason(); why != "" {
-		return 0, &SchemaLimitError{Reason: why, Request: s.re.request.Load()}
+// ValidateSub checks v against sch (a subschema of s, from Sub) if its bound is within budget
+// (and what the guard has left), and returns the work it drew from the guard.
+func (s *Bounded) ValidateSub(sch *jsonschema.Schema, v any, budget int64) (int64, error) {
+	if why := s.re.Reason(); why != "" {
+		return 0, &LimitError{Reason: why, Request: s.re.request.Load()}
 	}
 	limit, scope, request := budget, "", false
 	if left := s.guard.work.Load(); left < budget {
 		limit, scope, request = left, fmt.Sprintf(" (what is left of this request's budget of %s)", printer.Sprint(MaxRequestWork)), true
-	} else if budget < MaxSchemaWork {
-		scope = fmt.Sprintf(" (what is left of this schema's budget of %s)", printer.Sprint(MaxSchemaWork))
+	} else if budget < MaxWork {
+		scope = fmt.Sprintf(" (what is left of this schema's budget of %s)", printer.Sprint(MaxWork))
 	}
 	if limit <= 0 {
 		if request {
-			return 0, &SchemaLimitError{Reason: fmt.Sprintf("the validation work this request may take (%s units) is spent", printer.Sprint(MaxRequestWork)), Request: true}
+			return 0, &LimitError{Reason: fmt.Sprintf("the validation work this request may take (%s units) is spent", printer.Sprint(MaxRequestWork)), Request: true}
 		}
-		return 0, &SchemaLimitError{Reason: fmt.Sprintf("the validation work the values of this schema may take together (%s units) is spent", printer.Sprint(MaxSchemaWork))}
+		return 0, &LimitError{Reason: fmt.Sprintf("the validation work the values of this schema may take together (%s units) is spent", printer.Sprint(MaxWork))}
 	}
 	s.mu.Lock()
 	n, work, lim := s.bound(sch, v, limit, scope)
@@ -486,14 +513,14 @@ func (s *BoundedSchema) validate(sch *jsonschema.Schema, v any, budget int64) (i
 		return used, lim
 	}
 	err := sch.Validate(v)
-	if why := s.re.reason(); why != "" {
-		return used, &SchemaLimitError{Reason: why, Request: s.re.request.Load()}
+	if why := s.re.Reason(); why != "" {
+		return used, &LimitError{Reason: why, Request: s.re.request.Load()}
 	}
 	return used, err
 }
 
-// sub returns the compiled subschema at ptr (a JSON pointer into the document).
-func (s *BoundedSchema) sub(ptr string) (*jsonschema.Schema, error) {
+// Sub returns the compiled subschema at ptr (a JSON pointer into the document).
+func (s *Bounded) Sub(ptr string) (*jsonschema.Schema, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ptr == "" {
@@ -503,7 +530,7 @@ func (s *BoundedSchema) sub(ptr string) (*jsonschema.Schema, error) {
 }
 
 // pointer returns the JSON pointer of a compiled schema within the document.
-func (s *BoundedSchema) pointer(sch *jsonschema.Schema) string {
+func (s *Bounded) pointer(sch *jsonschema.Schema) string {
 	loc := strings.TrimPrefix(sch.Location, s.url)
 	loc = strings.TrimPrefix(loc, "#")
 	if p, err := url.PathUnescape(loc); err == nil {

@@ -1,4 +1,4 @@
-package lint
+package analysis
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
+	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/selection"
 )
 
@@ -29,16 +30,16 @@ type Report struct {
 	Tokens    int    `json:"tokens"`
 	Tokenizer string `json:"tokenizer"`
 	// Findings are the findings not ignored, the reference's WARN and FAIL lines included.
-	Findings []Finding `json:"findings"`
+	Findings []lint.Finding `json:"findings"`
 	// Ignored are the findings an ignore file silenced; they never fail the check.
-	Ignored []Finding `json:"ignored"`
+	Ignored []lint.Finding `json:"ignored"`
 	// New are the findings not in the baseline (with --baseline); only they can fail the check.
-	New      []Finding `json:"new,omitempty"`
-	Baseline bool      `json:"baseline"`
-	Counts   Counts    `json:"counts"`
+	New      []lint.Finding `json:"new,omitempty"`
+	Baseline bool           `json:"baseline"`
+	Counts   Counts         `json:"counts"`
 	// Ranking holds the ranker's verdicts when a task file was given.
 	Ranking []selection.Verdict `json:"ranking,omitempty"`
-	FailOn  Severity            `json:"failOn"`
+	FailOn  lint.Severity       `json:"failOn"`
 	Failed  bool                `json:"failed"`
 	// ReferenceSkipped says why the reference's checks could not run on this listing, if so.
 	ReferenceSkipped string `json:"referenceSkipped,omitempty"`
@@ -55,16 +56,16 @@ type Counts struct {
 
 // Finish sorts nothing, but computes Counts and Failed for failOn: the report fails when a
 // finding at or above failOn is not ignored (and, with a baseline, is new).
-func (r *Report) Finish(failOn Severity) {
+func (r *Report) Finish(failOn lint.Severity) {
 	r.FailOn = failOn
 	r.Counts = Counts{Ignored: len(r.Ignored), New: len(r.New)}
 	for _, f := range r.Findings {
 		switch f.Severity {
-		case Error:
+		case lint.Error:
 			r.Counts.Error++
-		case Warning:
+		case lint.Warning:
 			r.Counts.Warning++
-		case Info:
+		case lint.Info:
 			r.Counts.Info++
 		}
 	}
@@ -79,10 +80,10 @@ func (r *Report) Finish(failOn Severity) {
 		}
 	}
 	if r.Findings == nil {
-		r.Findings = []Finding{}
+		r.Findings = []lint.Finding{}
 	}
 	if r.Ignored == nil {
-		r.Ignored = []Finding{}
+		r.Ignored = []lint.Finding{}
 	}
 }
 
@@ -98,11 +99,11 @@ func WriteJSON(w io.Writer, r *Report) error {
 }
 
 // TextLevel is the reference-style level word of a severity: FAIL, WARN or INFO.
-func TextLevel(s Severity) string {
+func TextLevel(s lint.Severity) string {
 	switch s {
-	case Error:
+	case lint.Error:
 		return "FAIL"
-	case Warning:
+	case lint.Warning:
 		return "WARN"
 	}
 	return "INFO"
@@ -110,7 +111,7 @@ func TextLevel(s Severity) string {
 
 // TextLine formats a finding as the reference formats its lines: "WARN rule:tool: message",
 // with the line and column appended when known.
-func TextLine(f Finding) string {
+func TextLine(f lint.Finding) string {
 	var b strings.Builder
 	b.WriteString(TextLevel(f.Severity))
 	b.WriteByte(' ')
@@ -133,7 +134,7 @@ func TextLine(f Finding) string {
 func oneLine(s string) string { return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s) }
 
 // WriteText writes findings as reference-style lines and a summary line.
-func WriteText(w io.Writer, fs []Finding, r *Report) error {
+func WriteText(w io.Writer, fs []lint.Finding, r *Report) error {
 	var b strings.Builder
 	for _, f := range fs {
 		b.WriteString(TextLine(f))
@@ -149,11 +150,11 @@ func WriteText(w io.Writer, fs []Finding, r *Report) error {
 }
 
 // sarifLevel maps a severity to SARIF's result levels.
-func sarifLevel(s Severity) string {
+func sarifLevel(s lint.Severity) string {
 	switch s {
-	case Error:
+	case lint.Error:
 		return "error"
-	case Warning:
+	case lint.Warning:
 		return "warning"
 	}
 	return "note"
@@ -167,7 +168,7 @@ func SARIF(r *Report) (*sarif.Report, error) {
 	run := sarif.NewRunWithInformationURI("workbench", "https://github.com/tool-workbench/workbench")
 	// Columns count characters (code points), as listing.Position does, not UTF-16 units.
 	run.WithColumnKind("unicodeCodePoints")
-	for _, rule := range Rules() {
+	for _, rule := range lint.Rules() {
 		run.AddRule(rule.ID).
 			WithName(rule.ID).
 			WithDescription(rule.Summary).
@@ -181,7 +182,7 @@ func SARIF(r *Report) (*sarif.Report, error) {
 		uri = "stdin"
 	}
 	run.AddDistinctArtifact(uri)
-	add := func(f Finding, suppressed string) {
+	add := func(f lint.Finding, suppressed string) {
 		res := run.CreateResultForRule(f.Rule).
 			WithLevel(sarifLevel(f.Severity)).
 			WithMessage(sarif.NewTextMessage(f.Message))
@@ -216,7 +217,7 @@ func SARIF(r *Report) (*sarif.Report, error) {
 
 // fingerprint is a stable identity of a finding across runs (see Finding.Key): FNV-1a, short
 // and enough to tell findings apart within one log.
-func fingerprint(f Finding) string {
+func fingerprint(f lint.Finding) string {
 	h := fnv.New64a()
 	h.Write([]byte(f.Key()))
 	return fmt.Sprintf("%016x", h.Sum64())
@@ -247,7 +248,7 @@ var (
 func WriteGitHub(w io.Writer, r *Report) error {
 	var b strings.Builder
 	for _, f := range r.Findings {
-		cmd := map[Severity]string{Error: "error", Warning: "warning"}[f.Severity]
+		cmd := map[lint.Severity]string{lint.Error: "error", lint.Warning: "warning"}[f.Severity]
 		if cmd == "" {
 			cmd = "notice"
 		}
@@ -280,8 +281,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, " %d new since the baseline.", r.Counts.New)
 	}
 	b.WriteString("\n")
-	for _, sev := range []Severity{Error, Warning, Info} {
-		var rows []Finding
+	for _, sev := range []lint.Severity{lint.Error, lint.Warning, lint.Info} {
+		var rows []lint.Finding
 		for _, f := range r.Findings {
 			if f.Severity == sev {
 				rows = append(rows, f)
@@ -290,7 +291,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		if len(rows) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n### %s (%d)\n\n| Rule | Tool | Where | Message |\n|---|---|---|---|\n", strings.ToUpper(sev[:1].String())+string(sev[1:]), len(rows))
+		fmt.Fprintf(&b, "\n### %s (%d)\n\n| Rule | Tool | Where | Message |\n|---|---|---|---|\n", strings.ToUpper(string(sev[:1]))+string(sev[1:]), len(rows))
 		for _, f := range rows {
 			where := "`" + strings.ReplaceAll(f.Pointer, "`", "'") + "`"
 			if f.Line > 0 {
@@ -308,8 +309,6 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
-
-func (s Severity) String() string { return string(s) }
 
 // Write writes the report in format (json, sarif, github, markdown). The text format needs the
 // reference's lines and is written by the caller with WriteText.

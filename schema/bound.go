@@ -1,4 +1,4 @@
-package lint
+package schema
 
 import (
 	"encoding/json"
@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-
-	"github.com/tool-workbench/workbench/listing"
 )
 
 // The work bound. Before a value is validated, bound computes on the compiled schema graph an
@@ -38,7 +36,7 @@ import (
 // string's bytes (minLength, maxLength, pattern, format), a number's big.Rat arithmetic
 // (quadratic in its digits), the instance location copied into an error (x's depth). The
 // weights were measured on schemas that stress each (BenchmarkWorkUnits reports ns/unit): one
-// unit takes 1–12 ns. Matching patterns is bounded by time as well (regexBudget).
+// unit takes 1–12 ns. Matching patterns is bounded by time as well (Regexps).
 const (
 	stepUnits    = 100 // one evaluation
 	numberUnits  = 50  // parsing a small number into a big.Rat (fmt.Sprint, SetString)
@@ -79,11 +77,11 @@ type schemaInfo struct {
 }
 
 type bounder struct {
-	s     *BoundedSchema
+	s     *Bounded
 	limit int64
 	scope string // whose budget the limit is, for the message
 	work  int64  // the work of computing the bound, in the same units
-	err   *SchemaLimitError
+	err   *LimitError
 	nodes []inode
 	memo  map[memoKey]int64 // nil when counts depend on the path ($recursiveRef)
 	// path is the validator's scope chain: every subschema applied so far, innermost last.
@@ -94,17 +92,17 @@ type bounder struct {
 }
 
 // bound returns an upper bound of the work of validating v against sch, and the work of
-// computing it; or a *SchemaLimitError when the bound exceeds limit (scope says whose budget
+// computing it; or a *LimitError when the bound exceeds limit (scope says whose budget
 // that is, for the message), v holds a number beyond the limits, or the subschemas applied to
 // one value loop or chain too long. s.mu must be held.
-func (s *BoundedSchema) bound(sch *jsonschema.Schema, v any, limit int64, scope string) (int64, int64, *SchemaLimitError) {
+func (s *Bounded) bound(sch *jsonschema.Schema, v any, limit int64, scope string) (int64, int64, *LimitError) {
 	b := &bounder{s: s, limit: limit, scope: scope}
 	if !s.doc.recursive {
 		b.memo = map[memoKey]int64{}
 	}
 	root, bad := b.build(v, 0)
 	if bad != nil {
-		return 0, 0, &SchemaLimitError{Reason: fmt.Sprintf("the value holds %s at %q: exact arithmetic on it can take minutes; write a number a float64 can hold", bad.why, listing.JoinPointer(bad.path...))}
+		return 0, 0, &LimitError{Reason: fmt.Sprintf("the value holds %s at %q: exact arithmetic on it can take minutes; write a number a float64 can hold", bad.why, joinPointer(bad.path...))}
 	}
 	n := b.count(sch, root)
 	if b.err != nil {
@@ -165,7 +163,7 @@ func (b *bounder) build(v any, depth int32) (int32, *badNumber) {
 	case string:
 		b.nodes[i] = inode{kind: 's', size: int64(len(v)), weight: 1 + int64(len(v))/64, depth: depth}
 	case json.Number:
-		if why := numberTooBig(string(v)); why != "" {
+		if why := NumberTooBig(string(v)); why != "" {
 			return 0, &badNumber{why: why}
 		}
 		n := numberSize(string(v))
@@ -190,10 +188,6 @@ func numberSize(lit string) int64 {
 // included): big.Rat's normalisation is quadratic in them (1,400 digits take ~25 µs).
 func ratUnits(n int64) int64 { return numberUnits + n*n/4096 }
 
-func escapeTok(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
 // count returns the bound of applying s to node x, saturating past the limit.
 func (b *bounder) count(s *jsonschema.Schema, x int32) int64 {
 	if b.err != nil {
@@ -215,82 +209,11 @@ func (b *bounder) count(s *jsonschema.Schema, x int32) int64 {
 			return n
 		}
 	}
-	for _, t := range b.path[b.seg:] {
-		if t == s {
-			b.fail(s, fmt.Sprintf("validating it loops: %s applies to the same value again through a chain of in-place keywords (the validator stops there with an error): make the recursion go through properties or items", b.where(s)))
-			return b.limit + 1
-		}
-	}
-	if len(b.path)-b.seg >= maxInPlace {
-		b.fail(s, fmt.Sprintf("more than %d subschemas apply to the same value in one chain of $ref, allOf, anyOf …, down to %s: flatten the chain", maxInPlace, b.where(s)))
-		return b.limit + 1
-	}
-	if !b.checkInPlace(s) {
+	if !b.enter(s) {
 		return b.limit + 1
 	}
 	b.path = append(b.path, s)
-	n := b.local(s, x)
-	add := func(m int64) { n = min(n+m, b.limit+1) }
-	self := func(c *jsonschema.Schema) {
-		if c != nil {
-			add(b.count(c, x))
-		}
-	}
-	nd := &b.nodes[x]
-	if s.Ref != nil && s.DraftVersion < 2019 {
-		self(s.Ref) // siblings of $ref are ignored before 2019-09
-	} else {
-		self(s.Ref)
-		if r := s.RecursiveRef; r != nil {
-			if r.RecursiveAnchor {
-				if b.s.doc.stray {
-					b.fail(s, b.strayWhy())
-				}
-				r = b.outermostRecursive(r)
-			}
-			self(r)
-		}
-		if d := s.DynamicRef; d != nil {
-			ts, ok := b.s.dynamicTargets(d)
-			if !ok {
-				b.fail(s, b.strayWhy())
-			}
-			for _, c := range ts {
-				self(c)
-			}
-		}
-		for _, c := range s.AllOf {
-			self(c)
-		}
-		for _, c := range s.AnyOf {
-			self(c)
-		}
-		for _, c := range s.OneOf {
-			self(c)
-		}
-		self(s.Not)
-		self(s.If)
-		self(s.Then)
-		self(s.Else)
-		switch nd.kind {
-		case 'o':
-			for _, c := range s.DependentSchemas {
-				self(c)
-			}
-			for _, d := range s.Dependencies {
-				if c, ok := d.(*jsonschema.Schema); ok {
-					self(c)
-				}
-			}
-			add(b.members(s, x))
-		case 'a':
-			add(b.items(s, x))
-		case 's':
-			if s.ContentSchema != nil {
-				b.fail(s, "contentSchema is asserted, and the workbench cannot bound what a decoded string holds")
-			}
-		}
-	}
+	n := b.applied(s, x, b.local(s, x))
 	b.path = b.path[:len(b.path)-1]
 	if n > b.limit {
 		b.exceeded(s, x)
@@ -299,6 +222,93 @@ func (b *bounder) count(s *jsonschema.Schema, x int32) int64 {
 		b.memo[key] = n
 	}
 	return n
+}
+
+// enter reports whether s may be applied in place at the end of the current chain: not when it
+// is already in the chain (the validator would loop), nor past maxInPlace, nor when a chain
+// below it can be either.
+func (b *bounder) enter(s *jsonschema.Schema) bool {
+	for _, t := range b.path[b.seg:] {
+		if t == s {
+			b.fail(s, fmt.Sprintf("validating it loops: %s applies to the same value again through a chain of in-place keywords (the validator stops there with an error): make the recursion go through properties or items", b.where(s)))
+			return false
+		}
+	}
+	if len(b.path)-b.seg >= maxInPlace {
+		b.fail(s, fmt.Sprintf("more than %d subschemas apply to the same value in one chain of $ref, allOf, anyOf …, down to %s: flatten the chain", maxInPlace, b.where(s)))
+		return false
+	}
+	return b.checkInPlace(s)
+}
+
+// applied adds to n, saturating past the limit, the counts of the subschemas s applies to x:
+// in place (references, applicators, conditionals) and to its members or items.
+func (b *bounder) applied(s *jsonschema.Schema, x int32, n int64) int64 {
+	add := func(m int64) { n = min(n+m, b.limit+1) }
+	self := func(c *jsonschema.Schema) {
+		if c != nil {
+			add(b.count(c, x))
+		}
+	}
+	if s.Ref != nil && s.DraftVersion < 2019 {
+		self(s.Ref) // siblings of $ref are ignored before 2019-09
+		return n
+	}
+	self(s.Ref)
+	self(b.recursiveTarget(s))
+	for _, c := range b.dynamicTargets(s) {
+		self(c)
+	}
+	for _, cs := range [][]*jsonschema.Schema{s.AllOf, s.AnyOf, s.OneOf, {s.Not, s.If, s.Then, s.Else}} {
+		for _, c := range cs {
+			self(c)
+		}
+	}
+	switch b.nodes[x].kind {
+	case 'o':
+		for _, c := range s.DependentSchemas {
+			self(c)
+		}
+		for _, d := range s.Dependencies {
+			if c, ok := d.(*jsonschema.Schema); ok {
+				self(c)
+			}
+		}
+		add(b.members(s, x))
+	case 'a':
+		add(b.items(s, x))
+	case 's':
+		if s.ContentSchema != nil {
+			b.fail(s, "contentSchema is asserted, and the workbench cannot bound what a decoded string holds")
+		}
+	}
+	return n
+}
+
+// recursiveTarget returns the schema s's $recursiveRef reaches, or nil; where it cannot be
+// bounded it fails.
+func (b *bounder) recursiveTarget(s *jsonschema.Schema) *jsonschema.Schema {
+	r := s.RecursiveRef
+	if r != nil && r.RecursiveAnchor {
+		if b.s.doc.stray {
+			b.fail(s, b.strayWhy())
+		}
+		r = b.outermostRecursive(r)
+	}
+	return r
+}
+
+// dynamicTargets returns every schema s's $dynamicRef may reach; where they cannot be bounded
+// it fails.
+func (b *bounder) dynamicTargets(s *jsonschema.Schema) []*jsonschema.Schema {
+	if s.DynamicRef == nil {
+		return nil
+	}
+	ts, ok := b.s.dynamicTargets(s.DynamicRef)
+	if !ok {
+		b.fail(s, b.strayWhy())
+	}
+	return ts
 }
 
 // members counts the subschemas s applies to an object's members and names.
@@ -444,7 +454,7 @@ func (b *bounder) local(s *jsonschema.Schema, x int32) int64 {
 }
 
 // schemaInfo returns (computing once) the weights of s's enum, const and numbers.
-func (s *BoundedSchema) schemaInfo(sch *jsonschema.Schema) *schemaInfo {
+func (s *Bounded) schemaInfo(sch *jsonschema.Schema) *schemaInfo {
 	if si, ok := s.info[sch]; ok {
 		return si
 	}
@@ -506,7 +516,7 @@ func (b *bounder) outermostRecursive(r *jsonschema.Schema) *jsonschema.Schema {
 // dynamicTargets returns every schema a $dynamicRef can resolve to: its initial target, and
 // when that carries the same $dynamicAnchor, every schema of the document that carries it; ok
 // is false when a $dynamicAnchor may hide outside the schema keywords (docInfo.stray).
-func (s *BoundedSchema) dynamicTargets(d *jsonschema.DynamicRef) (ts []*jsonschema.Schema, ok bool) {
+func (s *Bounded) dynamicTargets(d *jsonschema.DynamicRef) (ts []*jsonschema.Schema, ok bool) {
 	if d.Anchor == "" || d.Ref.DynamicAnchor != d.Anchor {
 		return []*jsonschema.Schema{d.Ref}, true
 	}
@@ -536,7 +546,7 @@ func (b *bounder) strayWhy() string {
 }
 
 // inPlaceEdges returns the subschemas sch applies to the value it is applied to.
-func (s *BoundedSchema) inPlaceEdges(sch *jsonschema.Schema) []*jsonschema.Schema {
+func (s *Bounded) inPlaceEdges(sch *jsonschema.Schema) []*jsonschema.Schema {
 	var out []*jsonschema.Schema
 	add := func(c *jsonschema.Schema) {
 		if c != nil {
@@ -596,7 +606,7 @@ func (b *bounder) checkInPlace(sch *jsonschema.Schema) bool {
 }
 
 // inPlaceOf computes (once per schema) the in-place graph below sch, counting its work in steps.
-func (s *BoundedSchema) inPlaceOf(sch *jsonschema.Schema, steps *int64) *inPlaceInfo {
+func (s *Bounded) inPlaceOf(sch *jsonschema.Schema, steps *int64) *inPlaceInfo {
 	if info, ok := s.inPlace[sch]; ok {
 		if info.busy {
 			return &inPlaceInfo{loop: []string{"#" + s.pointer(sch)}}
@@ -629,7 +639,7 @@ func (s *BoundedSchema) inPlaceOf(sch *jsonschema.Schema, steps *int64) *inPlace
 
 func (b *bounder) fail(s *jsonschema.Schema, why string) {
 	if b.err == nil {
-		b.err = &SchemaLimitError{Pointer: b.s.pointer(s), Reason: why}
+		b.err = &LimitError{Pointer: b.s.pointer(s), Reason: why}
 	}
 }
 
@@ -680,7 +690,7 @@ func (b *bounder) exceeded(s *jsonschema.Schema, x int32) {
 	default:
 		advice = "shorten the value, or give its schema fewer nested subschemas"
 	}
-	b.err = &SchemaLimitError{Pointer: b.s.pointer(s), Reason: fmt.Sprintf("checking it could take more than %s units of work (about 10 ns each)%s: %s; %s",
+	b.err = &LimitError{Pointer: b.s.pointer(s), Reason: fmt.Sprintf("checking it could take more than %s units of work (about 10 ns each)%s: %s; %s",
 		printer.Sprint(b.limit), b.scope, what, advice)}
 }
 
@@ -736,7 +746,7 @@ func scanDoc(doc any) docInfo {
 		toks = toks[:len(toks)-1]
 	}
 	walk = func(v any, schema bool) {
-		if len(toks) > 4*DefaultMaxSchemaDepth+8 {
+		if len(toks) > 4*MaxDepth+8 {
 			return
 		}
 		switch v := v.(type) {
@@ -760,15 +770,15 @@ func scanDoc(doc any) docInfo {
 				return
 			}
 			if id || len(toks) == 0 {
-				d.resources[listing.JoinPointer(toks...)] = v["$recursiveAnchor"] == true
+				d.resources[joinPointer(toks...)] = v["$recursiveAnchor"] == true
 			}
 			if dyn {
-				d.dynAnchors[a] = append(d.dynAnchors[a], listing.JoinPointer(toks...))
+				d.dynAnchors[a] = append(d.dynAnchors[a], joinPointer(toks...))
 			}
 			for k, c := range v {
 				toks = append(toks, k)
 				switch {
-				case schemaKeys[k] || k == "contentSchema":
+				case SubschemaKeys[k] || k == "contentSchema":
 					if arr, ok := c.([]any); ok && (k == "items" || k == "additionalItems") {
 						for i, it := range arr {
 							in(strconv.Itoa(i), it, true)
@@ -776,11 +786,11 @@ func scanDoc(doc any) docInfo {
 					} else {
 						walk(c, true)
 					}
-				case (schemaMapKeys[k] || k == "dependencies") && isMap(c):
+				case (SubschemaMapKeys[k] || k == "dependencies") && isMap(c):
 					for kk, cc := range c.(map[string]any) {
 						in(kk, cc, true)
 					}
-				case schemaArrayKeys[k]:
+				case SubschemaArrayKeys[k]:
 					if arr, ok := c.([]any); ok {
 						for i, it := range arr {
 							in(strconv.Itoa(i), it, true)

@@ -1,0 +1,97 @@
+package web
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/tool-workbench/workbench/store"
+	"github.com/tool-workbench/workbench/workspace"
+)
+
+// Notice tells the pages open on a workspace that it changed. Shared holds the rendered patches
+// every page applies alike (result regions, presence); each page then decides about its editor:
+// it is re-rendered when EditorTool is the tool the page shows (or any tool, when Structure is
+// set), unless the person is typing in that tool, who gets a short notice instead.
+type Notice struct {
+	Version    int
+	From       string // page id of the browser that made the change; it patched itself
+	Shared     []Patch
+	EditorTool int
+	Structure  bool
+	// Tools are the tools whose content the change left different from what was sent before
+	// (EditorTool's, and any that a change from elsewhere brought in with it): pages showing
+	// one render it again, as for EditorTool. ParamsMoved are those whose parameters were
+	// added, removed or moved: a page typing in one is told its next parameter change will be
+	// refused.
+	Tools       []int
+	ParamsMoved []int
+	// Field is the JSON pointer the change set ("" when it was not one field); Author and
+	// AuthorID say who changed it, for "someone else just changed the field you are typing in".
+	Field    string
+	Author   string
+	AuthorID string
+	// TaskRows are the tasks whose fields the change left different: other pages show them.
+	TaskRows []int
+	// Undo is the author's undo state after the change, when known: the author's other pages
+	// (tabs, replicas) show it too.
+	Undo *store.UndoState
+	// History asks pages whose History panel is open to show the revisions again.
+	History bool
+	// Full asks the page to re-render every region (it missed notices).
+	Full bool
+	// State is the workspace as the change left it, when the sender has it: pages render
+	// their editor from it instead of each reading the store.
+	State *state
+	cache *renders
+}
+
+// renders keeps what the pages of one notice render alike (a tool's form, the revision list),
+// rendered by the first page that needs it: 200 pages on a tool cost one render.
+type renders struct {
+	mu   sync.Mutex
+	html map[int]string // by tool index; -1 is the revision list
+}
+
+// render returns the HTML under key, making it with f the first time. A nil *renders (a notice
+// made without one) renders every time.
+func (r *renders) render(key int, f func() (string, error)) (string, error) {
+	if r == nil {
+		return f()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if h, ok := r.html[key]; ok {
+		return h, nil
+	}
+	h, err := f()
+	if err != nil {
+		return "", err
+	}
+	if r.html == nil {
+		r.html = map[int]string{}
+	}
+	r.html[key] = h
+	return h, nil
+}
+
+// Patch is one rendered datastar-patch-elements event.
+type Patch struct {
+	Selector string // empty: patch by the element's own id
+	Mode     string // empty: outer morph
+	HTML     string
+}
+
+// fieldNoticeText says who changed what the person is typing in.
+func fieldNoticeText(n Notice, typing string) string {
+	who := n.Author
+	if who == "" {
+		who = "Someone"
+	}
+	if slices.Contains(n.ParamsMoved, toolOfPtr(typing)) {
+		return who + " just added, removed or moved a parameter of this tool. Your form was left as it is; a parameter change you make in it now will not be saved (you get its text back with the table as it stands), while the tool's other fields still save."
+	}
+	if n.Field != "" && n.Field == typing {
+		return who + " just changed the field you are typing in (" + workspace.DescribePath(n.Field) + "). What you type next replaces their text: the last writer wins, and History keeps both."
+	}
+	return who + " just changed this tool (" + workspace.DescribePath(n.Field) + "). Your form was left as it is so that nothing you type is lost."
+}

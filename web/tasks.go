@@ -1,0 +1,162 @@
+package web
+
+// The task table: add, remove and edit tasks, show the table as it stands, import and export
+// the task file.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tool-workbench/workbench/selection"
+	"github.com/tool-workbench/workbench/views"
+	"github.com/tool-workbench/workbench/workspace"
+)
+
+// tasksPanel shows the task table as it stands (a notice's "Show their version").
+func (s *Server) tasksPanel(c echo.Context) error {
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	st, err := s.currentCtx(c.Request().Context(), ws)
+	if err != nil {
+		return err
+	}
+	sse := newSSE(c)
+	_ = sse.PatchElementTempl(views.TasksRegion(st.tasks))
+	return nil
+}
+
+// staleTaskOp answers a task change sent from a task table older than the task file's shape (a
+// task was added or removed since it was rendered): its index may name another task now, so it
+// is not applied. The page gets the table as it stands and a notice that gives back the text it
+// sent, so nothing typed is lost.
+func (s *Server) staleTaskOp(c echo.Context, ws Workspace, op string, i int, val string, busy bool) error {
+	st, err := s.currentCtx(c.Request().Context(), ws)
+	if err != nil {
+		return err
+	}
+	why := "The task table changed (a task was added or removed)"
+	if busy {
+		why = "Others changed the tasks many times at once"
+	}
+	msg := why + " before your change reached the server, so it was not applied. Here is the table as it stands; try again."
+	if op == "set" && val != "" {
+		msg = fmt.Sprintf("%s while you typed in task %d, so your last change was not saved. Your text was: «%s». Here is the table as it stands.", why, i+1, val)
+	}
+	sse := newSSE(c)
+	if err := sse.PatchElementTempl(views.TasksRegion(st.tasks)); err != nil {
+		return nil
+	}
+	_ = sse.PatchElementTempl(views.TaskNotice(ws.ID, msg))
+	return nil
+}
+
+// taskOp adds, removes or edits a task. The change is sent as data and made by the workspace
+// service from the task file as it stands when it is stored (workspace.TaskChange).
+func (s *Server) taskOp(c echo.Context) error {
+	sg, err := readSignals(c)
+	if err != nil {
+		return err
+	}
+	i, err := intParam(c, "i")
+	if err != nil {
+		return err
+	}
+	g, err := strconv.Atoi(c.QueryParam("g"))
+	if err != nil {
+		g = -1 // unchecked: a client that is not a page
+	}
+	tc := workspace.TaskChange{Op: c.QueryParam("op"), Index: i, Field: c.QueryParam("k"), Value: sg.value()}
+	switch tc.Op {
+	case "add", "del":
+	case "set":
+		if tc.Field != "task" && tc.Field != "expect" {
+			return fail(BadRequest, "unknown task field "+strconv.Quote(tc.Field))
+		}
+	default:
+		return fail(BadRequest, "unknown task operation "+strconv.Quote(tc.Op))
+	}
+	structure := tc.Op != "set"
+	err = s.commit(c, sg, change{edit: &Edit{Task: &tc, ShapeBase: g, Key: tc.Key()}, tool: -1, tasks: structure, select_: -1,
+		taskSet: !structure, taskRow: i})
+	var st *workspace.StaleTasks
+	if errors.As(err, &st) {
+		cur, gerr := s.getWS(c)
+		if gerr != nil {
+			return gerr
+		}
+		return s.staleTaskOp(c, cur, tc.Op, i, tc.Value, st.Busy)
+	}
+	return err
+}
+
+func (s *Server) exportTasks(c echo.Context) error {
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	tasks := ws.Tasks
+	if tasks == nil {
+		tasks = []selection.Task{}
+	}
+	b, err := json.MarshalIndent(tasks, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode tasks: %w", err)
+	}
+	c.Response().Header().Set("Content-Disposition", `attachment; filename="tasks.json"`)
+	return c.Blob(http.StatusOK, "application/json", append(b, '\n'))
+}
+
+// importTasks replaces the task file from an upload, then shows the workspace again.
+func (s *Server) importTasks(c echo.Context) error {
+	ws, err := s.getPageWS(c) // a refusal renders the whole page
+	if err != nil {
+		return err
+	}
+	r := c.Request()
+	r.Body = http.MaxBytesReader(c.Response(), r.Body, int64(s.max)+64<<10)
+	refuse := func(k Kind, msg string) error {
+		st, err := s.currentCtx(r.Context(), ws)
+		if err != nil {
+			return err
+		}
+		m := s.workspaceModel(r.Context(), ws, st, 0, msg)
+		return htmlPage(c, k.Status(), views.WorkspacePage(m))
+	}
+	fh, err := c.FormFile("file")
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return refuse(TooLarge, fmt.Sprintf("The task file is larger than %d MB.", s.max>>20))
+	}
+	if err != nil {
+		return refuse(BadRequest, "Choose a task file to import: a JSON array of {\"task\": …, \"expect\": tool name or null}.")
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return refuse(BadRequest, "The task file could not be read: "+err.Error())
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(s.max)+1))
+	if err != nil || len(b) > s.max {
+		return refuse(TooLarge, fmt.Sprintf("The task file is larger than %d MB.", s.max>>20))
+	}
+	tasks, err := selection.ParseTasks(b, false)
+	if err != nil {
+		return refuse(BadRequest, "The task file could not be used: "+err.Error()+
+			`. It should be a JSON array such as [{"task": "Renew my loan", "expect": "loans_renew"}].`)
+	}
+	if _, err := s.store.Apply(r.Context(), ws.ID, Edit{Tasks: tasks, SetTasks: true, Message: "imported tasks from " + workspace.Title(fh.Filename)}, s.who(c)); err != nil {
+		return err
+	}
+	// Every page shows the imported tasks (its event alone may find this state shown already,
+	// by the importer's own reload).
+	s.hub.Publish(ws.ID, Notice{Full: true})
+	return c.Redirect(http.StatusSeeOther, "/w/"+ws.ID)
+}
