@@ -6,6 +6,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/lint/reference"
 	"github.com/tool-workbench/workbench/listing"
@@ -13,10 +14,7 @@ import (
 
 func githubListing(t *testing.T) *listing.Listing {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("..", "..", "shared", "listings", "real", "github-mcp-server.json"))
-	if err != nil {
-		t.Skipf("shared listings not found: %v", err)
-	}
+	src := testutil.ReadShared(t, "listings", "real", "github-mcp-server.json")
 	l, err := listing.Parse(src, listing.Options{Name: "github"})
 	if err != nil {
 		t.Fatal(err)
@@ -73,12 +71,12 @@ func TestEditRelintsOnlyTheEditedTool(t *testing.T) {
 // and adds nothing: on every real listing and fixture, and after edits that make two
 // descriptions near-duplicates, rename a tool to a duplicate name and undo.
 func TestReferenceFindingsMatchTheReference(t *testing.T) {
-	shared := filepath.Join("..", "..", "shared")
+	shared, _ := testutil.SharedPath(t)
 	files, _ := filepath.Glob(filepath.Join(shared, "listings", "real", "*.json"))
 	fixtures, _ := filepath.Glob(filepath.Join(shared, "reference", "fixtures", "*-tools.json"))
 	files = append(files, fixtures...)
 	if len(files) == 0 {
-		t.Skip("shared listings not found next to the module")
+		t.Skipf("skipped: this test needs the real listings (listings/real/*.json) or the seed fixtures (reference/fixtures/*-tools.json) under %s, which are not here", shared)
 	}
 	e, err := New(Options{})
 	if err != nil {

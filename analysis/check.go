@@ -32,10 +32,15 @@ type CheckInput struct {
 // Checked is the outcome of Check: the report, and for the text format the extended findings
 // apart from the reference's, whose lines ReferenceLines gives.
 type Checked struct {
-	Report   *Report
-	Extended []lint.Finding // the extended rules' findings, ignored ones included
-	listing  *listing.Listing
+	Report    *Report
+	Extended  []lint.Finding // the extended rules' findings, ignored ones included
+	reference []lint.Finding // the reference's, ignored ones included
+	listing   *listing.Listing
 }
+
+// Reference returns the reference's findings, ignored ones included: where the reference cannot
+// read the listing, the text format prints them with the extended ones.
+func (c *Checked) Reference() []lint.Finding { return c.reference }
 
 // ReferenceLines returns the reference's lines as it prints them (its near-duplicate line
 // lists the pairs one by one up to reference.MaxPairs, where the findings report groups past
@@ -71,7 +76,9 @@ func (e *Engine) Check(ctx context.Context, in CheckInput) (*Checked, error) {
 	for _, n := range tokens {
 		r.Tokens += n
 	}
-	// Where the reference cannot read the listing, neither its checks nor its ranker run.
+	// Where the reference cannot read the listing, its report and its ranker do not run; its
+	// checks still report what the engine found, as the page shows it: a reference-input error
+	// on each tool it cannot read, and its checks on the others.
 	tasks := in.Tasks
 	verr := reference.Validate(l, len(tasks) > 0)
 	if verr != nil {
@@ -82,13 +89,11 @@ func (e *Engine) Check(ctx context.Context, in CheckInput) (*Checked, error) {
 	if err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
-	var findings []lint.Finding
-	if verr == nil {
-		findings = e.referenceFindings(l, res)
-		if len(tasks) > 0 {
-			r.Ranking = res.Verdicts
-			findings = append(findings, e.verdictFindings(l, res.Verdicts)...)
-		}
+	findings := e.referenceFindings(l, res)
+	ref := slices.Clip(findings)
+	if len(tasks) > 0 {
+		r.Ranking = res.Verdicts
+		findings = append(findings, e.verdictFindings(l, res.Verdicts)...)
 	}
 	extended := append(slices.Clip(res.ext), e.mergeCollisions(in)...)
 	findings = append(findings, extended...)
@@ -97,7 +102,7 @@ func (e *Engine) Check(ctx context.Context, in CheckInput) (*Checked, error) {
 		r.New = lint.NewSince(r.Findings, in.Baseline)
 	}
 	r.Finish(in.FailOn)
-	return &Checked{Report: r, Extended: extended, listing: l}, nil
+	return &Checked{Report: r, Extended: extended, reference: ref, listing: l}, nil
 }
 
 // referenceFindings returns the reference's findings of res in the order of the reference's

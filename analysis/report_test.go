@@ -10,6 +10,7 @@ import (
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/lint/reference"
 	"github.com/tool-workbench/workbench/listing"
@@ -18,10 +19,10 @@ import (
 // The SARIF output validates against the SARIF 2.1.0 schema (go-sarif's Validate) and carries
 // the rules as reporting descriptors with help, and the findings with file, line and column.
 func TestSARIFValidates(t *testing.T) {
-	path := filepath.Join("..", "..", "shared", "listings", "real", "github-mcp-server.json")
+	path := testutil.Shared(t, "listings", "real", "github-mcp-server.json")
 	src, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("../shared (beside the repository) is not here: %v", err)
+		t.Fatal(err)
 	}
 	l, err := listing.Parse(src, listing.Options{Name: filepath.Base(path)})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
@@ -29,7 +30,7 @@ func benchEndpoint(b *testing.B, path, req string) {
 
 // The GitHub MCP server's listing (117 tools, about 150 kB), sent as text.
 func githubRequest(b *testing.B, kv ...string) string {
-	src := shared(b, "listings", "real", "github-mcp-server.json")
+	src := testutil.ReadShared(b, "listings", "real", "github-mcp-server.json")
 	return body(append([]string{"listing", quote(string(src))}, kv...)...)
 }
 
@@ -41,7 +42,7 @@ func BenchmarkExportGoGitHub(b *testing.B) {
 
 // BenchmarkDecodeGitHub is the request decoding alone: read, parse, cut out the listing.
 func BenchmarkDecodeGitHub(b *testing.B) {
-	src := shared(b, "listings", "real", "github-mcp-server.json")
+	src := testutil.ReadShared(b, "listings", "real", "github-mcp-server.json")
 	req := []byte(`{"name": "github", "listing": ` + string(src) + `}`)
 	b.SetBytes(int64(len(req)))
 	b.ReportAllocs()

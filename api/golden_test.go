@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tool-workbench/workbench/export"
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
@@ -24,7 +25,7 @@ var seeds = []struct{ name, tasks string }{
 // poisoned.json --format json --tokenizer approx) to the API: the report must be the CLI's,
 // byte for byte.
 func TestCheckMatchesCLIGolden(t *testing.T) {
-	root := moduleRoot(t)
+	root := testutil.ModuleRoot(t)
 	want, err := os.ReadFile(filepath.Join(root, "cmd", "workbench", "testdata", "golden", "check-all-poisoned.json.txt"))
 	if err != nil {
 		t.Skipf("the CLI's golden report is not here: %v", err)
@@ -46,7 +47,7 @@ func TestCheckMatchesCLIGolden(t *testing.T) {
 	}
 	checkResponse(t, http.MethodPost, Prefix+"/check", rec)
 	if !bytes.Equal(rec.Body.Bytes(), want) {
-		t.Errorf("the API's report differs from the CLI's golden report\n%s", firstDifference(rec.Body.Bytes(), want))
+		t.Errorf("the API's report differs from the CLI's golden report\n%s", testutil.FirstDifference(rec.Body.Bytes(), want))
 	}
 }
 
@@ -55,8 +56,8 @@ func TestCheckMatchesCLIGolden(t *testing.T) {
 func TestSeedGolden(t *testing.T) {
 	e := newRouter(t, Options{})
 	for _, s := range seeds {
-		src := shared(t, "reference", "fixtures", s.name+"-tools.json")
-		tasks := shared(t, "reference", "fixtures", s.tasks)
+		src := testutil.ReadShared(t, "reference", "fixtures", s.name+"-tools.json")
+		tasks := testutil.ReadShared(t, "reference", "fixtures", s.tasks)
 		name := s.name + "-tools.json"
 		posts := []struct{ path, golden, req string }{
 			{"/check", "check-" + s.name + ".json", body("name", quote(name), "listing", quote(string(src)), "tasks", quote(string(tasks)))},
@@ -65,7 +66,7 @@ func TestSeedGolden(t *testing.T) {
 			{"/export", "export-" + s.name + ".go.json", body("name", quote(name), "listing", string(src), "format", `"go"`, "main", "true")},
 		}
 		if s.name != "draft" {
-			draft := shared(t, "reference", "fixtures", "draft-tools.json")
+			draft := testutil.ReadShared(t, "reference", "fixtures", "draft-tools.json")
 			posts = append(posts, struct{ path, golden, req string }{"/export", "export-" + s.name + ".review.json",
 				body("name", quote(name), "listing", string(src), "format", `"review"`, "baseline", string(draft), "baselineName", `"draft-tools.json"`, "tasks", string(tasks))})
 		}
@@ -261,7 +262,7 @@ func TestRealListings(t *testing.T) {
 	e := newRouter(t, Options{})
 	for _, name := range []string{"github-mcp-server", "gitlab-mcp-server", "kubernetes-mcp-server",
 		"kubernetes-mcp-server-extra-toolsets", "mongodb-mcp-server"} {
-		src := shared(t, "listings", "real", name+".json")
+		src := testutil.ReadShared(t, "listings", "real", name+".json")
 		for _, p := range []struct{ path, req string }{
 			{"/check", body("name", quote(name), "listing", quote(string(src)))},
 			{"/cost", body("listing", string(src), "render", `"openai"`)},

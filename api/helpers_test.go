@@ -3,19 +3,16 @@ package api
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/labstack/echo/v4"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+	"github.com/tool-workbench/workbench/internal/testutil"
+)
 
 // newRouter mounts the API on a fresh Echo whose own error handler answers in plain text, as
 // the web server's does for pages: a test that sees that text caught an error escaping the API.
@@ -76,74 +73,10 @@ func apiError(t testing.TB, rec *httptest.ResponseRecorder) Error {
 	return *body.Error
 }
 
-// moduleRoot finds the directory holding go.mod.
-func moduleRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test's directory")
-		}
-		dir = parent
-	}
-}
-
-// shared returns a file under the project's shared/ directory beside the module, skipping the
-// test when it is absent.
-func shared(t testing.TB, parts ...string) []byte {
-	t.Helper()
-	p := filepath.Join(append([]string{moduleRoot(t), "..", "shared"}, parts...)...)
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Skipf("shared/ fixture not available beside the module (%v): this test needs %s", err, filepath.Join(parts...))
-	}
-	return b
-}
-
 // golden compares got with testdata/golden/name, or rewrites it under -update.
 func golden(t testing.TB, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./api -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run with -update if the change is intended)\n%s", path, firstDifference(got, want))
-	}
-}
-
-func firstDifference(got, want []byte) string {
-	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < len(gl) || i < len(wl); i++ {
-		var g, w string
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if g != w {
-			return "line " + strconv.Itoa(i+1) + ":\n got: " + g + "\nwant: " + w
-		}
-	}
-	return "(lengths differ)"
+	testutil.Golden(t, filepath.Join("testdata", "golden", name), got)
 }
 
 // body builds a request body from members given as key, raw JSON pairs, in order.

@@ -1,19 +1,15 @@
 package export
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
 func benchListing(b *testing.B, name string) *listing.Listing {
-	shared := sharedDir(b)
-	if shared == "" {
-		b.Skip("shared/ not found next to the module")
-	}
-	return readListing(b, filepath.Join(shared, "listings", "real", name+".json"))
+	return readListing(b, testutil.Shared(b, "listings", "real", name+".json"))
 }
 
 // BenchmarkGo generates the registration code of github-mcp-server's 117 tools.

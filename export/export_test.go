@@ -2,38 +2,15 @@ package export
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
-
-func moduleRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
-		t.Fatalf("module root not found above the package directory: %v", err)
-	}
-	return dir
-}
-
-// sharedDir returns the project's shared/ directory beside the module, or "" when it is absent.
-func sharedDir(t testing.TB) string {
-	d := filepath.Join(moduleRoot(t), "..", "shared")
-	if _, err := os.Stat(filepath.Join(d, "reference", "fixtures")); err != nil {
-		return ""
-	}
-	return d
-}
 
 func readListing(t testing.TB, path string) *listing.Listing {
 	t.Helper()
@@ -48,56 +25,18 @@ func readListing(t testing.TB, path string) *listing.Listing {
 	return l
 }
 
-func writeFile(t testing.TB, path string, b []byte) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // golden compares got with testdata/golden/name, or rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		writeFile(t, path, got)
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./export -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run with -update if the change is intended)\n%s", path, firstDifference(got, want))
-	}
-}
-
-func firstDifference(got, want []byte) string {
-	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < len(gl) || i < len(wl); i++ {
-		var g, w string
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if g != w {
-			return fmt.Sprintf("line %d:\n got: %q\nwant: %q", i+1, g, w)
-		}
-	}
-	return ""
+	testutil.Golden(t, filepath.Join("testdata", "golden", name), got)
 }
 
 // goldenCases are the listings every format is checked on: the seed fixtures, the real
 // listings (read in place from shared/) and the awkward listing in testdata.
 func goldenCases(t *testing.T) map[string]string {
 	cases := map[string]string{"awkward": filepath.Join("testdata", "awkward-tools.json")}
-	shared := sharedDir(t)
-	if shared == "" {
+	shared, ok := testutil.SharedPath(t)
+	if !ok {
 		t.Log("shared/ not found next to the module: golden tests run on testdata only")
 		return cases
 	}
@@ -124,7 +63,7 @@ func TestJSONGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(pretty, src) {
-					t.Errorf("the export of unedited %s differs from it\n%s", path, firstDifference(pretty, src))
+					t.Errorf("the export of unedited %s differs from it\n%s", path, testutil.FirstDifference(pretty, src))
 				}
 			} else {
 				golden(t, name+".json", pretty)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
@@ -107,7 +108,7 @@ func awkwardEdited(t *testing.T, l *listing.Listing) *listing.Listing {
 }
 
 func TestReviewGolden(t *testing.T) {
-	shared := sharedDir(t)
+	shared, haveShared := testutil.SharedPath(t)
 	awk := readListing(t, filepath.Join("testdata", "awkward-tools.json"))
 	type tc struct {
 		name      string
@@ -120,7 +121,7 @@ func TestReviewGolden(t *testing.T) {
 		{"awkward-no-engines", awk, awkwardEdited(t, awk), ReviewOptions{RankingNote: "no --tasks given"}},
 		{"awkward-unchanged", awk, awk, ReviewOptions{Findings: fakeFindings, Tokens: fakeTokens}},
 	}
-	if shared != "" {
+	if haveShared {
 		fx := func(n string) string { return filepath.Join(shared, "reference", "fixtures", n) }
 		real := func(n string) string { return filepath.Join(shared, "listings", "real", n+".json") }
 		cases = append(cases,

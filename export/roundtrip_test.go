@@ -14,14 +14,16 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
 // roundTripCases are the listings whose generated servers the round trip builds and asks.
 func roundTripCases(t *testing.T) map[string]string {
 	cases := map[string]string{"awkward": filepath.Join("testdata", "awkward-tools.json")}
-	shared := sharedDir(t)
-	if shared == "" {
+	shared, ok := testutil.SharedPath(t)
+	if !ok {
 		t.Log("shared/ not found next to the module: round trip runs on testdata only")
 		return cases
 	}
@@ -42,24 +44,21 @@ func TestGoRoundTrip(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping the Go round trip in -short mode: it builds and runs MCP servers")
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("skipping the Go round trip: the go tool is not on PATH")
-	}
-	root := moduleRoot(t)
+	goTool := testutil.GoCommand(t)
+	root := testutil.ModuleRoot(t)
 	version := sdkVersion(t, goTool, root)
 	cases := roundTripCases(t)
 
 	// One temporary module with one main package per listing, built by one go build.
 	mod := t.TempDir()
 	gomod := fmt.Sprintf("module roundtrip\n\ngo 1.25\n\nrequire %s %s\n", SDKModule, version)
-	writeFile(t, filepath.Join(mod, "go.mod"), []byte(gomod))
+	testutil.WriteFile(t, filepath.Join(mod, "go.mod"), []byte(gomod))
 	// Our go.sum already holds the sums of the SDK and its dependencies.
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(mod, "go.sum"), sum)
+	testutil.WriteFile(t, filepath.Join(mod, "go.sum"), sum)
 
 	type prepared struct {
 		exported *listing.Listing
@@ -77,7 +76,7 @@ func TestGoRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		writeFile(t, filepath.Join(mod, "cmd", name, "main.go"), code)
+		testutil.WriteFile(t, filepath.Join(mod, "cmd", name, "main.go"), code)
 		prep[name] = prepared{exported, warns}
 		names = append(names, name)
 	}

@@ -1,17 +1,17 @@
 package lint
 
 import (
-	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
 // BenchmarkLintGitHubCold runs every extended rule on the GitHub listing (117 tools) with an
 // empty cache: every schema compiled, every tool's rules run.
 func BenchmarkLintGitHubCold(b *testing.B) {
-	l := load(b, filepath.Join(sharedDir(b), "listings", "real", "github-mcp-server.json"))
+	l := load(b, testutil.Shared(b, "listings", "real", "github-mcp-server.json"))
 	b.ReportAllocs()
 	for b.Loop() {
 		New(Config{}).Lint(l)
@@ -22,7 +22,7 @@ func BenchmarkLintGitHubCold(b *testing.B) {
 // as the browser does on a keystroke: the edited tool's rules and the listing-wide rules run,
 // the other 116 tools come from the cache.
 func BenchmarkLintGitHubEdit(b *testing.B) {
-	l := load(b, filepath.Join(sharedDir(b), "listings", "real", "github-mcp-server.json"))
+	l := load(b, testutil.Shared(b, "listings", "real", "github-mcp-server.json"))
 	lt := New(Config{})
 	lt.Lint(l)
 	desc := l.Tools[40].Get("description").Str
@@ -42,7 +42,7 @@ func BenchmarkLintGitHubEdit(b *testing.B) {
 
 // BenchmarkLintGitHubUnchanged re-lints an unchanged listing: everything cached.
 func BenchmarkLintGitHubUnchanged(b *testing.B) {
-	l := load(b, filepath.Join(sharedDir(b), "listings", "real", "github-mcp-server.json"))
+	l := load(b, testutil.Shared(b, "listings", "real", "github-mcp-server.json"))
 	lt := New(Config{})
 	lt.Lint(l)
 	b.ReportAllocs()
@@ -56,7 +56,7 @@ func BenchmarkLintGitHubUnchanged(b *testing.B) {
 // per-tool cache is emptied before each run, the schema cache (and its map from schema values to
 // their hashes, which an edit outside the schemas keeps valid) is not.
 func BenchmarkLintGitHubSchemasCached(b *testing.B) {
-	l := load(b, filepath.Join(sharedDir(b), "listings", "real", "github-mcp-server.json"))
+	l := load(b, testutil.Shared(b, "listings", "real", "github-mcp-server.json"))
 	lt := New(Config{})
 	lt.Lint(l)
 	b.ReportAllocs()
@@ -70,7 +70,7 @@ func BenchmarkLintGitHubSchemasCached(b *testing.B) {
 // BenchmarkCompileGitHubSchemas compiles the 117 input schemas of the GitHub listing (meta-schema
 // validation, $ref resolution, value checks): the part of a cold lint the schema cache saves.
 func BenchmarkCompileGitHubSchemas(b *testing.B) {
-	l := load(b, filepath.Join(sharedDir(b), "listings", "real", "github-mcp-server.json"))
+	l := load(b, testutil.Shared(b, "listings", "real", "github-mcp-server.json"))
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, t := range l.Tools {

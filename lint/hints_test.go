@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tool-workbench/workbench/internal/testutil"
 )
 
 // checkScan fails when scan disagrees with strings.Contains on any needle of h.
@@ -37,7 +39,7 @@ func TestHintScanMatchesContains(t *testing.T) {
 		checkScan(t, sentenceHints, s)
 		checkScan(t, typeHints, s)
 	}
-	l := load(t, filepath.Join(sharedDir(t), "listings", "real", "github-mcp-server.json"))
+	l := load(t, testutil.Shared(t, "listings", "real", "github-mcp-server.json"))
 	for _, tool := range l.Tools {
 		allStrings(tool, true, func(_ *path, s string, _ bool) {
 			checkScan(t, lowHints, strings.ToLower(s))
@@ -95,7 +97,7 @@ func TestExampleIntrosMatchesRegexp(t *testing.T) {
 	for _, s := range tests {
 		check(s)
 	}
-	files, _ := filepath.Glob(filepath.Join(sharedDir(t), "listings", "real", "*.json"))
+	files, _ := filepath.Glob(filepath.Join(testutil.Shared(t, "listings", "real"), "*.json"))
 	for _, f := range files {
 		for _, tool := range load(t, f).Tools {
 			allStrings(tool, true, func(_ *path, s string, _ bool) { check(strings.ToLower(s)) })
@@ -170,7 +172,7 @@ func TestPromoMatchesMatchesRegexp(t *testing.T) {
 	for _, s := range tests {
 		check(s)
 	}
-	files, _ := filepath.Glob(filepath.Join(sharedDir(t), "listings", "real", "*.json"))
+	files, _ := filepath.Glob(filepath.Join(testutil.Shared(t, "listings", "real"), "*.json"))
 	for _, f := range files {
 		for _, tool := range load(t, f).Tools {
 			allStrings(tool, false, func(_ *path, s string, _ bool) { check(strings.ToLower(s)) })

@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,20 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
-
-// sharedDir locates ../shared beside the module, or skips.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	d := filepath.Join("..", "..", "shared")
-	if _, err := os.Stat(filepath.Join(d, "listings", "real")); err != nil {
-		t.Skipf("../shared (beside the repository) is not here: %v", err)
-	}
-	return d
-}
 
 func load(t testing.TB, path string) *listing.Listing {
 	t.Helper()
@@ -43,14 +31,13 @@ func load(t testing.TB, path string) *listing.Listing {
 // goldenInputs are the listings whose findings were reviewed one by one (see
 // testdata/golden/REVIEW.md) and are kept as golden files.
 func goldenInputs(t *testing.T) map[string]string {
-	shared := sharedDir(t)
 	in := map[string]string{}
-	real, _ := filepath.Glob(filepath.Join(shared, "listings", "real", "*.json"))
+	real, _ := filepath.Glob(filepath.Join(testutil.Shared(t, "listings", "real"), "*.json"))
 	for _, f := range real {
 		in["real-"+strings.TrimSuffix(filepath.Base(f), ".json")] = f
 	}
 	for _, n := range []string{"confusing", "draft", "clear"} {
-		in["seed-"+n] = filepath.Join(shared, "reference", "fixtures", n+"-tools.json")
+		in["seed-"+n], _ = testutil.SharedPath(t, "reference", "fixtures", n+"-tools.json")
 	}
 	in["poisoned"] = filepath.Join("testdata", "fixtures", "poisoned.json")
 	return in
@@ -66,13 +53,8 @@ func TestGolden(t *testing.T) {
 				b.WriteByte('\n')
 			}
 			golden := filepath.Join("testdata", "golden", name+".txt")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-					t.Fatal(err)
-				}
+			if *testutil.Update {
+				testutil.WriteFile(t, golden, []byte(b.String()))
 			}
 			want, err := os.ReadFile(golden)
 			if err != nil {
@@ -231,7 +213,7 @@ func TestBaseline(t *testing.T) {
 // Re-linting after an edit to one tool recomputes only that tool; the cache is shared safely by
 // concurrent callers.
 func TestCacheReusesUneditedTools(t *testing.T) {
-	l := load(t, filepath.Join(sharedDir(t), "listings", "real", "github-mcp-server.json"))
+	l := load(t, testutil.Shared(t, "listings", "real", "github-mcp-server.json"))
 	lt := New(Config{})
 	first := lt.Lint(l)
 	if lt.tools.Len() != len(l.Tools) {

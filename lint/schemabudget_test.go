@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
@@ -162,7 +163,7 @@ func hostileListing(c hostileCase) []byte {
 func readHostile(tb testing.TB, c hostileCase) *listing.Listing {
 	tb.Helper()
 	path := filepath.Join("..", "internal", "hostile", "testdata", c.name+".json")
-	if *update {
+	if *testutil.Update {
 		if err := os.WriteFile(path, hostileListing(c), 0o644); err != nil {
 			tb.Fatal(err)
 		}

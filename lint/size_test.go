@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
@@ -30,7 +31,7 @@ func TestCompactLenMatchesMarshal(t *testing.T) {
 		checkCompactLen(t, v)
 	}
 	checkCompactLen(t, nil)
-	files, _ := filepath.Glob(filepath.Join(sharedDir(t), "listings", "real", "*.json"))
+	files, _ := filepath.Glob(filepath.Join(testutil.Shared(t, "listings", "real"), "*.json"))
 	for _, f := range files {
 		for _, tool := range load(t, f).Tools {
 			checkCompactLen(t, tool)
@@ -42,7 +43,11 @@ func FuzzCompactLen(f *testing.F) {
 	for _, s := range []string{`{"name":"a\u0001","x":[1.50,"\ud800"]}`, `"\u00e9\t"`, `[{}]`} {
 		f.Add([]byte(s))
 	}
-	if src, err := os.ReadFile(filepath.Join("..", "..", "shared", "listings", "real", "kubernetes-mcp-server.json")); err == nil {
+	if p, ok := testutil.SharedPath(f, "listings", "real", "kubernetes-mcp-server.json"); ok {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
 		f.Add(src)
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/tool-workbench/workbench/internal/testutil"
 )
 
 // schemaBase is the URL the tests compile schemas under.
@@ -88,10 +90,10 @@ func eachSubschema(doc any, toks []string, f func(s map[string]any, ptr string))
 // ../shared/listings/real, by file and "tool/inputSchema", or skips.
 func realSchemas(t testing.TB) map[string]map[string]any {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "listings", "real")
+	dir := testutil.Shared(t, "listings", "real")
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(files) == 0 {
-		t.Skipf("no real listings in %s (../shared beside the repository is not here)", dir)
+		t.Skipf("skipped: this test needs the real listings, %s/*.json, which are not there", dir)
 	}
 	out := map[string]map[string]any{}
 	for _, f := range files {

@@ -2,20 +2,16 @@ package selection
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
 // BenchmarkRank ranks the GitHub server's 117 tools for 200 tasks made from their own
 // descriptions (the browser re-ranks like this on every edit).
 func BenchmarkRank(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "shared", "listings", "real", "github-mcp-server.json"))
-	if err != nil {
-		b.Skipf("the GitHub listing in ../shared is not here: %v", err)
-	}
+	src := testutil.ReadShared(b, "listings", "real", "github-mcp-server.json")
 	l, err := listing.Parse(src, listing.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -38,10 +34,7 @@ func BenchmarkRank(b *testing.B) {
 // BenchmarkRankAfterEdit re-ranks the same 200 tasks after a one-tool edit, with the word sets
 // of the other tools and of the tasks cached (what the browser does on a keystroke).
 func BenchmarkRankAfterEdit(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "shared", "listings", "real", "github-mcp-server.json"))
-	if err != nil {
-		b.Skipf("the GitHub listing in ../shared is not here: %v", err)
-	}
+	src := testutil.ReadShared(b, "listings", "real", "github-mcp-server.json")
 	l, err := listing.Parse(src, listing.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -73,10 +66,7 @@ func BenchmarkRankAfterEdit(b *testing.B) {
 // scores, so every task is judged again (the worst case of an edit; compare
 // BenchmarkRankAfterEdit, where only tasks that share a changed word are).
 func BenchmarkRankAfterRename(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "shared", "listings", "real", "github-mcp-server.json"))
-	if err != nil {
-		b.Skipf("the GitHub listing in ../shared is not here: %v", err)
-	}
+	src := testutil.ReadShared(b, "listings", "real", "github-mcp-server.json")
 	l, err := listing.Parse(src, listing.Options{})
 	if err != nil {
 		b.Fatal(err)

@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 )
@@ -18,12 +17,8 @@ import (
 // githubListing reads the real GitHub MCP server listing from the shared folder beside the
 // module, or skips.
 func githubListing(b testing.TB) []byte {
-	p := filepath.Join("..", "..", "shared", "listings", "real", "github-mcp-server.json")
-	src, err := os.ReadFile(p)
-	if err != nil {
-		b.Skipf("shared listings not found (%v); the benchmark needs ../shared next to the module", err)
-	}
-	return src
+	b.Helper()
+	return testutil.ReadShared(b, "listings", "real", "github-mcp-server.json")
 }
 
 // benchTasks makes n tasks from the tools' own names and descriptions: a few words of a

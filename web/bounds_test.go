@@ -21,6 +21,7 @@ import (
 	"golang.org/x/net/html"
 
 	hostilecorpus "github.com/tool-workbench/workbench/internal/hostile"
+	"github.com/tool-workbench/workbench/internal/testutil"
 )
 
 // The budgets the bounds tests hold the page to: a region of the page, or one patch, at the caps
@@ -364,11 +365,7 @@ func (b *boundedPage) checkTaskTable(t *testing.T) {
 }
 
 func TestRealListingRendersWhole(t *testing.T) {
-	const path = "/work/shared/listings/real/github-mcp-server.json"
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Skipf("the real GitHub listing is not on this machine (%v)", err)
-	}
+	b := testutil.ReadShared(t, "listings", "real", "github-mcp-server.json")
 	s := newServer(t)
 	rec := importMultipart(t, s, b)
 	if rec.Code != http.StatusSeeOther {

@@ -9,17 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing/remote"
 )
 
 // TestFetchStdio launches the remote package's stdio test server from the start page's form,
 // which only a server started with --allow-stdio may do.
 func TestFetchStdio(t *testing.T) {
-	// go test puts its own toolchain's bin first on PATH (runtime.GOROOT is deprecated).
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("skipped: no go command to build the stdio test server: %v", err)
-	}
+	goBin := testutil.GoCommand(t)
 	bin := filepath.Join(t.TempDir(), "testserver")
 	if out, err := exec.Command(goBin, "build", "-o", bin, "../listing/remote/internal/testserver").CombinedOutput(); err != nil {
 		t.Fatalf("build the stdio test server: %v\n%s", err, out)

@@ -212,8 +212,13 @@ func checkAll(ctx context.Context, out *bufio.Writer, e *env, o checkOptions) er
 // extended findings not ignored in the same style, and the count line.
 func writeAllText(ctx context.Context, out *bufio.Writer, checked *analysis.Checked) error {
 	r := checked.Report
+	shown := checked.Extended
 	if r.ReferenceSkipped != "" {
-		fmt.Fprintf(out, "INFO %s; the extended rules ran without it\n", r.ReferenceSkipped)
+		// No reference report to print: its findings (reference-input on the tools it cannot
+		// read, its checks on the others) print in the extended style, as every other format
+		// and the page list them.
+		fmt.Fprintf(out, "INFO %s; its checks ran on the tools it can read, listed below with the extended rules' findings\n", r.ReferenceSkipped)
+		shown = slices.Concat(checked.Reference(), checked.Extended)
 	} else {
 		lines, err := checked.ReferenceLines(ctx)
 		if err != nil {
@@ -226,7 +231,7 @@ func writeAllText(ctx context.Context, out *bufio.Writer, checked *analysis.Chec
 		ignored[f.Key()+"\x00"+f.Pointer] = true
 	}
 	var ext []lint.Finding
-	for _, f := range checked.Extended {
+	for _, f := range shown {
 		if !ignored[f.Key()+"\x00"+f.Pointer] {
 			ext = append(ext, f)
 		}

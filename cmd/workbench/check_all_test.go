@@ -11,15 +11,17 @@ import (
 	"testing"
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
+
+	"github.com/tool-workbench/workbench/internal/testutil"
 )
 
 var poisoned = filepath.Join("..", "..", "lint", "testdata", "fixtures", "poisoned.json")
 
 // --rules all (the default) prints the reference's report unchanged, then the extended findings.
 func TestCheckAllStartsWithTheReference(t *testing.T) {
-	shared := sharedDir(t)
-	src := filepath.Join(shared, "reference", "fixtures", "clear-tools.json")
-	tasks := filepath.Join(shared, "reference", "fixtures", "tasks-clear.json")
+	fx := testutil.Shared(t, "reference", "fixtures")
+	src := filepath.Join(fx, "clear-tools.json")
+	tasks := filepath.Join(fx, "tasks-clear.json")
 	for _, args := range [][]string{{"check", src}, {"check", src, "--tasks", tasks}} {
 		ref, _, refCode := runCLI(t, "", append(args, "--rules", "reference")...)
 		all, _, code := runCLI(t, "", append(args, "--tokenizer", "approx")...)
@@ -44,7 +46,7 @@ func TestCheckAllGolden(t *testing.T) {
 			got := fmt.Sprintf("%s[exit %d]\n", out, code)
 			golden := filepath.Join("testdata", "golden", "check-all-poisoned."+format+".txt")
 			if *update {
-				os.WriteFile(golden, []byte(got), 0o644)
+				testutil.WriteFile(t, golden, []byte(got))
 			}
 			want, err := os.ReadFile(golden)
 			if err != nil {
@@ -61,8 +63,7 @@ func TestCheckAllGolden(t *testing.T) {
 }
 
 func TestCheckAllJSONReport(t *testing.T) {
-	shared := sharedDir(t)
-	fx := filepath.Join(shared, "reference", "fixtures")
+	fx := testutil.Shared(t, "reference", "fixtures")
 	out, _, code := runCLI(t, "", "check", filepath.Join(fx, "confusing-tools.json"), "--tasks", filepath.Join(fx, "tasks-confusing.json"), "--format", "json")
 	var r struct {
 		Version   int

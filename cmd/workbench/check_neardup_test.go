@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tool-workbench/workbench/internal/testutil"
 )
 
 // nearDupListing writes a listing of n tools to dir and returns its path. With identical, every
@@ -46,8 +48,8 @@ func nearDupListing(t *testing.T, dir string, n int, identical bool) string {
 // running the reference when python3 is here).
 func TestCheckNearDuplicatesLikeTheReference(t *testing.T) {
 	py, _ := exec.LookPath("python3")
-	script := filepath.Join("..", "..", "..", "shared", "reference", "tool_design_check.py")
-	if _, err := os.Stat(script); err != nil {
+	script, ok := testutil.SharedPath(t, "reference", "tool_design_check.py")
+	if !ok {
 		py = ""
 	}
 	runReference := func(path string) (string, int) {

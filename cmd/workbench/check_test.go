@@ -33,15 +33,15 @@ type goldenCase struct {
 // referenceCases are the inputs on which `check --rules reference` must print exactly what the
 // reference checker prints. Their golden files were written by the reference itself (-update).
 func referenceCases(t *testing.T) []goldenCase {
-	shared := sharedDir(t)
-	fx := filepath.Join(shared, "reference", "fixtures")
+	fx := testutil.Shared(t, "reference", "fixtures")
 	cases := []goldenCase{
 		{"confusing", filepath.Join(fx, "confusing-tools.json"), filepath.Join(fx, "tasks-confusing.json")},
 		{"draft", filepath.Join(fx, "draft-tools.json"), filepath.Join(fx, "tasks-clear.json")},
 		{"clear", filepath.Join(fx, "clear-tools.json"), filepath.Join(fx, "tasks-clear.json")},
 		{"clear-no-tasks", filepath.Join(fx, "clear-tools.json"), ""},
 	}
-	real, _ := filepath.Glob(filepath.Join(shared, "listings", "real", "*.json"))
+	realDir, _ := testutil.SharedPath(t, "listings", "real")
+	real, _ := filepath.Glob(filepath.Join(realDir, "*.json"))
 	for _, f := range real {
 		cases = append(cases, goldenCase{"real-" + strings.TrimSuffix(filepath.Base(f), ".json"), f, ""})
 	}
@@ -80,15 +80,10 @@ func TestCheckMatchesReference(t *testing.T) {
 			got := fmt.Sprintf("%s[exit %d]\n", out, code)
 			golden := filepath.Join("testdata", "golden", "check-"+c.name+".txt")
 			if *update {
-				cmd := exec.Command("python3", append([]string{filepath.Join(sharedDir(t), "reference", "tool_design_check.py")}, args[1:]...)...)
+				cmd := exec.Command("python3", append([]string{testutil.Shared(t, "reference", "tool_design_check.py")}, args[1:]...)...)
 				ref, _ := cmd.Output()
 				want := fmt.Sprintf("%s[exit %d]\n", ref, cmd.ProcessState.ExitCode())
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(want), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				testutil.WriteFile(t, golden, []byte(want))
 			}
 			want, err := os.ReadFile(golden)
 			if err != nil {
@@ -268,7 +263,7 @@ func TestCheckNestingAtPythonsLimit(t *testing.T) {
 				t.Log("python3 is not installed: the limit is not confirmed against the reference")
 				return
 			}
-			refArgs := []string{filepath.Join(sharedDir(t), "reference", "tool_design_check.py"), args[1]}
+			refArgs := []string{testutil.Shared(t, "reference", "tool_design_check.py"), args[1]}
 			if tt.task {
 				refArgs = append(refArgs, args[4:]...) // --tasks FILE
 			}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tool-workbench/workbench/internal/testutil"
 )
 
 func runCostCmd(t *testing.T, stdin string, args ...string) (string, string, int) {
@@ -20,11 +22,7 @@ func runCostCmd(t *testing.T, stdin string, args ...string) (string, string, int
 
 func fixture(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "reference", "fixtures", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared fixtures not found: %v", err)
-	}
-	return p
+	return testutil.Shared(t, "reference", "fixtures", name)
 }
 
 func TestCostJSON(t *testing.T) {

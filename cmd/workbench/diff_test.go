@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
@@ -27,7 +28,7 @@ func TestDifferential(t *testing.T) {
 	if err != nil {
 		t.Skip("python3 is not installed: skipping the differential test against the reference checker")
 	}
-	checker := filepath.Join(sharedDir(t), "reference", "tool_design_check.py")
+	checker := testutil.Shared(t, "reference", "tool_design_check.py")
 	seed := uint64(1795973664096486805) // the seed whose case 175 found the mathematical ties
 	switch s := os.Getenv("WORKBENCH_DIFF_SEED"); s {
 	case "":
@@ -447,13 +448,4 @@ func (g *gen) taskFile() []byte {
 		items = append(items, listing.NewObject(member("task", str(task)), member("expect", str(expect))))
 	}
 	return listing.Marshal(listing.NewArray(items...), " ")
-}
-
-// sharedDir finds ../shared beside the module root, or skips.
-func sharedDir(t testing.TB) string {
-	d := filepath.Join("..", "..", "..", "shared")
-	if _, err := os.Stat(filepath.Join(d, "reference", "tool_design_check.py")); err != nil {
-		t.Skipf("../shared (beside the repository) is not here: %v", err)
-	}
-	return d
 }

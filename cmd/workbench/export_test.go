@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tool-workbench/workbench/export"
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
@@ -25,11 +26,7 @@ func exportRun(t *testing.T, stdin string, args ...string) (string, string, int)
 
 func exportFixture(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "reference", "fixtures", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared fixtures not found beside the module (%v)", err)
-	}
-	return p
+	return testutil.Shared(t, "reference", "fixtures", name)
 }
 
 func TestExportCommand(t *testing.T) {

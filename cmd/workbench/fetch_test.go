@@ -137,22 +137,7 @@ func ptr[T any](v T) *T { return &v }
 // golden compares got with testdata/fetch/NAME, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "fetch", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s:\n--- got\n%s--- want\n%s", path, got, want)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "fetch", name), []byte(got))
 }
 
 func TestFetchCommandBearer(t *testing.T) {

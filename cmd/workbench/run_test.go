@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/selection/fake"
 	"github.com/tool-workbench/workbench/selection/runner"
 )
@@ -105,9 +106,7 @@ func TestRunText(t *testing.T) {
 	}
 	golden := filepath.Join(runTD, "text.golden")
 	if *update {
-		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteFile(t, golden, []byte(out))
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {

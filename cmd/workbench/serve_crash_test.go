@@ -154,13 +154,7 @@ func checkAcknowledgedKept(t *testing.T, client *http.Client, base, id string, h
 func buildWorkbench(t *testing.T) string {
 	t.Helper()
 	goBin := testutil.GoCommand(t)
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("module root not found at %s: %v", root, err)
-	}
+	root := testutil.ModuleRoot(t)
 	bin := filepath.Join(t.TempDir(), "workbench")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -3,7 +3,6 @@ package reference
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,24 +11,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/lint/*.txt by running the reference checker (needs python3 and ../shared/reference)")
-
-// referenceScript is the Python reference checker; only -update runs it.
-var referenceScript = filepath.Join("..", "..", "..", "shared", "reference", "tool_design_check.py")
-
-// runReference runs the reference checker on listing (and tasks, when not empty) and returns its
-// stdout, stderr and exit code. It is the only way the tests reach python3, and only under -update.
+// runReference runs the reference checker (../shared/reference/tool_design_check.py) on listing
+// (and tasks, when not empty) and returns its stdout, stderr and exit code. It is the only way
+// the tests reach python3, and only under -update (testutil.Update), which rewrites
+// testdata/lint/*.txt from its output.
 func runReference(t *testing.T, src, tasks string) (stdout, stderr string, code int) {
 	t.Helper()
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Fatalf("-update regenerates the expected lines with the reference checker, but python3 is not installed: %v", err)
 	}
-	if _, err := os.Stat(referenceScript); err != nil {
-		t.Fatalf("-update needs the reference checker: %v", err)
+	referenceScript, ok := testutil.SharedPath(t, "reference", "tool_design_check.py")
+	if !ok {
+		t.Fatalf("-update needs the reference checker, %s, which is not here", referenceScript)
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "listing.json")
@@ -331,7 +329,7 @@ func TestLintMatchesReference(t *testing.T) {
 				t.Fatalf("rows %q and %q share the golden file %s", other, c.name, golden)
 			}
 			seen[golden] = c.name
-			if *update {
+			if *testutil.Update {
 				out, stderr, code := runReference(t, c.listing, "")
 				if stderr != "" || code > 1 {
 					t.Fatalf("the reference cannot check this row (exit %d): %s%s", code, out, stderr)
@@ -421,7 +419,7 @@ func TestValidateRefusesWhatCrashesTheReference(t *testing.T) {
 	const tasks = `[{"task": "find a book", "expect": "a"}]`
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if *update {
+			if *testutil.Update {
 				task := ""
 				if tt.ranking {
 					task = tasks

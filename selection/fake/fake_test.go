@@ -10,16 +10,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 )
 
 func fixtures(t *testing.T) string {
-	dir := filepath.Join("..", "..", "..", "shared", "reference", "fixtures")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("shared fixtures not found at %s: %v", dir, err)
-	}
-	return dir
+	t.Helper()
+	return testutil.Shared(t, "reference", "fixtures")
 }
 
 func ask(t *testing.T, s *Server, tools []*listing.Value, task string) map[string]any {

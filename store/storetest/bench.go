@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/store"
 )
@@ -29,7 +29,7 @@ func BenchmarkEdits(b *testing.B, open Opener) {
 		name string
 		l    *listing.Listing
 	}{{"sample", Sample(b)}}
-	big := filepath.Join(moduleRoot(b), "..", "shared", "listings", "real", "github-mcp-server.json")
+	big, _ := testutil.SharedPath(b, "listings", "real", "github-mcp-server.json")
 	if src, err := os.ReadFile(big); err != nil {
 		b.Logf("skipping the github-mcp-server listing: %v", err)
 	} else {

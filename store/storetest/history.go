@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/store"
 )
@@ -337,7 +338,7 @@ func testNameRevision(t *testing.T, s store.Store) {
 }
 
 func testRealListings(t *testing.T, s store.Store) {
-	dir := filepath.Join(moduleRoot(t), "..", "shared", "listings", "real")
+	dir, _ := testutil.SharedPath(t, "listings", "real")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	if len(files) == 0 {
 		t.Skipf("no real listings in %s (the shared folder is absent)", dir)

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/store"
 )
@@ -16,7 +16,7 @@ import (
 // revision back through r, a second store on the same database (so that nothing comes from w's
 // cache of parsed listings): each must encode to exactly the bytes that were written.
 func RoundTrip(t *testing.T, w, r store.Store) {
-	f := filepath.Join(moduleRoot(t), "..", "shared", "listings", "real", "github-mcp-server.json")
+	f, _ := testutil.SharedPath(t, "listings", "real", "github-mcp-server.json")
 	src, err := os.ReadFile(f)
 	if os.IsNotExist(err) {
 		t.Skipf("no %s (the shared folder is absent)", f)

@@ -11,8 +11,6 @@ package storetest
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -124,21 +122,3 @@ func wantKind(t *testing.T, what string, err error, k store.Kind) {
 }
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-
-// moduleRoot finds the directory holding go.mod above the test's working directory.
-func moduleRoot(t testing.TB) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-}
