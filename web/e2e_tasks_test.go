@@ -1,6 +1,8 @@
 package web
 
 import (
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -80,7 +82,23 @@ func TestBrowserTwoPagesEditTasks(t *testing.T) {
 	if f.Active != "t-1-task" || !strings.HasSuffix(f.Value, fromB) || f.Start != len([]rune(f.Value)) {
 		t.Errorf("tab B's task field was disturbed: %+v", f)
 	}
-	// "Show their version" brings the table as it stands.
+	// "Show their version" brings the table as it stands: once all of A's typing has been saved
+	// (the notice comes with A's first keystrokes, and a click before the last would show an
+	// older table, which then keeps B's focus, as it should).
+	saved := func() bool {
+		resp, err := http.Get(url + "/tasks.json")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return strings.Contains(string(b), " A too")
+	}
+	for deadline := time.Now().Add(10 * time.Second); !saved(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("tab A's edit was not saved within 10s")
+		}
+	}
 	if err := chromedp.Do(ctxB, chromedp.Click(chromedp.CSS("[data-testid=task-notice-show]")),
 		chromedp.Poll[chromedp.Void](`document.getElementById('t-1-task').value.endsWith(' A too')`, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
 		t.Fatalf("tab B's \"Show their version\" did not show A's text: %v", err)
