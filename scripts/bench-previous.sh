@@ -13,7 +13,7 @@ git worktree add --detach "$dir/prev" "$ref" >/dev/null 2>&1
 # Each benchmark: package, -bench pattern, -benchtime.
 benches=(
   "./web/ EditRecompute 300x"
-  "./web/ LiveFanout/sqlite 50x"
+  "./web/ LiveFanout200$ 50x"
   "./store/sqlite/ Edits/github 1000x"
 )
 for ((r = 1; r <= rounds; r++)); do

@@ -54,21 +54,21 @@ func (s *Server) importListing(c echo.Context) error {
 			h.Problem = &views.ParseProblem{
 				Message: fmt.Sprintf("The listing is larger than %d MB, the most this server reads in the browser.", s.max>>20),
 				Hint:    "Real servers' listings are a few hundred kilobytes. For a larger file, use the command line: workbench check FILE."}
-			return htmlPage(c, http.StatusRequestEntityTooLarge, views.HomePage(h))
+			return htmlPage(c, TooLarge.Status(), views.HomePage(h))
 		}
 		h.Problem = &views.ParseProblem{Message: err.Error()}
-		return htmlPage(c, http.StatusBadRequest, views.HomePage(h))
+		return htmlPage(c, BadRequest.Status(), views.HomePage(h))
 	}
 	if len(bytes.TrimSpace(src)) == 0 {
 		h.Problem = &views.ParseProblem{Message: "Nothing was pasted or uploaded.",
 			Hint: "Paste a tools/list response or its tools array, choose a file, or open an example."}
-		return htmlPage(c, http.StatusBadRequest, views.HomePage(h))
+		return htmlPage(c, BadRequest.Status(), views.HomePage(h))
 	}
 	l, err := listing.Parse(src, listing.Options{Name: name, Limits: listing.Limits{Bytes: s.max}})
 	if err != nil {
 		h.Problem = parseProblem(src, err)
 		h.Pasted = string(src)
-		return htmlPage(c, http.StatusBadRequest, views.HomePage(h))
+		return htmlPage(c, BadRequest.Status(), views.HomePage(h))
 	}
 	ws, err := s.store.Create(r.Context(), name, l, nil, s.who(c), "imported from "+workspace.Title(name))
 	if err != nil {
