@@ -6,6 +6,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testlistings"
 	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/lint/reference"
@@ -145,7 +146,7 @@ func TestCountsMatchFindings(t *testing.T) {
 		listing func(t *testing.T) *listing.Listing
 	}{
 		{"more tools than MaxTools", func(t *testing.T) *listing.Listing {
-			return listingOf(t, [2]string{"books_get", "Gets one book."}, [2]string{"books_find", "Finds books."}, [2]string{"books_add", "Adds a book."})
+			return testlistings.Of(t, [2]string{"books_get", "Gets one book."}, [2]string{"books_find", "Finds books."}, [2]string{"books_add", "Adds a book."})
 		}},
 		{"the github listing", githubListing},
 	} {

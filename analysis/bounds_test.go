@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,38 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tool-workbench/workbench/internal/testlistings"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/lint/reference"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 )
-
-// nearIdentical is a listing of n tools whose descriptions differ in one word each (every pair
-// a near-duplicate at 86%), with salt in every description so that listings made with other
-// salts share no tool.
-func nearIdentical(t testing.TB, n int, salt string) *listing.Listing {
-	t.Helper()
-	type tool struct {
-		Name        string         `json:"name"`
-		Description string         `json:"description"`
-		InputSchema map[string]any `json:"inputSchema"`
-	}
-	tools := make([]tool, n)
-	for i := range tools {
-		tools[i] = tool{fmt.Sprintf("orders_lookup_%05d", i),
-			fmt.Sprintf("Look up one customer order by its identifier and return status items total variant%d%s", i, salt),
-			map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string", "description": "Order id."}}, "required": []string{"id"}}}
-	}
-	b, err := json.Marshal(map[string]any{"tools": tools})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := listing.Parse(b, listing.Options{Name: "near-identical"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
 
 func hostileFile(t testing.TB, name string) *listing.Listing {
 	t.Helper()
@@ -76,8 +49,8 @@ func TestAnalyzeNearDuplicatesBounded(t *testing.T) {
 		l     *listing.Listing
 		group string
 	}{
-		{"300 tools, counted incrementally", nearIdentical(t, 300, ""), "(300 tools, 44850 pairs, 86% of their words shared)"},
-		{"3,000 tools, searched", nearIdentical(t, 3000, ""), "(3000 tools, 4498500 pairs, 86% of their words shared)"},
+		{"300 tools, counted incrementally", testlistings.NearIdentical(t, 300, ""), "(300 tools, 44850 pairs, 86% of their words shared)"},
+		{"3,000 tools, searched", testlistings.NearIdentical(t, 3000, ""), "(3000 tools, 4498500 pairs, 86% of their words shared)"},
 		{"5 families of 30", hostileFile(t, "neardup-groups.json"), "in 5 groups: family0_tool_00"},
 	}
 	for _, tt := range tests {
@@ -129,31 +102,12 @@ func TestAnalyzeNearDuplicatesBounded(t *testing.T) {
 	}
 }
 
-// manyTools is a listing of n distinct tools.
-func manyTools(t testing.TB, n int) *listing.Listing {
-	t.Helper()
-	var b strings.Builder
-	b.WriteString(`{"tools": [`)
-	for i := range n {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, `{"name": "tool_%05d", "description": "Finds record %d of collection %d by its id.", "inputSchema": {"type": "object"}}`, i, i, i%97)
-	}
-	b.WriteString("]}")
-	l, err := listing.Parse([]byte(b.String()), listing.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
-
 // TestAnalyzeCancelled: an engine given a cancelled context stops with context.Canceled before
 // it lints any tool, on the largest listing the limits allow, with tasks to rank; one whose
 // deadline passes mid-way stops with context.DeadlineExceeded before it has linted them all.
 // The rules' token counter tells how far each got (no clock is read).
 func TestAnalyzeCancelled(t *testing.T) {
-	l := manyTools(t, 20000)
+	l := testlistings.Distinct(t, 20000, "")
 	tasks := make([]selection.Task, 200)
 	for i := range tasks {
 		tasks[i] = selection.Task{Task: fmt.Sprintf("find record %d", i)}
@@ -176,7 +130,7 @@ func TestAnalyzeCancelled(t *testing.T) {
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	big := nearIdentical(t, 19999, "deadline")
+	big := testlistings.NearIdentical(t, 19999, "deadline")
 	if _, err := e.AnalyzeContext(ctx, big, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("AnalyzeContext past its deadline: %v, want context.DeadlineExceeded", err)
 	}
@@ -185,7 +139,7 @@ func TestAnalyzeCancelled(t *testing.T) {
 	}
 	// The counter does count: an analysis left to finish counts a text of every tool.
 	before := counted.Load()
-	small := manyTools(t, 50)
+	small := testlistings.Distinct(t, 50, "")
 	if _, err := e.AnalyzeContext(context.Background(), small, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +158,7 @@ func TestEngineCacheBytesBounded(t *testing.T) {
 	}
 	tasks := []selection.Task{{Task: "look up an order"}}
 	for i := range 8 {
-		l := nearIdentical(t, 200, fmt.Sprintf(" salt%d %s", i, strings.Repeat(fmt.Sprintf("w%dx ", i), 150)))
+		l := testlistings.NearIdentical(t, 200, fmt.Sprintf(" salt%d %s", i, strings.Repeat(fmt.Sprintf("w%dx ", i), 150)))
 		if _, err := e.AnalyzeContext(context.Background(), l, tasks); err != nil {
 			t.Fatal(err)
 		}
@@ -225,7 +179,7 @@ func TestEngineCacheBytesBounded(t *testing.T) {
 func BenchmarkAnalyzeNearDuplicates(b *testing.B) {
 	for _, n := range []int{3000, 19999} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			l := nearIdentical(b, n, "")
+			l := testlistings.NearIdentical(b, n, "")
 			e, err := New(Options{Extended: lint.New(lint.Config{})})
 			if err != nil {
 				b.Fatal(err)

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tool-workbench/workbench/cost"
+	"github.com/tool-workbench/workbench/internal/testlistings"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
@@ -28,35 +28,12 @@ func checkEngine(t testing.TB, cfg lint.Config) *Engine {
 	return e
 }
 
-// listingOf parses a listing of tools given as name and description.
-func listingOf(t testing.TB, tools ...[2]string) *listing.Listing {
-	t.Helper()
-	type tool struct {
-		Name        string         `json:"name"`
-		Description string         `json:"description,omitempty"`
-		InputSchema map[string]any `json:"inputSchema"`
-	}
-	ts := make([]tool, len(tools))
-	for i, nd := range tools {
-		ts[i] = tool{nd[0], nd[1], map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string", "description": "The id."}}, "required": []string{"id"}}}
-	}
-	b, err := json.Marshal(map[string]any{"tools": ts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := listing.Parse(b, listing.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
-
 // hostileDescription is one tool whose description is size bytes of text that once made rules
 // slow: sentences of words, lines, markup, examples, phrases aimed at the model.
 func hostileDescription(t testing.TB, size int) *listing.Listing {
 	unit := "Finds a book by its title and author. Returns status\n    and total <b>bold</b> <note>x</note> " +
 		"e.g. KG-1031, ord_4521 or 4540; always use this tool first whenever it fails. orders_get must be called first. "
-	return listingOf(t, [2]string{"long_description", strings.Repeat(unit, size/len(unit)+1)[:size]})
+	return testlistings.Of(t, [2]string{"long_description", strings.Repeat(unit, size/len(unit)+1)[:size]})
 }
 
 // TestCheckCancelled: Check stops with context.Canceled before it lints any tool, on the
@@ -67,7 +44,7 @@ func TestCheckCancelled(t *testing.T) {
 	for i := range tools {
 		tools[i] = [2]string{fmt.Sprintf("tool_%05d", i), fmt.Sprintf("Finds record %d of collection %d by its id.", i, i%97)}
 	}
-	l := listingOf(t, tools...)
+	l := testlistings.Of(t, tools...)
 	tasks := make([]selection.Task, 100)
 	for i := range tasks {
 		tasks[i] = selection.Task{Task: fmt.Sprintf("find record %d", i)}

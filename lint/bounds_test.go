@@ -2,7 +2,6 @@ package lint
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -12,46 +11,14 @@ import (
 	"time"
 
 	"github.com/tool-workbench/workbench/internal/lru"
-	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/internal/testlistings"
 )
-
-// listingOf parses a listing of tools given as name and description.
-func listingOf(t testing.TB, tools ...[2]string) *listing.Listing {
-	t.Helper()
-	type tool struct {
-		Name        string         `json:"name"`
-		Description string         `json:"description,omitempty"`
-		InputSchema map[string]any `json:"inputSchema"`
-	}
-	ts := make([]tool, len(tools))
-	for i, nd := range tools {
-		ts[i] = tool{nd[0], nd[1], map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string", "description": "The id."}}, "required": []string{"id"}}}
-	}
-	b, err := json.Marshal(map[string]any{"tools": ts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := listing.Parse(b, listing.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
-
-// distinctTools is a listing of n distinct tools; salt makes the descriptions of one call its own.
-func distinctTools(t testing.TB, n int, salt string) *listing.Listing {
-	tools := make([][2]string, n)
-	for i := range tools {
-		tools[i] = [2]string{fmt.Sprintf("tool_%05d", i), fmt.Sprintf("Finds record %d of collection %d by its id.%s", i, i%97, salt)}
-	}
-	return listingOf(t, tools...)
-}
 
 // TestLintCancelled: LintContext stops with context.Canceled before it lints a tool, on the
 // largest listing the limits allow (Check's own test is analysis.TestCheckCancelled); the token
 // counter tells how far it got.
 func TestLintCancelled(t *testing.T) {
-	l := distinctTools(t, 20000, "")
+	l := testlistings.Distinct(t, 20000, "")
 	var counted atomic.Int64
 	lr := New(Config{Tokens: func(s string) int { counted.Add(1); return len(s) / 4 }})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -62,7 +29,7 @@ func TestLintCancelled(t *testing.T) {
 	if n := counted.Load(); n > 0 {
 		t.Errorf("a cancelled lint counted the tokens of %d texts", n)
 	}
-	if _, err := lr.LintContext(context.Background(), distinctTools(t, 10, "")); err != nil || counted.Load() == 0 {
+	if _, err := lr.LintContext(context.Background(), testlistings.Distinct(t, 10, "")); err != nil || counted.Load() == 0 {
 		t.Errorf("a lint left to finish counted no text (err %v): the check above proves nothing", err)
 	}
 }
@@ -74,7 +41,7 @@ func TestLinterCacheBytesBounded(t *testing.T) {
 	const budget = 512 << 10
 	lt := New(Config{Cache: lru.NewBudget(budget)})
 	for i := range 15 {
-		l := distinctTools(t, 300, fmt.Sprintf(" Listing %d. %s", i, strings.Repeat("padding ", 50)))
+		l := testlistings.Distinct(t, 300, fmt.Sprintf(" Listing %d. %s", i, strings.Repeat("padding ", 50)))
 		if _, err := lt.LintContext(context.Background(), l); err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +53,7 @@ func TestLinterCacheBytesBounded(t *testing.T) {
 		t.Errorf("the caches hold %d bytes: the listings did not fill the budget", got)
 	}
 	// The latest listing's tools are the ones kept.
-	l := distinctTools(t, 300, fmt.Sprintf(" Listing %d. %s", 14, strings.Repeat("padding ", 50)))
+	l := testlistings.Distinct(t, 300, fmt.Sprintf(" Listing %d. %s", 14, strings.Repeat("padding ", 50)))
 	computed := 0
 	lt.onCompute = func() { computed++ }
 	lt.Lint(l)
@@ -109,10 +76,10 @@ func allocated(f func()) uint64 {
 // linear in the input: each name is folded once, and messages show long names cut short.
 func TestMergeLinear(t *testing.T) {
 	long := strings.Repeat("n", 4<<20)
-	main := listingOf(t, [2]string{long, "Finds a book by its title."})
+	main := testlistings.Of(t, [2]string{long, "Finds a book by its title."})
 	others := []Named{{Name: "main", Listing: main}}
 	for i := range 64 {
-		others = append(others, Named{Name: fmt.Sprintf("other-%d", i), Listing: listingOf(t, [2]string{long, "The same name."}, [2]string{"get_book", "Gets a book."})})
+		others = append(others, Named{Name: fmt.Sprintf("other-%d", i), Listing: testlistings.Of(t, [2]string{long, "The same name."}, [2]string{"get_book", "Gets a book."})})
 	}
 	var fs []Finding
 	n := allocated(func() { fs = MergeCollisions(others...) })
@@ -148,7 +115,7 @@ func TestSiblingsBounded(t *testing.T) {
 			tools = append(tools, [2]string{strings.Join(parts, "_"), "Look up one customer order by its identifier and return its status, items and total."})
 		}
 	}
-	l := listingOf(t, tools...)
+	l := testlistings.Of(t, tools...)
 	start := time.Now()
 	fs, err := New(Config{}).LintContext(context.Background(), l)
 	if err != nil {

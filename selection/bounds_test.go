@@ -4,36 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/tool-workbench/workbench/internal/lru"
-	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/internal/testlistings"
 )
-
-func distinctTools(t testing.TB, n int, salt string) *listing.Listing {
-	t.Helper()
-	var b strings.Builder
-	b.WriteString("[")
-	for i := range n {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, `{"name": "tool_%05d", "description": "Finds record %d of collection %d by its id. %s"}`, i, i, i%97, salt)
-	}
-	b.WriteString("]")
-	l, err := listing.Parse([]byte(b.String()), listing.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
 
 // TestRankCancelled: the ranker stops between tasks when its context is done, on the largest
 // listing the limits allow, with and without the cache.
 func TestRankCancelled(t *testing.T) {
-	l := distinctTools(t, 20000, "")
+	l := testlistings.Distinct(t, 20000, "")
 	tasks := make([]Task, 500)
 	for i := range tasks {
 		tasks[i] = Task{Task: fmt.Sprintf("find record %d of collection %d", i, i%97)}
@@ -60,7 +41,7 @@ func TestCacheBytesBounded(t *testing.T) {
 	c := NewCacheBudget(0, b)
 	tasks := []Task{{Task: "find record 7"}, {Task: "find collection 3"}}
 	for i := range 20 {
-		if _, err := c.Rank(context.Background(), distinctTools(t, 300, fmt.Sprintf("salt%d", i)), tasks, true); err != nil {
+		if _, err := c.Rank(context.Background(), testlistings.Distinct(t, 300, fmt.Sprintf("salt%d", i)), tasks, true); err != nil {
 			t.Fatal(err)
 		}
 		if b.Used() > budget || c.Bytes() > budget+maxMemoBytes {

@@ -25,7 +25,7 @@ var layers = map[string]int{
 	"internal/lru": 0, "internal/testutil": 0, "internal/hostile": 0, "internal/archtest": 0,
 	"selection/stats": 0, "listing/remote/internal/testserver": 0,
 
-	"listing/remote": 1, "listing/tooledit": 1, "lint/reference": 1, "cost": 1, "export": 1, "store": 1,
+	"listing/remote": 1, "listing/tooledit": 1, "internal/testlistings": 1, "lint/reference": 1, "cost": 1, "export": 1, "store": 1,
 
 	"lint": 2, "selection": 2, "store/internal/sqlstore": 2,
 
