@@ -299,6 +299,8 @@ type ChangeSet struct {
 	Rows    []ChangeRow
 	More    int // changes left out of Rows
 	Hashes  []HashRow
+	// HashesMore counts the tools whose hashes Hashes leaves out (past its bound).
+	HashesMore int
 }
 
 // FetchReport describes the last fetch of a workspace and what it changed.

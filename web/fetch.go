@@ -50,6 +50,10 @@ const fetchMetaKey = "fetch"
 // maxChangeRows bounds the changes listed in the page; the review report has all of them.
 const maxChangeRows = 200
 
+// maxHashRows bounds the tool hashes listed in the page, the changed tools first; `workbench
+// fetch --compare PIN --format json` lists every one.
+const maxHashRows = 500
+
 // fetchRequest is a fetch form as posted.
 type fetchRequest struct {
 	form    views.FetchForm
@@ -374,11 +378,28 @@ func changeSet(d *listing.Diff, against string) views.ChangeSet {
 		}
 		cs.Rows = append(cs.Rows, row)
 	}
-	for _, h := range d.New {
-		short := strings.TrimPrefix(h.Hash, "sha256:")
-		cs.Hashes = append(cs.Hashes, views.HashRow{Tool: h.Name, Hash: h.Hash, Short: short[:min(12, len(short))], Changed: changed[h.Name]})
-	}
+	cs.Hashes, cs.HashesMore = hashRows(d.New, changed)
 	return cs
+}
+
+// hashRows lists the tools' hashes, the changed tools first (in listing order), then the others,
+// up to maxHashRows; more counts those left out. A server with 20,000 tools must not make a
+// page of 20,000 rows.
+func hashRows(hashes []listing.ToolHash, changed map[string]bool) (rows []views.HashRow, more int) {
+	for _, first := range []bool{true, false} {
+		for _, h := range hashes {
+			if changed[h.Name] != first {
+				continue
+			}
+			if len(rows) == maxHashRows {
+				more++
+				continue
+			}
+			short := strings.TrimPrefix(h.Hash, "sha256:")
+			rows = append(rows, views.HashRow{Tool: h.Name, Hash: h.Hash, Short: short[:min(12, len(short))], Changed: first})
+		}
+	}
+	return rows, more
 }
 
 // shortValue renders a changed value for the page: text as it is, other values as compact JSON,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/lint"
+	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/listing/remote"
 	"github.com/tool-workbench/workbench/store"
 )
@@ -333,4 +334,31 @@ func FuzzKeptURL(f *testing.F) {
 			t.Errorf("keptURL(%q) dropped its query or fragment without saying so", raw)
 		}
 	})
+}
+
+// TestHashRowsBounded: a listing of many tools lists at most maxHashRows hashes, the changed
+// tools first whatever their place, and counts the rest.
+func TestHashRowsBounded(t *testing.T) {
+	n := maxHashRows + 30
+	hashes := make([]listing.ToolHash, n)
+	changed := map[string]bool{}
+	for i := range hashes {
+		hashes[i] = listing.ToolHash{Name: fmt.Sprintf("tool_%05d", i), Hash: fmt.Sprintf("sha256:%064x", i)}
+	}
+	for _, i := range []int{n - 1, n - 7, 3} { // two of them past the bound in listing order
+		changed[hashes[i].Name] = true
+	}
+	rows, more := hashRows(hashes, changed)
+	if len(rows) != maxHashRows || more != n-maxHashRows {
+		t.Fatalf("%d rows and %d more, want %d and %d", len(rows), more, maxHashRows, n-maxHashRows)
+	}
+	want := []string{hashes[3].Name, hashes[n-7].Name, hashes[n-1].Name, hashes[0].Name}
+	for i, name := range want {
+		if rows[i].Tool != name || rows[i].Changed != (i < 3) {
+			t.Errorf("row %d: %s (changed %v), want %s", i, rows[i].Tool, rows[i].Changed, name)
+		}
+	}
+	if want := strings.TrimPrefix(hashes[3].Hash, "sha256:")[:12]; rows[0].Short != want || rows[0].Hash != hashes[3].Hash {
+		t.Errorf("hash %q shown as %q, want %q", rows[0].Hash, rows[0].Short, want)
+	}
 }
