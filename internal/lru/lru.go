@@ -7,14 +7,17 @@
 // strings, slices and maps) plus a fixed overhead for the map slot and list node.
 package lru
 
-import "sync"
+import (
+	"container/list"
+	"sync"
+)
 
 // DefaultBytes is the budget of a cache made without one: 64 MiB.
 const DefaultBytes = 64 << 20
 
-// EntryOverhead approximates what an entry costs besides its value: the map slot, the list node
-// and the key (a pointer or a 32-byte hash), measured at about 190 bytes.
-const EntryOverhead = 192
+// EntryOverhead approximates what an entry costs besides its value: the map slot, the item, its
+// two list elements and the key (a pointer or a 32-byte hash), measured at 255 bytes.
+const EntryOverhead = 256
 
 // Budget bounds the bytes of the caches that share it. When an insert takes it over its
 // maximum, the least recently used entries of any of its caches are dropped. The caches that
@@ -23,8 +26,8 @@ type Budget struct {
 	mu   sync.Mutex
 	max  int64
 	used int64
-	// head is the most recently used entry, tail the least.
-	head, tail *node
+	// order holds every entry of its caches (*node), the most recently used in front.
+	order list.List
 }
 
 // NewBudget returns a budget of max bytes (DefaultBytes when max <= 0).
@@ -48,52 +51,26 @@ func (b *Budget) Used() int64 {
 // node is an entry in two recency lists: its budget's, which decides what the byte bound drops,
 // and its cache's, which decides what the entry bound drops. owner removes it from its cache.
 type node struct {
-	prev, next   *node // in the budget's list
-	cprev, cnext *node // in the cache's list
-	size         int64
-	owner        dropper
+	inBudget, inCache *list.Element
+	size              int64
+	owner             dropper
 }
 
 type dropper interface {
-	drop() // unlinks the entry from its cache's list and map
-}
-
-func (b *Budget) unlink(n *node) {
-	if n.prev != nil {
-		n.prev.next = n.next
-	} else {
-		b.head = n.next
-	}
-	if n.next != nil {
-		n.next.prev = n.prev
-	} else {
-		b.tail = n.prev
-	}
-	n.prev, n.next = nil, nil
-}
-
-func (b *Budget) pushFront(n *node) {
-	n.next = b.head
-	if b.head != nil {
-		b.head.prev = n
-	}
-	b.head = n
-	if b.tail == nil {
-		b.tail = n
-	}
+	drop() // takes the entry out of its cache's list and map
 }
 
 // remove takes n out of the budget and its cache.
 func (b *Budget) remove(n *node) {
-	b.unlink(n)
+	b.order.Remove(n.inBudget)
 	b.used -= n.size
 	n.owner.drop()
 }
 
 // trim drops least recently used entries until the budget holds at most max bytes.
 func (b *Budget) trim() {
-	for b.used > b.max && b.tail != nil {
-		b.remove(b.tail)
+	for b.used > b.max && b.order.Len() > 0 {
+		b.remove(b.order.Back().Value.(*node))
 	}
 }
 
@@ -104,8 +81,8 @@ type Cache[K comparable, V any] struct {
 	maxEntries int
 	m          map[K]*item[K, V]
 	bytes      int64
-	// head is the cache's most recently used entry, tail its least.
-	head, tail *node
+	// order holds the cache's entries (*node), the most recently used in front.
+	order list.List
 }
 
 type item[K comparable, V any] struct {
@@ -116,34 +93,9 @@ type item[K comparable, V any] struct {
 }
 
 func (it *item[K, V]) drop() {
-	it.c.unlink(&it.node)
+	it.c.order.Remove(it.inCache)
 	delete(it.c.m, it.key)
 	it.c.bytes -= it.size
-}
-
-func (c *Cache[K, V]) unlink(n *node) {
-	if n.cprev != nil {
-		n.cprev.cnext = n.cnext
-	} else {
-		c.head = n.cnext
-	}
-	if n.cnext != nil {
-		n.cnext.cprev = n.cprev
-	} else {
-		c.tail = n.cprev
-	}
-	n.cprev, n.cnext = nil, nil
-}
-
-func (c *Cache[K, V]) pushFront(n *node) {
-	n.cnext = c.head
-	if c.head != nil {
-		c.head.cprev = n
-	}
-	c.head = n
-	if c.tail == nil {
-		c.tail = n
-	}
 }
 
 // New returns a cache of at most maxEntries entries (no bound when <= 0) whose bytes count
@@ -169,11 +121,8 @@ func (c *Cache[K, V]) Get(k K) (V, bool) {
 }
 
 func (c *Cache[K, V]) touch(it *item[K, V]) {
-	n := &it.node
-	c.b.unlink(n)
-	c.b.pushFront(n)
-	c.unlink(n)
-	c.pushFront(n)
+	c.b.order.MoveToFront(it.inBudget)
+	c.order.MoveToFront(it.inCache)
 }
 
 // Add stores v under k as an entry of size bytes (EntryOverhead is added), replacing any value
@@ -194,10 +143,10 @@ func (c *Cache[K, V]) Add(k K, v V, size int64) {
 	c.m[k] = it
 	c.bytes += size
 	c.b.used += size
-	c.b.pushFront(&it.node)
-	c.pushFront(&it.node)
+	it.inBudget = c.b.order.PushFront(&it.node)
+	it.inCache = c.order.PushFront(&it.node)
 	for c.maxEntries > 0 && len(c.m) > c.maxEntries {
-		c.b.remove(c.tail)
+		c.b.remove(c.order.Back().Value.(*node))
 	}
 	c.b.trim()
 }
@@ -220,8 +169,8 @@ func (c *Cache[K, V]) Bytes() int64 {
 func (c *Cache[K, V]) Clear() {
 	c.b.mu.Lock()
 	defer c.b.mu.Unlock()
-	for c.tail != nil {
-		c.b.remove(c.tail)
+	for c.order.Len() > 0 {
+		c.b.remove(c.order.Back().Value.(*node))
 	}
 }
 
