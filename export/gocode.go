@@ -542,13 +542,22 @@ func escapeToken(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
+// maxIdentLetters bounds what a handler's identifier takes from its tool's name: a name of
+// megabytes (go-sdk warns of names past 128 characters but serves them) would otherwise make an
+// identifier as long, which go/format then holds several times over.
+const maxIdentLetters = 64
+
 // handlerIdent makes a Go identifier for the tool's handler from its name: handle + the name's
-// ASCII letter and digit runs in camel case, numbered when two names give the same identifier.
+// ASCII letter and digit runs in camel case (at most maxIdentLetters of them), numbered when two
+// names give the same identifier.
 func handlerIdent(name string, i int, taken map[string]bool) string {
 	var b strings.Builder
 	b.WriteString("handle")
 	upper := true
 	for _, r := range name {
+		if b.Len() >= len("handle")+maxIdentLetters {
+			break
+		}
 		isAlnum := r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
 		if !isAlnum {
 			upper = true
@@ -572,6 +581,9 @@ func handlerIdent(name string, i int, taken map[string]bool) string {
 	return cand
 }
 
+// maxLogMessage bounds a go-sdk log message kept as a warning (and a comment in the code).
+const maxLogMessage = 400
+
 // dryRun registers the tools, as the generated code will, on a server that is never run: go-sdk
 // panics on a tool it refuses (no input schema, an input schema not of type "object", a bad
 // x-mcp-header) and logs a tool name it considers invalid. Both are reported here rather than
@@ -593,6 +605,10 @@ func dryRun(tools []*goTool, warns *[]Warning) []Problem {
 			s.AddTool(t, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
 		}()
 		for _, m := range logs.msgs {
+			// go-sdk's message quotes the whole name, which may be megabytes long.
+			if len(m) > maxLogMessage {
+				m = strings.ToValidUTF8(m[:maxLogMessage], "") + "…"
+			}
 			w := Warning{Kind: DiffNone, Tool: gt.name, Message: "go-sdk logs an error when registering it (it still serves the tool): " + m}
 			*warns = append(*warns, w)
 			gt.notes = append(gt.notes, w)
@@ -631,6 +647,19 @@ func (c *collect) Handle(_ context.Context, r slog.Record) error {
 func (c *collect) WithAttrs([]slog.Attr) slog.Handler { return c }
 func (c *collect) WithGroup(string) slog.Handler      { return c }
 
+// commentName is a tool's name as a comment names it: cut at 160 bytes (with "…"), since a
+// name may be megabytes long and the code holds it whole once, in the Name field.
+func commentName(name string) string {
+	if len(name) <= 160 {
+		return name
+	}
+	cut := 160
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + "…"
+}
+
 // goFile is the Go file being written, unformatted; Go formats it.
 type goFile struct{ b bytes.Buffer }
 
@@ -643,7 +672,7 @@ func writeGo(tools []*goTool, warns []Warning, pkg string, opts GoOptions) []byt
 	g.header(tools, warns, pkg, opts)
 	needPtr := g.register(tools)
 	for _, gt := range tools {
-		g.p("// %s answers %s. It is a stub: replace its body with the tool's work.\n", gt.ident, strconv.Quote(gt.name))
+		g.p("// %s answers %s. It is a stub: replace its body with the tool's work.\n", gt.ident, strconv.Quote(commentName(gt.name)))
 		g.p("func %s(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {\n", gt.ident)
 		g.p("return notImplemented(req), nil\n}\n\n")
 	}
@@ -722,7 +751,7 @@ func (g *goFile) register(tools []*goTool) (needPtr bool) {
 			if n.Kind == DiffMemberOrder {
 				continue // said once, in the file comment
 			}
-			g.p("// %s: %s\n", strconv.Quote(gt.name), commentText(n.Message))
+			g.p("// %s: %s\n", strconv.Quote(commentName(gt.name)), commentText(n.Message))
 		}
 		g.p("s.AddTool(&mcp.Tool{\n")
 		g.p("Name: %s,\n", strconv.Quote(gt.name))

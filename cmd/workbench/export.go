@@ -13,6 +13,7 @@ import (
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/export"
+	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 )
@@ -212,19 +213,19 @@ func printExportWarnings(w io.Writer, warns []export.Warning) {
 			fmt.Fprintf(w, "workbench export: warning: %s\n", k.Summary())
 			continue
 		case len(g.tools) == 0:
-			fmt.Fprintf(w, "workbench export: warning: %d %s (%s); e.g. %s\n", g.n, k.Summary(), k, g.first)
+			fmt.Fprintf(w, "workbench export: warning: %d %s (%s); e.g. %s\n", g.n, k.Summary(), k, lint.Clip(g.first.String()))
 			continue
 		}
 		names := make([]string, 0, 3)
 		for _, t := range g.tools[:min(3, len(g.tools))] {
-			names = append(names, strconv.Quote(t))
+			names = append(names, strconv.Quote(lint.Clip(t))) // a name may be megabytes long
 		}
 		more := ""
 		if len(g.tools) > len(names) {
 			more = fmt.Sprintf(" and %d more", len(g.tools)-len(names))
 		}
 		fmt.Fprintf(w, "workbench export: warning: %d %s (%s): tools %s%s; e.g. %s\n",
-			g.n, k.Summary(), k, strings.Join(names, ", "), more, g.first)
+			g.n, k.Summary(), k, strings.Join(names, ", "), more, lint.Clip(g.first.String()))
 	}
 }
 
