@@ -182,7 +182,7 @@ func TestReviewContent(t *testing.T) {
 	for _, line := range strings.Split(md, "\n") {
 		switch {
 		case fence == "" && strings.HasPrefix(line, "```"):
-			fence = strings.TrimRight(line, "tex") // the info string, "text"
+			fence = strings.TrimSuffix(line, "text") // the closing fence is the opening one without its info string
 		case fence != "" && line == fence:
 			fence = ""
 		case fence == "" && strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "# Review of") &&
