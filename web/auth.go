@@ -31,8 +31,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+
 	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/views"
+	"github.com/tool-workbench/workbench/workspace"
 )
 
 // AuthMode names how the server identifies people.
@@ -751,6 +753,12 @@ func (a *access) cookie(r *http.Request, name, value string, age time.Duration) 
 		ck.Expires = a.cfg.Now().Add(age)
 	}
 	return ck
+}
+
+// who is the author of a request.
+func (s *Server) who(c echo.Context) Author {
+	name, id := s.ident(c)
+	return workspace.AuthorName(Author{Name: name, ID: id})
 }
 
 // identity is who the request comes from, as edits record it: a display name and an id that

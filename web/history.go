@@ -22,12 +22,6 @@ import (
 	"github.com/tool-workbench/workbench/workspace"
 )
 
-// who is the author of a request.
-func (s *Server) who(c echo.Context) Author {
-	name, id := s.ident(c)
-	return workspace.AuthorName(Author{Name: name, ID: id})
-}
-
 func (s *Server) historyRoutes(w *echo.Group) {
 	w.GET("/history", s.historyPanel)
 	w.GET("/history/diff", s.historyDiff)
