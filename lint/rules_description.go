@@ -473,19 +473,7 @@ func isWordByte(c byte) bool {
 
 // jaccard is the overlap of two sorted word lists: shared words over all words.
 func jaccard(a, b []string) float64 {
-	inter := 0
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] == b[j]:
-			inter++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
+	inter := words.Overlap(a, b)
 	union := len(a) + len(b) - inter
 	if union == 0 {
 		return 0

@@ -97,16 +97,7 @@ func TestLiveTaskEdits(t *testing.T) {
 // TestReplicasDeliverTaskEdits: a task edit on one PostgreSQL replica reaches a page on the
 // other as that task's fields.
 func TestReplicasDeliverTaskEdits(t *testing.T) {
-	sts := postgresStores(t, 2)
-	s1, s2 := serverOn(t, sts[0]), serverOn(t, sts[1])
-	ts2 := httptest.NewServer(s2.Handler())
-	t.Cleanup(ts2.Close)
-	ts1 := httptest.NewServer(s1.Handler())
-	t.Cleanup(ts1.Close)
-	id := openExample(t, s1, "library-2-draft")
-	sb := openStream(t, ts2.URL, id, bo, strings.Repeat("b", 32), 0)
-	openStream(t, ts1.URL, id, ana, strings.Repeat("a", 32), 1)
-	sb.waitFor(t, "ana's presence from the other replica", func(s string) bool { return strings.Contains(s, ">ana<") })
+	s1, id, sb := twoReplicas(t)
 	sb.reset()
 	postAs(t, s1, ana, strings.Repeat("a", 32), "/w/"+id+"/task?op=set&i=0&k=task", map[string]any{"tool": 0, "val": "Typed on replica one"})
 	body := sb.waitFor(t, "the task edit from replica one", func(s string) bool { return strings.Contains(s, "Typed on replica one") })

@@ -585,19 +585,28 @@ func TestLoadManyClientsPostgres(t *testing.T) {
 	loadEdits(t, []*Server{serverOn(t, sts[0]), serverOn(t, sts[1])}, sts[0], clients, edits)
 }
 
-// TestReplicasDeliverEachOthersEdits: two web servers on two PostgreSQL store instances (two
-// replicas); an edit made through one arrives on a page of the other, and presence crosses too.
-func TestReplicasDeliverEachOthersEdits(t *testing.T) {
+// twoReplicas serves one example workspace from two web servers on two PostgreSQL store
+// instances: ana's page on the first, bo's on the second. It returns the first server, the
+// workspace and bo's stream, once bo's page has seen ana's presence cross over.
+func twoReplicas(t *testing.T) (s1 *Server, id string, sb *stream) {
+	t.Helper()
 	sts := postgresStores(t, 2)
 	s1, s2 := serverOn(t, sts[0]), serverOn(t, sts[1])
 	ts2 := httptest.NewServer(s2.Handler())
 	t.Cleanup(ts2.Close)
 	ts1 := httptest.NewServer(s1.Handler())
 	t.Cleanup(ts1.Close)
-	id := openExample(t, s1, "library-2-draft")
-	sb := openStream(t, ts2.URL, id, bo, strings.Repeat("b", 32), 0)
+	id = openExample(t, s1, "library-2-draft")
+	sb = openStream(t, ts2.URL, id, bo, strings.Repeat("b", 32), 0)
 	openStream(t, ts1.URL, id, ana, strings.Repeat("a", 32), 1)
 	sb.waitFor(t, "ana's presence from the other replica", func(s string) bool { return strings.Contains(s, ">ana<") })
+	return s1, id, sb
+}
+
+// TestReplicasDeliverEachOthersEdits: two web servers on two PostgreSQL store instances (two
+// replicas); an edit made through one arrives on a page of the other, and presence crosses too.
+func TestReplicasDeliverEachOthersEdits(t *testing.T) {
+	s1, id, sb := twoReplicas(t)
 	postAs(t, s1, ana, strings.Repeat("a", 32), "/w/"+id+"/edit?t=0&f=description", map[string]any{"tool": 0, "val": "Edited on replica one."})
 	body := sb.waitFor(t, "the edit from replica one", func(s string) bool { return strings.Contains(s, "Edited on replica one.") })
 	if !strings.Contains(body, `id="verdict-0"`) {

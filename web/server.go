@@ -1,7 +1,10 @@
 // Package web is the workbench's browser interface: an Echo server whose pages are rendered with
 // templ (package views) and made live with Datastar. Inputs post their changes (debounced); the
-// server applies each as listing operations to a store.Store (web/store.go adapts it), recomputes findings, cost
-// and ranking with the analysis engine, and answers with patches for the regions that changed.
+// server hands each to the workspace service (package workspace) as data, recomputes findings,
+// cost and ranking with the analysis engine, and answers with patches for the regions that
+// changed. Model runs are package runs'; web renders them. Files are named for the feature they
+// serve (pages, stream, edits, commit, tasks, history, runs, share, auth, fetch, export), and
+// errors.go is the one place a failure becomes an HTTP status.
 // The same patches go through the Hub to every other browser open on the workspace, each over
 // one long-lived SSE stream.
 //

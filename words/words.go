@@ -3,6 +3,8 @@
 // lower-cased, with a plural "s" folded. The lint rules and the word-overlap ranker share it.
 package words
 
+import "cmp"
+
 // Stop words carry no meaning for tool choice.
 var Stop = set("a an the of to in on for and or is are be it this that with by from as at when you your use " +
 	"used using into any all not no if then than can will which what who whom i me my we our")
@@ -134,4 +136,23 @@ func Content(text string) map[string]bool {
 		}
 	})
 	return m
+}
+
+// Overlap counts the elements two sorted lists of distinct elements share, in one merge: the
+// near-duplicate search compares word-id sets with it, the sibling rule word lists.
+func Overlap[T cmp.Ordered](a, b []T) int {
+	n := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			n++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return n
 }

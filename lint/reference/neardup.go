@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tool-workbench/workbench/words"
 )
 
 // Bounds of the near-duplicate check. The reference compares every pair of tools and prints
@@ -400,7 +402,7 @@ func (j *joiner) verify(xc int32, done int) {
 				j.acc[y] = 0
 				continue
 			}
-			shared := overlap(x, ys)
+			shared := words.Overlap(x, ys)
 			if union := len(x) + len(ys) - shared; 2*shared >= union {
 				a, b := xc, y
 				if a > b {
@@ -454,7 +456,7 @@ func (nd *NearDups) joinFirst(ctx context.Context, ranked [][]int32, rest []int3
 				if budget -= int64(sx + len(ys)); budget < 0 {
 					break probe
 				}
-				shared := overlap(x, ys)
+				shared := words.Overlap(x, ys)
 				if union := sx + len(ys) - shared; 2*shared >= union {
 					nd.link(min(xc, y), max(xc, y), shared, union)
 					break probe
@@ -472,24 +474,6 @@ func (nd *NearDups) joinFirst(ctx context.Context, ranked [][]int32, rest []int3
 		}
 	}
 	return nil
-}
-
-// overlap counts the elements two sorted sets share.
-func overlap(a, b []int32) int {
-	n := 0
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] == b[j]:
-			n++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return n
 }
 
 // percentLen is len(percent(shared, union)), without formatting it: "%.0f" rounds the double
