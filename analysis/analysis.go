@@ -178,6 +178,15 @@ func New(opts Options) (*Engine, error) {
 	if opts.Tokenizer == "" {
 		opts.Tokenizer = "o200k_base"
 	}
+	tok, err := cost.NewTokenizer(opts.Tokenizer)
+	if err != nil {
+		return nil, fmt.Errorf("analysis: tokenizer: %w", err)
+	}
+	return newEngine(tok, opts)
+}
+
+// newEngine is New with a tokenizer the caller opened (a tokenizer.json's too).
+func newEngine(tok cost.Tokenizer, opts Options) (*Engine, error) {
 	if opts.Render == "" {
 		opts.Render = "compact"
 	}
@@ -188,10 +197,6 @@ func New(opts Options) (*Engine, error) {
 		opts.CacheSize = 8192
 	}
 	budget := lru.NewBudget(opts.CacheBytes)
-	tok, err := cost.NewTokenizer(opts.Tokenizer)
-	if err != nil {
-		return nil, fmt.Errorf("analysis: tokenizer: %w", err)
-	}
 	counter, err := cost.NewCounter(tok, opts.Render, cost.Options{CacheSize: opts.CacheSize, Cache: budget})
 	if err != nil {
 		return nil, fmt.Errorf("analysis: cost counter: %w", err)

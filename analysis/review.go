@@ -7,81 +7,73 @@ import (
 	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/export"
 	"github.com/tool-workbench/workbench/lint"
-	"github.com/tool-workbench/workbench/lint/reference"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 )
 
-// ReviewEngines wires the workbench's engines into an export.Review, the same way for the CLI
-// and the browser: the reference checks and the extended rules (package lint) for findings,
-// tok for each tool's tokens of its compact JSON, and the reference ranker (package selection)
-// for tasks. A nil tasks leaves the ranking out (the caller says why in RankingNote); an empty,
-// non-nil one is a task file with no tasks. The engines stop when ctx is done, and the review
-// then fails with ctx's error.
+// ReviewEngines wires the workbench's engine into an export.Review, the same way for the CLI,
+// the API and the browser: an Engine counting with tok (on the compact rendering, as the page
+// does) with the extended rules (package lint) beside the reference checks. A nil tasks leaves
+// the ranking out (the caller says why in RankingNote); an empty, non-nil one is a task file with
+// no tasks.
 func ReviewEngines(ctx context.Context, tok cost.Tokenizer, tasks []selection.Task) (export.ReviewOptions, error) {
-	counter, err := cost.NewCounter(tok, "compact", cost.Options{})
+	return ReviewWith(ctx, tok, lint.New(lint.Config{Tokens: tok.Count}), tasks)
+}
+
+// ReviewWith is ReviewEngines with an extended linter the caller already holds.
+func ReviewWith(ctx context.Context, tok cost.Tokenizer, lt *lint.Linter, tasks []selection.Task) (export.ReviewOptions, error) {
+	e, err := newEngine(tok, Options{Extended: lt})
 	if err != nil {
 		return export.ReviewOptions{}, fmt.Errorf("review engines: %w", err)
 	}
-	return ReviewWith(ctx, counter, lint.New(lint.Config{Tokens: tok.Count}), tasks), nil
+	return e.ReviewOptions(ctx, tasks)
 }
 
-// ReviewWith is ReviewEngines with a counter (of the compact rendering) and a linter the caller
-// already holds, so that a server shares them between requests.
-func ReviewWith(ctx context.Context, counter *cost.Counter, lt *lint.Linter, tasks []selection.Task) export.ReviewOptions {
-	var opts export.ReviewOptions
-	opts.Tokens = func(t *listing.Value) int { return counter.Tool(t).Tokens }
-	opts.TokenUnit = counter.Tokenizer().Name() + " tokens of each tool's compact JSON"
-	opts.Findings = func(l *listing.Listing) ([]export.Finding, error) {
-		var fs []lint.Finding
-		// The reference's checks run where the reference could read the listing at all.
-		if reference.Validate(l, false) == nil {
-			lines, _, err := reference.LintContext(ctx, l)
-			if err != nil {
-				return nil, err
-			}
-			fs = append(fs, lt.ReferenceFindings(l, lines)...)
-		}
-		ext, err := lt.LintContext(ctx, l)
-		if err != nil {
-			return nil, err
-		}
-		fs = append(fs, ext...)
-		out := make([]export.Finding, len(fs))
-		for i, f := range fs {
-			out[i] = export.Finding{Tool: f.Tool, Rule: f.Rule, Severity: string(f.Severity), Pointer: f.Pointer, Message: f.Message}
-		}
-		return out, nil
-	}
-	if tasks == nil {
-		return opts
-	}
-	opts.Rank = func(l *listing.Listing) ([]export.Verdict, error) {
-		vs, err := selection.RankContext(ctx, l, tasks, false)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]export.Verdict, len(vs))
-		for i, v := range vs {
-			out[i] = export.Verdict{Task: v.Task.Task, Expected: v.Task.Expected()}
-			if v.Winner != nil {
-				out[i].Picked = v.Winner.Name
-			}
-		}
-		return out, nil
-	}
-	return opts
-}
-
-// ReviewOptions is ReviewEngines with the engine's tokenizer and, when it has one, its extended
-// linter: the review then reports what the Findings tab shows, from the same caches.
+// ReviewOptions makes the review report what the page shows: each listing is analysed by one
+// AnalyzeContext call, and the review takes its findings (Result.AllFindings), its tokens
+// (Result.Cost: the tools and the rendering's frame, the Cost tab's total) and its verdicts
+// (their statuses and Result's counts of them, the Tasks tab's summary) from that Result.
 func (e *Engine) ReviewOptions(ctx context.Context, tasks []selection.Task) (export.ReviewOptions, error) {
-	if e.ext == nil {
-		return ReviewEngines(ctx, e.tok, tasks)
+	if e.noCost {
+		return export.ReviewOptions{}, fmt.Errorf("review engines: the engine counts no tokens (Options.NoCost)")
 	}
-	counter, err := cost.NewCounter(e.tok, "compact", cost.Options{})
-	if err != nil {
-		return export.ReviewOptions{}, fmt.Errorf("review engines: %w", err)
+	opts := export.ReviewOptions{TokenUnit: e.TokenUnit()}
+	opts.Analyze = func(l *listing.Listing) (*export.Analysis, error) {
+		res, err := e.AnalyzeContext(ctx, l, tasks)
+		if err != nil {
+			return nil, err
+		}
+		return reviewAnalysis(res, tasks != nil), nil
 	}
-	return ReviewWith(ctx, counter, e.ext, tasks), nil
+	return opts, nil
+}
+
+// TokenUnit names what the engine's token totals count: the tokenizer and the rendering.
+func (e *Engine) TokenUnit() string {
+	return fmt.Sprintf("%s tokens of the %s rendering: each tool, plus the listing's frame, as the Cost tab and workbench cost --render %s count them",
+		e.tok.Name(), e.counter.Render(), e.counter.Render())
+}
+
+// reviewAnalysis is res as the review reads it.
+func reviewAnalysis(res *Result, ranked bool) *export.Analysis {
+	a := &export.Analysis{Tokens: res.Cost.Total.Tokens, ToolTokens: make([]int, len(res.Tools)),
+		Clear: res.Clear, Ambiguous: res.Ambiguous, Wrong: res.Wrong}
+	for i, t := range res.Tools {
+		a.ToolTokens[i] = t.Cost.Tokens
+	}
+	for _, f := range res.AllFindings() {
+		a.Findings = append(a.Findings, export.Finding{Tool: f.Tool, Rule: f.Rule, Severity: f.Severity, Pointer: f.Pointer, Message: f.Message})
+	}
+	if ranked {
+		a.Verdicts = make([]export.Verdict, len(res.Verdicts))
+		for i, v := range res.Verdicts {
+			a.Verdicts[i] = export.Verdict{Task: v.Task.Task, Expected: v.Task.Expected(), Status: string(v.Status)}
+			// The page names the winner only when it scored (verdictModel): a tool that wins
+			// with no word in common was not picked.
+			if v.Winner != nil && v.Winner.Score > 0 {
+				a.Verdicts[i].Picked = v.Winner.Name
+			}
+		}
+	}
+	return a
 }

@@ -137,8 +137,8 @@ func (a *API) export(c echo.Context) error {
 	return c.JSON(http.StatusOK, resp)
 }
 
-// reviewOptions wires the engines into a review as `workbench export --format review` does
-// (analysis.ReviewWith), with the counter and linter this API shares between requests.
+// reviewOptions wires the engine into a review as `workbench export --format review` does
+// (analysis.ReviewWith), with the tokenizer and linter this API shares between requests.
 func (a *API) reviewOptions(ctx context.Context, tokName string, tasks []selection.Task) (export.ReviewOptions, error) {
 	counter, err := a.counter(tokName, "compact", cost.Options{})
 	if err != nil {
@@ -150,9 +150,9 @@ func (a *API) reviewOptions(ctx context.Context, tokName string, tasks []selecti
 		return export.ReviewOptions{}, err
 	}
 	if len(tasks) == 0 {
-		opts := analysis.ReviewWith(ctx, counter, lt, nil)
+		opts, err := analysis.ReviewWith(ctx, counter.Tokenizer(), lt, nil)
 		opts.RankingNote = `no "tasks" given`
-		return opts, nil
+		return opts, err
 	}
-	return analysis.ReviewWith(ctx, counter, lt, tasks), nil
+	return analysis.ReviewWith(ctx, counter.Tokenizer(), lt, tasks)
 }

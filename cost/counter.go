@@ -181,6 +181,9 @@ func NewCounter(tok Tokenizer, render string, opts Options) (*Counter, error) {
 // Tokenizer returns the Counter's tokenizer.
 func (c *Counter) Tokenizer() Tokenizer { return c.tok }
 
+// Render is the name of the rendering the Counter measures.
+func (c *Counter) Render() string { return c.r.name }
+
 func (c *Counter) count(r rendered) int {
 	n := r.fixed
 	for _, s := range r.texts {

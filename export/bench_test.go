@@ -38,7 +38,7 @@ func BenchmarkReview(b *testing.B) {
 	cur := benchListing(b, "kubernetes-mcp-server-extra-toolsets")
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Review(base, cur, ReviewOptions{Findings: fakeFindings, Tokens: fakeTokens}); err != nil {
+		if _, err := Review(base, cur, ReviewOptions{Analyze: fakeEngine("")}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -73,7 +73,7 @@ func FuzzReview(f *testing.F) {
 			base = l.Clone()
 			base.Tools = base.Tools[1:]
 		}
-		md, err := Review(base, l, ReviewOptions{Tokens: func(v *listing.Value) int { return len(listing.Marshal(v, "")) }})
+		md, err := Review(base, l, ReviewOptions{Analyze: fakeEngine("")})
 		if err != nil {
 			t.Fatal(err)
 		}

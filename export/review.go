@@ -21,29 +21,42 @@ type Finding struct {
 	Message  string
 }
 
-// Verdict is the ranking's answer for one task: which tool it picked.
+// Verdict is the ranker's answer for one task, as the workbench's Tasks tab shows it.
 type Verdict struct {
 	Task     string
 	Expected string // "" when no tool should be called
-	Picked   string // "" when no tool was picked
+	Picked   string // "" when no tool scored
+	// Status is the ranker's verdict by its name on the page and in `workbench check`: clear,
+	// ambiguous, wrong, missing, no-words, none or none-risk.
+	Status string
 }
 
-// ReviewOptions name the two listings and bring in the engines the review reports on. An
-// engine left nil leaves its section out, with the matching note (or a default one) saying why.
+// Analysis is what the engine says about one listing: the figures the workbench shows for it.
+type Analysis struct {
+	Findings []Finding
+	// Tokens is the listing's total as the engine counts it (the tools and the rendering's
+	// frame); ToolTokens each tool's, in listing order.
+	Tokens     int
+	ToolTokens []int
+	// Verdicts are the ranker's, in the task file's order; nil when no task file is ranked.
+	Verdicts []Verdict
+	// Clear, Ambiguous and Wrong count the verdicts as the engine counts them for the page.
+	Clear, Ambiguous, Wrong int
+}
+
+// ReviewOptions name the two listings and bring in the engine the review reports on.
 type ReviewOptions struct {
 	BaselineName string
 	CurrentName  string
 
-	// Findings lints a listing.
-	Findings     func(*listing.Listing) ([]Finding, error)
-	FindingsNote string
-	// Tokens counts one tool's tokens; TokenUnit says what is counted ("o200k_base tokens of the
-	// tool's JSON").
-	Tokens     func(tool *listing.Value) int
-	TokenUnit  string
-	TokensNote string
-	// Rank runs the task file's tasks against a listing, in the same task order for both.
-	Rank        func(*listing.Listing) ([]Verdict, error)
+	// Analyze is the engine: the review reports the findings, tokens and verdicts it gives for
+	// each listing, so that they are the figures the workbench shows. nil leaves them out, with
+	// AnalyzeNote (or a default) saying why.
+	Analyze     func(*listing.Listing) (*Analysis, error)
+	AnalyzeNote string
+	// TokenUnit says what Analysis.Tokens counts ("o200k_base tokens of the compact rendering").
+	TokenUnit string
+	// RankingNote says why no task is ranked, when Analyze gives no verdicts.
 	RankingNote string
 }
 
@@ -76,8 +89,10 @@ func Review(baseline, current *listing.Listing, opts ReviewOptions) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	oldV, curV := r.oldV, r.curV
-	fixedByTool, newByTool := diffFindings(r.oldF, r.curF, pairs)
+	var fixedByTool, newByTool map[string][]Finding
+	if r.cur != nil {
+		fixedByTool, newByTool = diffFindings(r.old.Findings, r.cur.Findings, pairs)
+	}
 
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
@@ -85,12 +100,12 @@ func Review(baseline, current *listing.Listing, opts ReviewOptions) ([]byte, err
 
 	writeSummary(&b, baseline, current, pairs, opts, r, fixedByTool, newByTool)
 
-	if opts.Rank != nil {
-		p("\n## Ranking per task\n\n| Task | Expected | Baseline pick | Current pick | Change |\n|---|---|---|---|---|\n")
-		for i := range curV {
-			o, c := oldV[i], curV[i]
+	if r.ranked() {
+		p("\n## Ranking per task\n\n| Task | Expected | Baseline | Current | Change |\n|---|---|---|---|---|\n")
+		for i, c := range r.cur.Verdicts {
+			o := r.old.Verdicts[i]
 			p("| %s | %s | %s | %s | %s |\n", mdCell(mdText(c.Task)), mdCell(toolOrNone(c.Expected)),
-				mdCell(pick(o)), mdCell(pick(c)), rankChange(o, c))
+				mdCell(verdictCell(o)), mdCell(verdictCell(c)), rankChange(o, c))
 		}
 	}
 
@@ -113,7 +128,7 @@ func Review(baseline, current *listing.Listing, opts ReviewOptions) ([]byte, err
 			p("\n## Tools\n\n")
 			wroteHeading = true
 		}
-		writeTool(&b, tp, opts, fixedByTool[key], newByTool[key])
+		writeTool(&b, tp, r, fixedByTool[key], newByTool[key])
 	}
 	if len(unchanged) > 0 {
 		p("\n## Unchanged tools\n\n")
@@ -128,33 +143,42 @@ func Review(baseline, current *listing.Listing, opts ReviewOptions) ([]byte, err
 	return b.Bytes(), nil
 }
 
-// engineAnswers are the optional engines' answers for both listings of a review.
+// engineAnswers are the engine's analyses of both listings of a review; both nil without an
+// engine.
 type engineAnswers struct {
-	oldF, curF []Finding
-	oldV, curV []Verdict
+	old, cur *Analysis
+	// tokens are the tools' tokens by value, for the tool sections.
+	tokens map[*listing.Value]int
 }
 
-// runEngines lints and ranks both listings with the engines opts gives.
+func (r engineAnswers) ranked() bool { return r.cur != nil && r.cur.Verdicts != nil }
+
+// runEngines analyses both listings with the engine opts gives.
 func runEngines(baseline, current *listing.Listing, opts ReviewOptions, bname, cname string) (engineAnswers, error) {
 	var r engineAnswers
-	var err error
-	if opts.Findings != nil {
-		if r.oldF, err = opts.Findings(baseline); err != nil {
-			return r, fmt.Errorf("review: linting %s: %w", bname, err)
-		}
-		if r.curF, err = opts.Findings(current); err != nil {
-			return r, fmt.Errorf("review: linting %s: %w", cname, err)
-		}
+	if opts.Analyze == nil {
+		return r, nil
 	}
-	if opts.Rank != nil {
-		if r.oldV, err = opts.Rank(baseline); err != nil {
-			return r, fmt.Errorf("review: ranking %s: %w", bname, err)
+	var err error
+	if r.old, err = opts.Analyze(baseline); err != nil {
+		return r, fmt.Errorf("review: analysing %s: %w", bname, err)
+	}
+	if r.cur, err = opts.Analyze(current); err != nil {
+		return r, fmt.Errorf("review: analysing %s: %w", cname, err)
+	}
+	if len(r.old.Verdicts) != len(r.cur.Verdicts) || (r.old.Verdicts == nil) != (r.cur.Verdicts == nil) {
+		return r, fmt.Errorf("review: the engine ranked %d tasks for %s and %d for %s; it must rank the same tasks", len(r.old.Verdicts), bname, len(r.cur.Verdicts), cname)
+	}
+	r.tokens = map[*listing.Value]int{}
+	for _, x := range []struct {
+		l *listing.Listing
+		a *Analysis
+	}{{baseline, r.old}, {current, r.cur}} {
+		if len(x.a.ToolTokens) != len(x.l.Tools) {
+			return r, fmt.Errorf("review: the engine counted the tokens of %d tools of %d", len(x.a.ToolTokens), len(x.l.Tools))
 		}
-		if r.curV, err = opts.Rank(current); err != nil {
-			return r, fmt.Errorf("review: ranking %s: %w", cname, err)
-		}
-		if len(r.oldV) != len(r.curV) {
-			return r, fmt.Errorf("review: the ranker answered %d tasks for %s and %d for %s; it must rank the same tasks", len(r.oldV), bname, len(r.curV), cname)
+		for i, t := range x.l.Tools {
+			r.tokens[t] = x.a.ToolTokens[i]
 		}
 	}
 	return r, nil
@@ -182,11 +206,8 @@ func writeSummary(b *bytes.Buffer, baseline, current *listing.Listing, pairs []*
 	}
 	p("| | Baseline | Current | Change |\n|---|---:|---:|---|\n")
 	p("| Tools | %d | %d | %s |\n", len(baseline.Tools), len(current.Tools), signed(len(current.Tools)-len(baseline.Tools)))
-	if opts.Tokens != nil {
-		ot, ct := sumTokens(baseline.Tools, opts.Tokens), sumTokens(current.Tools, opts.Tokens)
-		p("| Tokens | %d | %d | %s |\n", ot, ct, signed(ct-ot))
-	}
-	if opts.Findings != nil {
+	if o, c := r.old, r.cur; c != nil {
+		p("| Tokens | %d | %d | %s |\n", o.Tokens, c.Tokens, signed(c.Tokens-o.Tokens))
 		nf, nn := 0, 0
 		for _, fs := range fixedByTool {
 			nf += len(fs)
@@ -194,36 +215,41 @@ func writeSummary(b *bytes.Buffer, baseline, current *listing.Listing, pairs []*
 		for _, fs := range newByTool {
 			nn += len(fs)
 		}
-		p("| Findings | %d | %d | %d fixed, %d new |\n", len(r.oldF), len(r.curF), nf, nn)
+		p("| Findings | %d | %d | %d fixed, %d new |\n", len(o.Findings), len(c.Findings), nf, nn)
 	}
-	if opts.Rank != nil {
-		or, cr := rightCount(r.oldV), rightCount(r.curV)
-		p("| Tasks picked right | %d/%d | %d/%d | %s |\n", or, len(r.oldV), cr, len(r.curV), signed(cr-or))
+	if r.ranked() {
+		o, c := r.old, r.cur
+		for _, row := range []struct {
+			label string
+			o, c  int
+		}{{"clear", o.Clear, c.Clear}, {"ambiguous", o.Ambiguous, c.Ambiguous}, {"wrong", o.Wrong, c.Wrong}} {
+			p("| Tasks %s | %d/%d | %d/%d | %s |\n", row.label, row.o, len(o.Verdicts), row.c, len(c.Verdicts), signed(row.c-row.o))
+		}
 	}
 	p("\n- Tools: %d added, %d removed, %d renamed, %d changed, %d unchanged.\n", added, removed, renamed, changed, same)
-	if opts.Tokens != nil {
-		unit := opts.TokenUnit
-		if unit == "" {
-			unit = "tokens"
+	switch {
+	case r.cur == nil:
+		note := opts.AnalyzeNote
+		if note == "" {
+			note = "no engine was given"
 		}
-		p("- Tokens are %s, summed over the tools.\n", mdText(unit))
+		p("- Tokens, findings and ranking: not reported (%s).\n", mdText(note))
+		return
+	case opts.TokenUnit != "":
+		p("- Tokens are %s.\n", mdText(opts.TokenUnit))
 	}
-	for _, n := range []struct {
-		missing         bool
-		what, note, def string
-	}{
-		{opts.Tokens == nil, "Tokens", opts.TokensNote, "no token counter was given"},
-		{opts.Findings == nil, "Findings", opts.FindingsNote, "no linter was given"},
-		{opts.Rank == nil, "Ranking", opts.RankingNote, "no ranker and task file were given"},
-	} {
-		if n.missing {
-			note := n.note
-			if note == "" {
-				note = n.def
-			}
-			p("- %s: not reported (%s).\n", n.what, mdText(note))
+	if !r.ranked() {
+		note := opts.RankingNote
+		if note == "" {
+			note = "no task file was given"
 		}
+		p("- Ranking: not reported (%s).\n", mdText(note))
+		return
 	}
+	p("- Verdicts are the ranker's, named as on the Tasks tab and by `workbench check`: clear (the expected tool wins clearly), " +
+		"ambiguous (it wins, but narrowly), wrong (another tool wins), missing (the expected tool is not in the listing), " +
+		"no-words (no word of the task is in any tool), none and none-risk (no tool is expected; none-risk: some tool shares words with the task). " +
+		"Tasks clear counts clear and none; ambiguous, ambiguous and none-risk; wrong, the rest.\n")
 }
 
 // pairTools matches tools by name, then pairs a removed and an added tool with equal input
@@ -273,7 +299,7 @@ func pairTools(baseline, current *listing.Listing) []*toolPair {
 	return pairs
 }
 
-func writeTool(b *bytes.Buffer, tp *toolPair, opts ReviewOptions, fixed, added []Finding) {
+func writeTool(b *bytes.Buffer, tp *toolPair, r engineAnswers, fixed, added []Finding) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	state := "changed"
 	switch {
@@ -346,13 +372,13 @@ func writeTool(b *bytes.Buffer, tp *toolPair, opts ReviewOptions, fixed, added [
 			p("\n")
 		}
 	}
-	if opts.Tokens != nil {
+	if r.cur != nil {
 		ot, ct := 0, 0
 		if tp.old != nil {
-			ot = opts.Tokens(tp.old)
+			ot = r.tokens[tp.old]
 		}
 		if tp.cur != nil {
-			ct = opts.Tokens(tp.cur)
+			ct = r.tokens[tp.cur]
 		}
 		p("Tokens: %d → %d (%s)\n\n", ot, ct, signed(ct-ot))
 	}
@@ -579,30 +605,13 @@ func diffFindings(old, cur []Finding, pairs []*toolPair) (fixed, added map[strin
 // toolPointer is the /tools/N prefix of a finding's pointer, which moves when tools move.
 var toolPointer = regexp.MustCompile(`^/tools/[0-9]+`)
 
-func sumTokens(tools []*listing.Value, count func(*listing.Value) int) int {
-	n := 0
-	for _, t := range tools {
-		n += count(t)
+// verdictCell is a verdict as the Tasks tab shows it: its status, and the tool that scored
+// highest when one scored.
+func verdictCell(v Verdict) string {
+	if v.Picked == "" {
+		return v.Status
 	}
-	return n
-}
-
-func rightCount(vs []Verdict) int {
-	n := 0
-	for _, v := range vs {
-		if v.Picked == v.Expected {
-			n++
-		}
-	}
-	return n
-}
-
-func pick(v Verdict) string {
-	mark := "✗"
-	if v.Picked == v.Expected {
-		mark = "✓"
-	}
-	return toolOrNone(v.Picked) + " " + mark
+	return v.Status + ", picks " + mdCode(v.Picked)
 }
 
 func toolOrNone(name string) string {
@@ -612,20 +621,32 @@ func toolOrNone(name string) string {
 	return mdCode(name)
 }
 
+// rankChange says how a task's verdict moved: better or worse by the page's order of verdicts
+// (clear, then ambiguous, then the wrong ones), or the same.
 func rankChange(o, c Verdict) string {
-	or, cr := o.Picked == o.Expected, c.Picked == c.Expected
+	ro, rc := verdictRank(o.Status), verdictRank(c.Status)
 	switch {
-	case !or && cr:
-		return "fixed"
-	case or && !cr:
-		return "**broken**"
+	case rc < ro:
+		return "better: " + o.Status + " → " + c.Status
+	case rc > ro:
+		return "**worse**: " + o.Status + " → " + c.Status
+	case o.Status != c.Status:
+		return o.Status + " → " + c.Status
 	case o.Picked != c.Picked:
-		return "still wrong, other pick"
-	case cr:
-		return "still right"
-	default:
-		return "still wrong"
+		return "same, other pick"
 	}
+	return "same"
+}
+
+// verdictRank orders verdicts as the engine counts them: clear, ambiguous, wrong.
+func verdictRank(status string) int {
+	switch status {
+	case "clear", "none":
+		return 0
+	case "ambiguous", "none-risk":
+		return 1
+	}
+	return 2
 }
 
 func signed(n int) string {

@@ -54,7 +54,7 @@ func fakeRanker(tasksPath string) func(*listing.Listing) ([]Verdict, error) {
 		if err := json.Unmarshal(b, &tasks); err != nil {
 			return nil, err
 		}
-		var out []Verdict
+		out := []Verdict{}
 		for _, task := range tasks {
 			words := strings.Fields(strings.ToLower(task.Task))
 			best, bestN := "", 0
@@ -71,9 +71,46 @@ func fakeRanker(tasksPath string) func(*listing.Listing) ([]Verdict, error) {
 					best, bestN = t.Get("name").Str, n
 				}
 			}
-			out = append(out, Verdict{Task: task.Task, Expected: task.Expect, Picked: best})
+			v := Verdict{Task: task.Task, Expected: task.Expect, Picked: best, Status: "wrong"}
+			switch {
+			case best == "":
+				v.Status = "no-words"
+			case best == task.Expect:
+				v.Status = "clear"
+			}
+			out = append(out, v)
 		}
 		return out, nil
+	}
+}
+
+// fakeEngine is an engine of the doubles above; a tasksPath of "" ranks nothing.
+func fakeEngine(tasksPath string) func(*listing.Listing) (*Analysis, error) {
+	return func(l *listing.Listing) (*Analysis, error) {
+		a := &Analysis{ToolTokens: make([]int, len(l.Tools)), Tokens: 2} // a frame of 2
+		var err error
+		if a.Findings, err = fakeFindings(l); err != nil {
+			return nil, err
+		}
+		for i, t := range l.Tools {
+			a.ToolTokens[i] = fakeTokens(t)
+			a.Tokens += a.ToolTokens[i]
+		}
+		if tasksPath == "" {
+			return a, nil
+		}
+		if a.Verdicts, err = fakeRanker(tasksPath)(l); err != nil {
+			return nil, err
+		}
+		for _, v := range a.Verdicts {
+			switch v.Status {
+			case "clear":
+				a.Clear++
+			default:
+				a.Wrong++
+			}
+		}
+		return a, nil
 	}
 }
 
@@ -117,24 +154,23 @@ func TestReviewGolden(t *testing.T) {
 	}
 	cases := []tc{
 		{"awkward-edited", awk, awkwardEdited(t, awk), ReviewOptions{BaselineName: "awkward-tools.json", CurrentName: "edited `awkward` <listing>",
-			Findings: fakeFindings, Tokens: fakeTokens, TokenUnit: "words of the tool's JSON (a test double)"}},
-		{"awkward-no-engines", awk, awkwardEdited(t, awk), ReviewOptions{RankingNote: "no --tasks given"}},
-		{"awkward-unchanged", awk, awk, ReviewOptions{Findings: fakeFindings, Tokens: fakeTokens}},
+			Analyze: fakeEngine(""), TokenUnit: "words of the tool's JSON (a test double)", RankingNote: "no --tasks given"}},
+		{"awkward-no-engines", awk, awkwardEdited(t, awk), ReviewOptions{}},
+		{"awkward-unchanged", awk, awk, ReviewOptions{Analyze: fakeEngine("")}},
 	}
 	if haveShared {
 		fx := func(n string) string { return filepath.Join(shared, "reference", "fixtures", n) }
 		real := func(n string) string { return filepath.Join(shared, "listings", "real", n+".json") }
 		cases = append(cases,
 			tc{"seed-draft-to-clear", readListing(t, fx("draft-tools.json")), readListing(t, fx("clear-tools.json")), ReviewOptions{
-				BaselineName: "draft-tools.json", CurrentName: "clear-tools.json", Findings: fakeFindings, Tokens: fakeTokens,
-				TokenUnit: "words of the tool's JSON (a test double)", Rank: fakeRanker(fx("tasks-clear.json"))}},
+				BaselineName: "draft-tools.json", CurrentName: "clear-tools.json", Analyze: fakeEngine(fx("tasks-clear.json")),
+				TokenUnit: "words of the tool's JSON (a test double)"}},
 			tc{"seed-confusing-to-clear", readListing(t, fx("confusing-tools.json")), readListing(t, fx("clear-tools.json")), ReviewOptions{
-				BaselineName: "confusing-tools.json", CurrentName: "clear-tools.json", Findings: fakeFindings, Tokens: fakeTokens,
-				Rank: fakeRanker(fx("tasks-clear.json"))}},
+				BaselineName: "confusing-tools.json", CurrentName: "clear-tools.json", Analyze: fakeEngine(fx("tasks-clear.json"))}},
 			tc{"real-kubernetes-extra-toolsets", readListing(t, real("kubernetes-mcp-server")), readListing(t, real("kubernetes-mcp-server-extra-toolsets")), ReviewOptions{
-				BaselineName: "kubernetes-mcp-server.json", CurrentName: "kubernetes-mcp-server-extra-toolsets.json", Findings: fakeFindings, Tokens: fakeTokens}},
+				BaselineName: "kubernetes-mcp-server.json", CurrentName: "kubernetes-mcp-server-extra-toolsets.json", Analyze: fakeEngine("")}},
 			tc{"real-github-against-itself", readListing(t, real("github-mcp-server")), readListing(t, real("github-mcp-server")), ReviewOptions{
-				Findings: fakeFindings, Tokens: fakeTokens}},
+				Analyze: fakeEngine("")}},
 		)
 	} else {
 		t.Log("shared/ not found next to the module: review goldens run on testdata only")
@@ -153,7 +189,7 @@ func TestReviewGolden(t *testing.T) {
 // TestReviewContent checks what the awkward review must say, independently of its golden file.
 func TestReviewContent(t *testing.T) {
 	awk := readListing(t, filepath.Join("testdata", "awkward-tools.json"))
-	got, err := Review(awk, awkwardEdited(t, awk), ReviewOptions{Findings: fakeFindings, Tokens: fakeTokens})
+	got, err := Review(awk, awkwardEdited(t, awk), ReviewOptions{Analyze: fakeEngine("")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,22 +244,24 @@ func TestReviewErrors(t *testing.T) {
 		want      string
 	}{
 		{"no baseline", nil, awk, ReviewOptions{}, "both a baseline and a current listing"},
-		{"linter fails", awk, awk, ReviewOptions{BaselineName: "b.json", Findings: func(*listing.Listing) ([]Finding, error) { return nil, boom }}, "linting b.json: boom"},
-		{"ranker fails", awk, awk, ReviewOptions{CurrentName: "c.json", Rank: func(l *listing.Listing) ([]Verdict, error) {
-			if l == awk {
-				return nil, boom
-			}
-			return nil, nil
-		}}, "ranking"},
-		{"ranker answers different tasks", awk, awkwardEdited(t, awk), ReviewOptions{Rank: func(l *listing.Listing) ([]Verdict, error) {
-			var out []Verdict
+		{"engine fails", awk, awk, ReviewOptions{BaselineName: "b.json", Analyze: func(*listing.Listing) (*Analysis, error) { return nil, boom }}, "analysing b.json: boom"},
+		{"engine ranks different tasks", awk, awkwardEdited(t, awk), ReviewOptions{Analyze: func(l *listing.Listing) (*Analysis, error) {
+			a := &Analysis{ToolTokens: make([]int, len(l.Tools)), Verdicts: []Verdict{}}
 			for _, n := range l.Names() {
 				if strings.HasPrefix(n, "files") {
-					out = append(out, Verdict{Task: n})
+					a.Verdicts = append(a.Verdicts, Verdict{Task: n})
 				}
 			}
-			return out, nil
+			return a, nil
 		}}, "must rank the same tasks"},
+		{"engine ranks for one listing only", awk, awkwardEdited(t, awk), ReviewOptions{Analyze: func(l *listing.Listing) (*Analysis, error) {
+			a := &Analysis{ToolTokens: make([]int, len(l.Tools))}
+			if l == awk {
+				a.Verdicts = []Verdict{}
+			}
+			return a, nil
+		}}, "must rank the same tasks"},
+		{"engine counts other tools", awk, awk, ReviewOptions{Analyze: func(l *listing.Listing) (*Analysis, error) { return &Analysis{}, nil }}, "tokens of 0 tools"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -82,7 +82,7 @@ func TestExportCommand(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("code %d, stderr %q", code, errs)
 		}
-		for _, want := range []string{"# Review of", "| Tokens |", "| Findings |", "| Tasks picked right |",
+		for _, want := range []string{"# Review of", "| Tokens |", "| Findings |", "| Tasks clear |",
 			"o200k\\_base tokens", "## Ranking per task", "### `tickets_get` (changed)", "[-Return-]{+Show+}"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("the report lacks %q:\n%s", want, out)
