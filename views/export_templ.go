@@ -68,7 +68,7 @@ func ExportMenu(ws string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" data-testid=\"export-go\"><input type=\"hidden\" name=\"format\" value=\"go\"><fieldset><legend>Go code <span class=\"muted\">(go-sdk registration)</span></legend> <label for=\"export-package\">Package</label> <input id=\"export-package\" name=\"package\" type=\"text\" class=\"code\" placeholder=\"tools\" pattern=\"[A-Za-z_][A-Za-z0-9_]*\" autocomplete=\"off\" spellcheck=\"false\"> <label><input type=\"checkbox\" name=\"main\" value=\"1\"> with <code>main</code>: a runnable stdio server</label></fieldset><div class=\"export-actions\"><button type=\"submit\" class=\"small\">Download</button> <button type=\"button\" class=\"small\" data-copy data-testid=\"copy-go\">Copy</button></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" data-testid=\"export-go\"><input type=\"hidden\" name=\"format\" value=\"go\"><fieldset><legend>Go code <span class=\"muted\">(go-sdk registration)</span></legend> <label for=\"export-package\">Package</label> <input id=\"export-package\" name=\"package\" type=\"text\" class=\"code\" placeholder=\"tools\" pattern=\"[A-Za-z_][A-Za-z0-9_]*\" autocomplete=\"off\" spellcheck=\"false\" aria-describedby=\"export-go-problem\"> <label><input type=\"checkbox\" name=\"main\" value=\"1\"> with <code>main</code>: a runnable stdio server (package <code>main</code>)</label></fieldset><p id=\"export-go-problem\" class=\"bad small-text\" role=\"alert\" data-testid=\"export-go-problem\" hidden></p><div class=\"export-actions\"><button type=\"submit\" class=\"small\">Download</button> <button type=\"button\" class=\"small\" data-copy data-testid=\"copy-go\">Copy</button></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -83,7 +83,7 @@ func ExportMenu(ws string) templ.Component {
 		var templ_7745c5c3_Var5 string
 		templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(wsURL(ws, "export"))).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/export.templ`, Line: 37, Col: 85}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/export.templ`, Line: 39, Col: 85}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
 		if templ_7745c5c3_Err != nil {
@@ -128,7 +128,7 @@ func ExportNotesRegion(n *ExportNotes) templ.Component {
 				var templ_7745c5c3_Var7 string
 				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(n.Error)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/export.templ`, Line: 58, Col: 28}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/export.templ`, Line: 60, Col: 28}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 				if templ_7745c5c3_Err != nil {
@@ -156,7 +156,7 @@ func ExportNotesRegion(n *ExportNotes) templ.Component {
 					var templ_7745c5c3_Var8 string
 					templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(p)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/export.templ`, Line: 64, Col: 54}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/export.templ`, Line: 66, Col: 54}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 					if templ_7745c5c3_Err != nil {
@@ -189,7 +189,7 @@ func ExportNotesRegion(n *ExportNotes) templ.Component {
 					var templ_7745c5c3_Var9 string
 					templ_7745c5c3_Var9, templ_7745c5c3_Err = templruntime.NewAttributeExpression(g.Kind).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/export.templ`, Line: 73, Col: 57}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/export.templ`, Line: 75, Col: 57}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var9)
 					if templ_7745c5c3_Err != nil {
@@ -202,7 +202,7 @@ func ExportNotesRegion(n *ExportNotes) templ.Component {
 					var templ_7745c5c3_Var10 string
 					templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(g.Summary)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/export.templ`, Line: 74, Col: 18}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/export.templ`, Line: 76, Col: 18}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 					if templ_7745c5c3_Err != nil {
@@ -231,7 +231,7 @@ func ExportNotesRegion(n *ExportNotes) templ.Component {
 							var templ_7745c5c3_Var11 string
 							templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(t)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/export.templ`, Line: 81, Col: 18}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/export.templ`, Line: 83, Col: 18}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 							if templ_7745c5c3_Err != nil {
@@ -250,7 +250,7 @@ func ExportNotesRegion(n *ExportNotes) templ.Component {
 							var templ_7745c5c3_Var12 string
 							templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(" and " + itoa(g.More) + " more")
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/export.templ`, Line: 84, Col: 43}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/export.templ`, Line: 86, Col: 43}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 							if templ_7745c5c3_Err != nil {

@@ -54,6 +54,10 @@ func (s *Server) exportFile(c echo.Context) error {
 		if pkg != "" && !goPackage.MatchString(pkg) {
 			return fail(BadRequest, "the package name must be a Go identifier (letters, digits and _, not starting with a digit), such as tools")
 		}
+		// The menu checks this as it is typed (app.js); a request made otherwise hears the same.
+		if main && pkg != "" && pkg != "main" {
+			return fail(BadRequest, fmt.Sprintf("with “main” the file is a runnable server, whose package is main, not %s: clear the package name, or untick “with main”", pkg))
+		}
 		var goErr error
 		body, _, goErr = export.Go(ws.Listing, export.GoOptions{Package: pkg, Main: main, Source: "workspace " + ws.Name})
 		if goErr != nil {

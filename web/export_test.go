@@ -44,6 +44,7 @@ func TestExportFormats(t *testing.T) {
 		{"format=go", "text/x-go; charset=utf-8", "tools.go", "// Code generated", "\npackage tools\n"},
 		{"format=go&package=library", "text/x-go; charset=utf-8", "tools.go", "// Code generated", "\npackage library\n"},
 		{"format=go&main=1", "text/x-go; charset=utf-8", "main.go", "// Code generated", "func main() {"},
+		{"format=go&package=main&main=1", "text/x-go; charset=utf-8", "main.go", "// Code generated", "func main() {"},
 		{"format=review", "text/markdown; charset=utf-8", "review.md", "# Review of ", "for one ISBN"},
 	}
 	for _, tt := range tests {
@@ -86,7 +87,7 @@ func TestExportErrors(t *testing.T) {
 		{"unknown format", id, "format=pdf", http.StatusBadRequest, `unknown export format "pdf"`},
 		{"unknown shape", id, "format=json&shape=tree", http.StatusBadRequest, `unknown JSON shape "tree"`},
 		{"package not an identifier", id, "format=go&package=my-tools", http.StatusBadRequest, "must be a Go identifier"},
-		{"main in another package", id, "format=go&package=tools&main=1", http.StatusBadRequest, "main"},
+		{"main in another package", id, "format=go&package=tools&main=1", http.StatusBadRequest, "clear the package name, or untick “with main”"},
 		{"a listing go-sdk refuses", bad, "format=go", http.StatusUnprocessableEntity, `input schema must have type "object"`},
 	}
 	for _, tt := range tests {

@@ -121,3 +121,73 @@ document.addEventListener("click", (e) => {
   Promise.all([copied, text]).then(([, t]) => exportStatus("Copied " + t.length.toLocaleString() + " characters."),
     (err) => exportStatus("Not copied: " + (err && err.message ? err.message : String(err)), true));
 });
+
+// Issue 21, point 8: the export menu checks the Go options as they are typed and says what to
+// change next to them, and Download fetches the file from here, so that a refusal (a listing
+// go-sdk would refuse, an option the server refuses) is told in the menu instead of replacing
+// the workspace with an error page. The server checks the same options (web/export.go).
+const goKeywords = new Set(["break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough", "for", "func",
+  "go", "goto", "if", "import", "interface", "map", "package", "range", "return", "select", "struct", "switch", "type", "var"]);
+const goFormProblem = (f) => {
+  const name = f.elements.namedItem("package").value.trim();
+  if (name !== "" && (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(name) || name === "_" || goKeywords.has(name))) {
+    return "The package name must be a Go identifier that is not a keyword (letters, digits and _, not starting with a digit), such as tools.";
+  }
+  if (f.elements.namedItem("main").checked && name !== "" && name !== "main") {
+    return "With “main” the file is a runnable server, whose package is main: clear the package name, or untick “with main”.";
+  }
+  return "";
+};
+const checkGoForm = (f) => {
+  const msg = goFormProblem(f);
+  const pkg = f.elements.namedItem("package");
+  pkg.setCustomValidity(msg);
+  pkg.placeholder = f.elements.namedItem("main").checked ? "main" : "tools";
+  const p = f.querySelector("#export-go-problem");
+  if (p) {
+    p.textContent = msg;
+    p.hidden = msg === "";
+  }
+  return msg === "";
+};
+const goForm = (el) => (el && el.form && el.form.matches("[data-testid=export-go]") ? el.form : null);
+for (const type of ["input", "change"]) {
+  document.addEventListener(type, (e) => {
+    const f = goForm(e.target);
+    if (f) checkGoForm(f);
+  });
+}
+// Copy with options the server would refuse: say why here rather than ask.
+document.addEventListener("click", (e) => {
+  const b = e.target.closest("[data-copy]");
+  const f = goForm(b);
+  if (f && !checkGoForm(f)) {
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    exportStatus("Not copied: " + goFormProblem(f), true);
+    f.elements.namedItem("package").focus();
+  }
+}, true);
+document.addEventListener("submit", (e) => {
+  const f = e.target;
+  if (!f.matches(".export-form")) return;
+  e.preventDefault();
+  if (f.matches("[data-testid=export-go]") && !checkGoForm(f)) {
+    f.elements.namedItem("package").focus();
+    return;
+  }
+  const url = f.action + "?" + new URLSearchParams(new FormData(f)).toString();
+  exportStatus("Preparing the download…");
+  fetch(url, { headers: { Accept: "text/plain" }, credentials: "same-origin" }).then(async (r) => {
+    if (!r.ok) throw new Error((await r.text()) || r.statusText);
+    const name = /filename="([^"]+)"/.exec(r.headers.get("Content-Disposition") || "");
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(await r.blob());
+    a.download = name ? name[1] : "export";
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+    exportStatus("Downloaded " + a.download + ".");
+  }).catch((err) => exportStatus("Not downloaded: " + (err && err.message ? err.message : String(err)), true));
+});
