@@ -3,7 +3,8 @@
 // and a Markdown review report of what changed since a baseline.
 //
 // The package computes; it does not log or touch files. Lint findings, token counts and task
-// rankings come in through ReviewOptions, so that the caller picks the engines.
+// verdicts come in through ReviewOptions.Analyze, which the workbench fills from its one engine
+// (analysis.Engine.ReviewOptions), so that the report states the figures the app shows.
 package export
 
 import "github.com/tool-workbench/workbench/listing"
