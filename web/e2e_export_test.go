@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -137,6 +139,9 @@ func TestBrowserExportOptionsStayInWorkspace(t *testing.T) {
 	st, err := chromedp.Run(ctx, chromedp.Evaluate[exportMenuState](readExportMenu))
 	if err != nil || !st.Workspace || !strings.Contains(st.Problem, "untick") || !strings.Contains(st.Status, "untick") {
 		t.Errorf("after Download and Copy with package tools and main the page is %+v, %v; want the workspace, saying what to change", st, err)
+	}
+	if dir := os.Getenv("WORKBENCH_SCREENSHOT_DIR"); dir != "" {
+		shoot(t, ctx, filepath.Join(dir, "export-go-problem.png"))
 	}
 	// Unticking "with main" clears the problem.
 	err = chromedp.Do(ctx,
