@@ -11,8 +11,8 @@ import (
 // or at 2,000 tools its groups. The panel shows such a message as a one-line summary with the
 // rest behind a disclosure (MessageParts).
 const (
-	listMessage = 200 // runes past which a message of ";"-separated items shows as a list
-	longMessage = 320 // runes past which any other message is cut at a word
+	listMessage  = 200 // runes past which a message of ";"-separated items shows as a list
+	longMessage  = 320 // runes past which any other message is cut at a word
 	summaryRunes = 140
 )
 
