@@ -36,10 +36,10 @@ func SplitMessage(m string) MessageParts {
 		if i := strings.LastIndex(parts[0], ": "); i > 0 {
 			p := MessageParts{Head: parts[0][:i], Items: append([]string{parts[0][i+2:]}, parts[1:]...)}
 			// Advice after the list reads unlike its items, which end with their figures in
-			// parentheses ("a and b (57%)"): it stays in view.
+			// parentheses ("a and b (57%)"), and unlike the count of those left out ("and 39
+			// more groups"): it stays in view.
 			last := p.Items[len(p.Items)-1]
-			if strings.HasSuffix(p.Items[0], ")") && strings.HasSuffix(p.Items[len(p.Items)-2], ")") && !strings.HasSuffix(last, ")") &&
-				!strings.HasPrefix(last, "and ") {
+			if strings.HasSuffix(p.Items[0], ")") && !strings.HasSuffix(last, ")") && !strings.HasPrefix(last, "and ") {
 				p.Tail, p.Items = last, p.Items[:len(p.Items)-1]
 			}
 			return p

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -72,6 +74,14 @@ func TestBrowserHiddenCharsMarked(t *testing.T) {
 			t.Errorf("marks under #%s = %q, want %q", id, got[id], w)
 		}
 	}
+	if dir := os.Getenv("WORKBENCH_SCREENSHOT_DIR"); dir != "" {
+		for _, scheme := range []string{"light", "dark"} {
+			if err := chromedp.Do(ctx, colorScheme(scheme)); err != nil {
+				t.Fatal(err)
+			}
+			shoot(t, ctx, filepath.Join(dir, "marks-1280-"+scheme+".png"))
+		}
+	}
 	inert, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.pwned === undefined && !document.querySelector('img') &&
 		document.getElementById('f-desc').nextElementSibling.textContent.includes('<img')`))
 	if err != nil || !inert {
@@ -107,6 +117,30 @@ func TestBrowserHiddenCharsMarked(t *testing.T) {
 	if err != nil {
 		task, _ := chromedp.Run(ctx, chromedp.Evaluate[map[string][]string](marksOf+`(['t-0-task'])`))
 		t.Errorf("marks under the task text: %v, %v", task, err)
+	}
+
+	// Many hidden characters: the strip draws the first marks and counts the rest.
+	many, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(() => { const f = document.getElementById('t-0-task');
+		f.value = 'x\u200b'.repeat(100); f.dispatchEvent(new Event('input', {bubbles: true}));
+		const s = f.nextElementSibling;
+		return [s.querySelector('.marks-head').textContent, String(s.querySelectorAll('.mark').length), s.querySelector('.marks-more').textContent]; })()`))
+	if err != nil || !slices.Equal(many, []string{"100 hidden characters:", "60", "and 40 more"}) {
+		t.Errorf("a task of 100 hidden characters shows %q (%v); want 60 marks and 40 counted", many, err)
+	}
+
+	// On a phone the strips fit the screen.
+	err = chromedp.Do(ctx, chromedp.EmulateViewport(390, 844),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('t-0-task').scrollIntoView({block: 'center'})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](overflowJS)); err != nil || len(out) > 0 {
+		t.Errorf("at 390 px wide, wider than the screen: %v (%v)", out, err)
+	}
+	if dir := os.Getenv("WORKBENCH_SCREENSHOT_DIR"); dir != "" {
+		shoot(t, ctx, filepath.Join(dir, "marks-390-tasks.png"))
+		_ = chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('f-desc').scrollIntoView({block: 'start'})`))
+		shoot(t, ctx, filepath.Join(dir, "marks-390-editor.png"))
 	}
 }
 

@@ -24,6 +24,7 @@ const RANGES = [
 ];
 const C0 = "NUL SOH STX ETX EOT ENQ ACK BEL BS HT LF VT FF CR SO SI DLE DC1 DC2 DC3 DC4 NAK SYN ETB CAN EM SUB ESC FS GS RS US".split(" ");
 const HIDDEN = new RegExp("[" + RANGES.map(([a, b]) => "\\u{" + a.toString(16) + "}-\\u{" + b.toString(16) + "}").join("") + "]", "u");
+const ALL = new RegExp(HIDDEN.source, "gu");
 const FIELDS = "#editor textarea, #editor input[type=text], #tasks textarea, #tasks input[type=text]";
 const CONTEXT = 12; // characters of context shown on each side of a mark
 const MAX_MARKS = 60; // marks drawn per field; the strip counts the rest
@@ -53,28 +54,34 @@ function name(cp) {
 const hex = (cp) => "U+" + cp.toString(16).toUpperCase().padStart(4, "0");
 
 // scan splits text into pieces: {text} for visible text and {hidden: [code points], start, end}
-// for hidden characters (UTF-16 offsets, as the field's selection counts). A run of tag
-// characters is one piece, because together they spell a hidden message.
-function scan(text) {
-  const out = [];
-  let i = 0, plain = 0;
-  for (const ch of text) {
-    const cp = ch.codePointAt(0), k = kind(cp);
-    if (k) {
-      const last = out[out.length - 1];
-      if (plain < i) out.push({ text: text.slice(plain, i) });
-      if (k === "tag" && last && last.tag && last.end === i) {
-        last.hidden.push(cp);
-        last.end = i + ch.length;
-      } else {
-        out.push({ hidden: [cp], start: i, end: i + ch.length, tag: k === "tag" });
-      }
-      plain = i + ch.length;
+// for hidden characters (UTF-16 offsets, as the field's selection counts), up to limit pieces of
+// hidden characters. A run of tag characters is one piece, because together they spell a hidden
+// message. count is how many hidden characters text holds, more how many pieces are left out.
+function scan(text, limit) {
+  const pieces = [];
+  let plain = 0, count = 0, shown = 0, more = 0, last = null;
+  ALL.lastIndex = 0;
+  for (let m; (m = ALL.exec(text));) {
+    const i = m.index, cp = m[0].codePointAt(0), tag = kind(cp) === "tag", end = i + m[0].length;
+    count++;
+    if (tag && last && last.tag && last.end === i) {
+      last.hidden.push(cp);
+      last.end = plain = end;
+      continue;
     }
-    i += ch.length;
+    if (shown === limit) {
+      more++;
+      last = { hidden: [], tag, end };
+      continue;
+    }
+    if (plain < i) pieces.push({ text: text.slice(plain, i) });
+    last = { hidden: [cp], start: i, end, tag };
+    pieces.push(last);
+    shown++;
+    plain = end;
   }
-  if (plain < text.length) out.push({ text: text.slice(plain) });
-  return out;
+  if (plain < text.length && more === 0) pieces.push({ text: text.slice(plain) });
+  return { pieces, count, more };
 }
 
 // label is what a mark shows: "ZWSP U+200B", or for tag characters the text they spell.
@@ -87,30 +94,30 @@ function label(p) {
 
 // context shows visible text on one line, at most n characters of it from its start (or end).
 function context(text, n, fromEnd) {
-  let cps = [...text];
-  const cut = cps.length > n;
+  // A code point is at most two UTF-16 units: 2n units hold the n wanted.
+  const part = fromEnd ? text.slice(-2 * n) : text.slice(0, 2 * n);
+  let cps = [...part];
+  const cut = cps.length > n || part.length < text.length;
   cps = fromEnd ? cps.slice(-n) : cps.slice(0, n);
   const s = cps.join("").replace(/\r\n|\r|\n/g, "⏎").replace(/\t/g, "⇥");
   if (!cut) return s;
   return fromEnd ? "…" + s : s + "…";
 }
 
-// render fills strip with the marks of field's text and says whether it holds any.
-function render(strip, field, pieces) {
-  const marks = pieces.filter((p) => p.hidden);
+// render fills strip with the marks of field's text.
+function render(strip, field, text) {
+  const { pieces, count, more } = scan(text, MAX_MARKS);
   strip.replaceChildren();
   const head = document.createElement("span");
   head.className = "marks-head";
-  head.textContent = marks.length === 1 ? "1 hidden character:" : marks.length + " hidden characters:";
+  head.textContent = count === 1 ? "1 hidden character:" : count + " hidden characters:";
   strip.append(head);
-  let shown = 0;
   pieces.forEach((p, j) => {
-    if (shown >= MAX_MARKS) return;
     if (!p.hidden) {
       // Context only next to marks: the end of the text before one, the start of the text after.
-      const before = j + 1 < pieces.length, after = j > 0;
+      const before = j + 1 < pieces.length || more > 0, after = j > 0;
       let s;
-      if (before && after) s = [...p.text].length > 2 * CONTEXT ? context(p.text, CONTEXT, false) + " " + context(p.text, CONTEXT, true) : context(p.text, 2 * CONTEXT, false);
+      if (before && after) s = p.text.length > 2 * CONTEXT ? context(p.text, CONTEXT, false) + " " + context(p.text, CONTEXT, true) : context(p.text, 2 * CONTEXT, false);
       else if (before) s = context(p.text, CONTEXT, true);
       else s = context(p.text, CONTEXT, false);
       const t = document.createElement("span");
@@ -119,7 +126,6 @@ function render(strip, field, pieces) {
       strip.append(t);
       return;
     }
-    shown++;
     const b = document.createElement("button");
     b.type = "button";
     b.className = "mark mark-" + (p.tag ? "tag" : kind(p.hidden[0]));
@@ -128,11 +134,11 @@ function render(strip, field, pieces) {
     b.addEventListener("click", () => select(field, p.start, p.end));
     strip.append(b);
   });
-  if (marks.length > shown) {
-    const more = document.createElement("span");
-    more.className = "marks-more";
-    more.textContent = "and " + (marks.length - shown) + " more";
-    strip.append(more);
+  if (more > 0) {
+    const m = document.createElement("span");
+    m.className = "marks-more";
+    m.textContent = "and " + more + " more";
+    strip.append(m);
   }
 }
 
@@ -160,7 +166,7 @@ function update(field) {
     field.after(strip);
   }
   strip.markedText = text;
-  render(strip, field, scan(text));
+  render(strip, field, text);
 }
 
 // selectFirst focuses the field with id and selects its first hidden character (the caret goes
@@ -169,7 +175,7 @@ function selectFirst(id) {
   const field = document.getElementById(id);
   if (!field) return;
   field.focus();
-  const p = scan(field.value).find((p) => p.hidden);
+  const p = scan(field.value, 1).pieces.find((p) => p.hidden);
   if (p) field.setSelectionRange(p.start, p.end);
   update(field);
 }
