@@ -43,14 +43,14 @@ func TestBrowserFindingsFollowTool(t *testing.T) {
 
 	// This tool: its group alone; All tools: every group again.
 	visible := `[...document.querySelectorAll('#findings .fgroup')].filter((g) => g.offsetParent !== null).map((g) => g.id)`
-	groups, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`document.querySelector('[data-testid=findings-scope-tool]').click(), ` + visible))
+	groups, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`document.querySelector('[data-testid=findings-scope-tool]').click(), `+visible))
 	if err != nil || len(groups) != 1 || groups[0] != last {
 		t.Errorf("This tool shows the groups %q (%v); want only %s", groups, err, last)
 	}
 	if dir != "" {
 		shoot(t, ctx, filepath.Join(dir, "findings-this-tool-1280.png"))
 	}
-	groups, err = chromedp.Run(ctx, chromedp.Evaluate[[]string](`document.querySelector('[data-testid=findings-scope-all]').click(), ` + visible))
+	groups, err = chromedp.Run(ctx, chromedp.Evaluate[[]string](`document.querySelector('[data-testid=findings-scope-all]').click(), `+visible))
 	if err != nil || len(groups) < 50 {
 		t.Errorf("All tools shows %d groups (%v); want all of them", len(groups), err)
 	}
