@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/tool-workbench/workbench/examples"
 	"github.com/tool-workbench/workbench/internal/testutil"
 )
 
@@ -79,5 +81,55 @@ func TestBrowserFindingsFollowTool(t *testing.T) {
 		shoot(t, ctx, filepath.Join(dir, "findings-follow-1280.png"))
 		_ = chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('#fg-listing .finding[data-rule=near-duplicate] details').open = true`))
 		shoot(t, ctx, filepath.Join(dir, "findings-open-1280.png"))
+	}
+}
+
+// TestBrowserFindingsThisTool: with "This tool", a tool without findings (or without any of the
+// chosen severity: here errors, of a tool with warnings only) says so instead of showing an empty panel, and a tool with findings shows
+// them alone.
+func TestBrowserFindingsThisTool(t *testing.T) {
+	ctx, base := browser(t)
+	ex, _ := examples.Get("library-2-draft")
+	pasteListing(t, ctx, base, string(ex.Listing))
+	// What the panel shows: the ids of the visible groups, or "empty" for the note.
+	const shows = `(() => { const e = document.querySelector('[data-testid=findings-scope-empty]');
+	  return e.offsetParent !== null ? ['empty'] : [...document.querySelectorAll('#findings .fgroup')].filter((g) => g.offsetParent !== null).map((g) => g.id); })()`
+	tools, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`(() => {
+	  const has = new Set([...document.querySelectorAll('#findings .fgroup')].map((g) => g.id));
+	  const rows = document.querySelectorAll('#tool-list .tool-row').length;
+	  let none = -1, some = -1;
+	  for (let i = 0; i < rows; i++) {
+	    if (!has.has('fg-' + i)) none = i;
+	    else if (!document.querySelector('#fg-' + i + ' .finding.sev-error')) some = i;
+	  }
+	  return [none, some]; })()`))
+	if err != nil || tools[0] < 0 || tools[1] < 0 {
+		t.Fatalf("a tool without findings and one with findings but no errors: %v, %v", tools, err)
+	}
+	pick := func(i int) chromedp.Action[chromedp.Void] {
+		return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector('#tool-row-%d .tool-pick').click()`, i))
+	}
+	cases := []struct {
+		name string
+		tool int
+		sev  string
+		want string
+	}{
+		{"no findings", tools[0], "All", "empty"},
+		{"findings", tools[1], "All", fmt.Sprintf("fg-%d", tools[1])},
+		{"none at the severity", tools[1], "Errors", "empty"},
+	}
+	for _, c := range cases {
+		err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("[data-testid=findings-scope-tool]")), pick(c.tool),
+			chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('#findings [aria-label^=Filter] .chip')].find((b) => b.textContent.trim().startsWith('`+c.sev+`')).click()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := chromedp.Run(ctx, chromedp.Poll[[]string](`(() => { const s = `+shows+`; return s.length === 1 && s[0] === '`+c.want+`' && s; })()`,
+			chromedp.WithPollingTimeout(5*time.Second)))
+		if err != nil {
+			got, _ = chromedp.Run(ctx, chromedp.Evaluate[[]string](shows))
+			t.Errorf("%s: This tool shows %q, want %s", c.name, got, c.want)
+		}
 	}
 }
