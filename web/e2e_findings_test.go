@@ -79,8 +79,19 @@ func TestBrowserFindingsFollowTool(t *testing.T) {
 	if dir != "" {
 		_ = chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('fg-listing').scrollIntoView({block: 'start'})`))
 		shoot(t, ctx, filepath.Join(dir, "findings-follow-1280.png"))
-		_ = chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('#fg-listing .finding[data-rule=near-duplicate] details').open = true`))
-		shoot(t, ctx, filepath.Join(dir, "findings-open-1280.png"))
+	}
+	// Open, on a phone, the list fits the screen.
+	err = chromedp.Do(ctx, chromedp.EmulateViewport(390, 844), chromedp.Evaluate[chromedp.Void](`(() => {
+	  const d = document.querySelector('#fg-listing .finding[data-rule=near-duplicate] details');
+	  d.open = true; d.scrollIntoView({block: 'start'}); })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](overflowJS)); err != nil || len(out) > 0 {
+		t.Errorf("at 390 px wide, wider than the screen: %v (%v)", out, err)
+	}
+	if dir != "" {
+		shoot(t, ctx, filepath.Join(dir, "findings-open-390.png"))
 	}
 }
 
@@ -125,10 +136,10 @@ func TestBrowserFindingsThisTool(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := chromedp.Run(ctx, chromedp.Poll[[]string](`(() => { const s = `+shows+`; return s.length === 1 && s[0] === '`+c.want+`' && s; })()`,
+		err = chromedp.Do(ctx, chromedp.Poll[chromedp.Void](`(() => { const s = `+shows+`; return s.length === 1 && s[0] === '`+c.want+`'; })()`,
 			chromedp.WithPollingTimeout(5*time.Second)))
 		if err != nil {
-			got, _ = chromedp.Run(ctx, chromedp.Evaluate[[]string](shows))
+			got, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](shows))
 			t.Errorf("%s: This tool shows %q, want %s", c.name, got, c.want)
 		}
 	}
