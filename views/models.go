@@ -14,6 +14,9 @@ type Page struct {
 	DatastarJS string // URL of the Datastar client
 	CSS        string // content-hashed URL of the style sheet
 	Script     string // content-hashed URL of the keyboard script
+	// Scripts are further scripts' content-hashed URLs: the marks of hidden characters
+	// (marks.js) and the findings panel that follows the selected tool (findings.js).
+	Scripts []string
 }
 
 // Example is one built-in example offered on the home page.

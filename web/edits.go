@@ -172,7 +172,11 @@ func (s *Server) selectTool(c echo.Context) error {
 		return nil
 	}
 	if f := c.QueryParam("focus"); focusable(f) {
-		_ = sse.PatchElementTempl(views.FocusField(f), datastar.WithSelector("#editor"), datastar.WithModeAppend())
+		focus := views.FocusField(f)
+		if c.QueryParam("at") == "hidden" { // a hidden-unicode finding: select the first one
+			focus = views.FocusHidden(f)
+		}
+		_ = sse.PatchElementTempl(focus, datastar.WithSelector("#editor"), datastar.WithModeAppend())
 	}
 	return nil
 }

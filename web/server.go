@@ -171,7 +171,8 @@ func New(cfg Config) (*Server, error) {
 		// The guard's identity (auth.go): session, proxy header, or the name a browser chose.
 		s.ident = s.identity
 	}
-	s.page = views.Page{Title: "Tool Workbench", DatastarJS: DatastarCDN, CSS: assets.URL("app.css"), Script: assets.URL("app.js")}
+	s.page = views.Page{Title: "Tool Workbench", DatastarJS: DatastarCDN, CSS: assets.URL("app.css"), Script: assets.URL("app.js"),
+		Scripts: []string{assets.URL("marks.js"), assets.URL("findings.js")}}
 	if cfg.DatastarJS != nil {
 		s.page.DatastarJS = assets.Add("datastar.js", cfg.DatastarJS).URL()
 	}
