@@ -92,14 +92,14 @@ const tabPlaceJS = `(() => {
 // tabRowState is what tabPlaceJS returns.
 type tabRowState struct {
 	What      string `json:"what"`
-	Lines     int  `json:"lines"`
-	Scrolls   bool `json:"scrolls"`
-	Top       int  `json:"top"`
-	Bottom    int  `json:"bottom"`
-	EndTop    int  `json:"endTop"`
-	EndBottom int  `json:"endBottom"`
-	EndShown  bool `json:"endShown"`
-	Height    int  `json:"height"`
+	Lines     int    `json:"lines"`
+	Scrolls   bool   `json:"scrolls"`
+	Top       int    `json:"top"`
+	Bottom    int    `json:"bottom"`
+	EndTop    int    `json:"endTop"`
+	EndBottom int    `json:"endBottom"`
+	EndShown  bool   `json:"endShown"`
+	Height    int    `json:"height"`
 }
 
 // phone is the width below which the page is laid out for a phone.

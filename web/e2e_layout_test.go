@@ -180,8 +180,10 @@ func shootTab(t *testing.T, ctx context.Context, size viewport, scheme, name, di
 		scroll(`scrollTo(0, 0)`)
 		shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("%stop-%d-%s.png", strings.TrimSuffix(name, "findings"), size.w, scheme)))
 	}
-	// Start each shot at the tab row (the page scrolls on a phone, the pane on a wide screen).
-	scroll(`document.querySelector('.results-pane').scrollTop = 0; document.querySelector('.results-pane .tabs').scrollIntoView({block: 'start'})`)
+	// Start each shot at the tab row (the page scrolls on a phone, the pane on a wide screen),
+	// below a phone's sticky view switch.
+	scroll(`(() => { const p = document.querySelector('.results-pane'); p.scrollTop = 0;
+		scrollTo(0, p.getBoundingClientRect().top + scrollY - (document.querySelector('.view-switch')?.offsetHeight || 0)); })()`)
 	shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("%s-%d-%s.png", name, size.w, scheme)))
 	target := map[string]string{"runs": "[data-testid=result-confusion]", "history": "[data-testid=rev-diff]", "github-history": "[data-testid=rev-diff]"}[name]
 	if target == "" {
