@@ -147,10 +147,18 @@ func phoneView(t *testing.T, ctx context.Context, view string) {
 	}
 }
 
-// checkEditor checks the editor (the parameters table, the annotations) at a size, and with dir
-// set keeps screenshots of it scrolled to the parameters and to the annotations.
+// checkEditor checks the editor (the parameters table, the annotations) at a size, and on a
+// phone the tools view before it; with dir set it keeps screenshots of them, the editor scrolled
+// to the parameters and to the annotations.
 func checkEditor(t *testing.T, ctx context.Context, size viewport, scheme, set, dir string) {
 	t.Helper()
+	if size.w < phone {
+		phoneView(t, ctx, "tools")
+		checkLayout(t, ctx, fmt.Sprintf("%dx%d %s %s tools", size.w, size.h, scheme, set), size)
+		if dir != "" {
+			shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("%s-tools-%d-%s.png", set, size.w, scheme)))
+		}
+	}
 	phoneView(t, ctx, "editor")
 	where := fmt.Sprintf("%dx%d %s %s editor", size.w, size.h, scheme, set)
 	checkLayout(t, ctx, where, size)
