@@ -21,7 +21,8 @@ import (
 //   - a box clips text sideways (overflow hidden, often with an ellipsis): text cut off. The tool
 //     list is left out: its names are point 5's (a resizable list, names in tooltips);
 //   - the items issue 21 found cut (the annotations' help, the names of the people present, the
-//     result tabs' labels) are not wholly inside every box that clips them, or the screen.
+//     result tabs' labels) are not wholly inside every box around them (up to their pane) and
+//     the screen.
 //
 // Text fields are left out: a long value scrolls inside its field, as it should.
 const layoutJS = `(() => {
@@ -53,8 +54,10 @@ const layoutJS = `(() => {
 		if (!e.checkVisibility()) continue;
 		const r = e.getBoundingClientRect();
 		let [left, right] = [0, de.clientWidth];
-		for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
-			if (getComputedStyle(p).overflowX === 'visible' || p.matches('[role=tablist]')) continue;
+		// Inside every box around it up to its pane: one that clips would cut it, and text
+		// sticking out of one that does not runs over its neighbours or the pane's edge.
+		for (let p = e.parentElement; p && p !== document.body && !p.matches('.pane'); p = p.parentElement) {
+			if (getComputedStyle(p).display === 'contents') continue;
 			const q = p.getBoundingClientRect();
 			left = Math.max(left, q.left + p.clientLeft);
 			right = Math.min(right, q.left + p.clientLeft + p.clientWidth);
