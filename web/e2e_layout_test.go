@@ -37,6 +37,7 @@ func TestBrowserTabsLayout(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h), colorScheme(scheme)); err != nil {
 				t.Fatal(err)
 			}
+			checkEditor(t, ctx, size, scheme, "example", dir)
 			for _, tab := range layoutTabs() {
 				showTab(t, ctx, size, scheme, tab, dir)
 			}
@@ -121,31 +122,32 @@ type layoutTab struct {
 	// fill waits for the reloaded panel rather than acting on the old one.
 	clear string
 	fill  []chromedp.Action[chromedp.Void] // what to open in the panel once shown
+	shots string                           // what the screenshots' names start with
 }
 
 func layoutTabs() []layoutTab {
 	return []layoutTab{
-		{"findings", "#panel-tabs [role=tab]:nth-child(1)", "", nil},
-		{"cost", "#panel-tabs [role=tab]:nth-child(2)", "", nil},
-		{"tasks", "[data-testid=tab-tasks]", "", nil},
-		{"server", "[data-testid=tab-server]", "", nil},
+		{"findings", "#panel-tabs [role=tab]:nth-child(1)", "", nil, ""},
+		{"cost", "#panel-tabs [role=tab]:nth-child(2)", "", nil, ""},
+		{"tasks", "[data-testid=tab-tasks]", "", nil, ""},
+		{"server", "[data-testid=tab-server]", "", nil, ""},
 		{"history", "[data-testid=tab-history]", "#revisions", []chromedp.Action[chromedp.Void]{
 			chromedp.Poll[chromedp.Void](`document.querySelectorAll('[data-testid=rev]').length >= 2`, chromedp.WithPollingTimeout(10*time.Second)),
 			chromedp.Click(chromedp.CSS("[data-testid=rev-compare]")),
 			chromedp.Poll[chromedp.Void](`document.querySelector('[data-testid=rev-diff] ins') !== null`, chromedp.WithPollingTimeout(10*time.Second)),
-		}},
+		}, ""},
 		{"runs", "[data-testid=tab-runs]", "#runs", []chromedp.Action[chromedp.Void]{
 			chromedp.WaitVisible(chromedp.CSS("[data-testid=run-show-last]")),
 			chromedp.Click(chromedp.CSS("[data-testid=run-show-last]")),
 			chromedp.WaitVisible(chromedp.CSS("[data-testid=compare-go]")),
 			chromedp.Click(chromedp.CSS("[data-testid=compare-go]")),
 			chromedp.WaitVisible(chromedp.CSS("[data-testid=compare-summary]")),
-		}},
+		}, ""},
 	}
 }
 
-// showTab opens a tab and checks that nothing in it is wider than the screen; with dir set it
-// keeps screenshots of it.
+// showTab opens a tab (on a phone, in the results view) and checks the layout (checkLayout); with
+// dir set it keeps screenshots of it.
 func showTab(t *testing.T, ctx context.Context, size viewport, scheme string, tab layoutTab, dir string) {
 	t.Helper()
 	where := fmt.Sprintf("%dx%d %s %s", size.w, size.h, scheme, tab.name)
@@ -154,18 +156,13 @@ func showTab(t *testing.T, ctx context.Context, size viewport, scheme string, ta
 		acts = append(acts, chromedp.Evaluate[chromedp.Void](`document.querySelector('`+tab.clear+`').replaceChildren()`))
 	}
 	acts = append(append(acts, chromedp.Click(chromedp.CSS(tab.tab))), tab.fill...)
+	phoneView(t, ctx, "results")
 	if err := chromedp.Do(ctx, acts...); err != nil {
 		t.Fatalf("%s: %v", where, err)
 	}
-	out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](overflowJS))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out) > 0 {
-		t.Errorf("%s: wider than the screen: %v", where, out)
-	}
+	checkLayout(t, ctx, where, size)
 	if dir != "" {
-		shootTab(t, ctx, size, scheme, tab.name, dir)
+		shootTab(t, ctx, size, scheme, tab.shots+tab.name, dir)
 	}
 }
 
@@ -178,19 +175,21 @@ func shootTab(t *testing.T, ctx context.Context, size viewport, scheme, name, di
 			t.Fatal(err)
 		}
 	}
-	if name == "findings" {
+	if strings.HasSuffix(name, "findings") {
 		// The page's top: the header with presence and the access bar, the field notice.
 		scroll(`scrollTo(0, 0)`)
-		shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("top-%d-%s.png", size.w, scheme)))
+		shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("%stop-%d-%s.png", strings.TrimSuffix(name, "findings"), size.w, scheme)))
 	}
-	// Start each shot at the tab row (the page scrolls on a phone, the pane on a wide screen).
-	scroll(`document.querySelector('.results-pane').scrollTop = 0; document.querySelector('.results-pane .tabs').scrollIntoView({block: 'start'})`)
+	// Start each shot at the tab row (the page scrolls on a phone, the pane on a wide screen),
+	// below a phone's sticky view switch.
+	scroll(`(() => { const p = document.querySelector('.results-pane'); p.scrollTop = 0;
+		scrollTo(0, p.getBoundingClientRect().top + scrollY - (document.querySelector('.view-switch')?.offsetHeight || 0)); })()`)
 	shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("%s-%d-%s.png", name, size.w, scheme)))
-	if name != "runs" && name != "history" {
+	target := map[string]string{"runs": "[data-testid=result-confusion]", "history": "[data-testid=rev-diff]", "github-history": "[data-testid=rev-diff]"}[name]
+	if target == "" {
 		return
 	}
 	// The lower part: the confusion matrix, or the diff.
-	target := map[string]string{"runs": "[data-testid=result-confusion]", "history": "[data-testid=rev-diff]"}[name]
 	scroll(`document.querySelector('` + target + `').scrollIntoView({block: 'center'})`)
 	shoot(t, ctx, filepath.Join(dir, fmt.Sprintf("%s-%d-%s-lower.png", name, size.w, scheme)))
 	if name == "runs" {
