@@ -121,3 +121,18 @@ document.addEventListener("click", (e) => {
   Promise.all([copied, text]).then(([, t]) => exportStatus("Copied " + t.length.toLocaleString() + " characters."),
     (err) => exportStatus("Not copied: " + (err && err.message ? err.message : String(err)), true));
 });
+
+// Issue 21 (10f): a paste that could not be read comes back with the caret on the error. The
+// server gives the line and the column in characters (code points); the box counts UTF-16 units.
+if (paste && paste.dataset.errorAt) {
+  const [line, col] = paste.dataset.errorAt.split(":").map(Number);
+  const lines = paste.value.split("\n");
+  let at = 0;
+  for (let i = 0; i < line - 1 && i < lines.length; i++) at += lines[i].length + 1;
+  const chars = [...(lines[line - 1] || "")];
+  at += chars.slice(0, col - 1).join("").length;
+  paste.focus();
+  paste.setSelectionRange(at, at + (chars[col - 1] || "").length);
+  const lh = parseFloat(getComputedStyle(paste).lineHeight) || 16;
+  paste.scrollTop = Math.max(0, (line - 1) * lh - paste.clientHeight / 2);
+}
