@@ -33,7 +33,6 @@ func versionAbove(v int) chromedp.Action[chromedp.Void] {
 	return poll(`Number(document.querySelector('[data-testid=history]').dataset.version) > ` + strconv.Itoa(v))
 }
 
-
 // extraHeaders makes the page send headers h with every request (as a proxy in front would).
 func extraHeaders(h network.Headers) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
