@@ -127,7 +127,7 @@ func TestBrowserRenameWorkspace(t *testing.T) {
 		t.Fatalf("rename: %v", err)
 	}
 	want := `document.getElementById('ws-name')?.value === ` + jsString(name)
-	if err := chromedp.Do(ctxB, poll(want)); err != nil {
+	if err := chromedp.Do(ctxB, poll(want+` && document.title.startsWith(`+jsString(name)+`)`)); err != nil {
 		got, _ := chromedp.Run(ctxB, chromedp.Evaluate[string](`document.querySelector('[data-testid=ws-name]')?.outerHTML`))
 		t.Fatalf("the other page does not show the new name: %v (%s)", err, got)
 	}
