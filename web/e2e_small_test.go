@@ -57,15 +57,17 @@ func TestBrowserAskNameAtFirstEdit(t *testing.T) {
 	var st store.Store
 	ctx, base := browser(t, func(c *Config) { st = c.Store })
 	pasteListing(t, ctx, base, threeTools)
-	hidden := `(document.getElementById('name-ask')?.offsetParent ?? null) === null`
+	// checkVisibility: the box is fixed in place, so it has no offsetParent even when shown.
+	hidden := `!document.getElementById('name-ask')?.checkVisibility()`
 	if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](hidden)); err != nil || !ok {
 		t.Fatalf("the name is asked before any edit (%v)", err)
 	}
 	err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`(() => { const d = document.getElementById('f-desc'); d.focus(); d.setSelectionRange(d.value.length, d.value.length); })()`),
 		chromedp.KeyEvent(" Edited."), versionAbove(0),
-		poll(`document.getElementById('name-ask')?.offsetParent != null`))
+		poll(`document.getElementById('name-ask')?.checkVisibility() === true`))
 	if err != nil {
-		t.Fatalf("no name asked at the first edit: %v", err)
+		got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.getElementById('name-ask')?.outerHTML ?? 'none') + ' ' + localStorage.getItem('workbench.name-asked')`))
+		t.Fatalf("no name asked at the first edit: %v (%s)", err, got)
 	}
 	if id, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.id`)); id != "f-desc" {
 		t.Errorf("the name box took the focus from the description (focus on %q)", id)
