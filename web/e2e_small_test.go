@@ -7,6 +7,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/netip"
 	"os"
@@ -160,14 +161,18 @@ func TestBrowserTaskImportAsks(t *testing.T) {
 		t.Fatalf("the example has %d tasks (%v)", n, err)
 	}
 	importAs := func(mode string) error {
-		return chromedp.Do(ctx,
+		err := chromedp.Do(ctx,
 			poll("document.querySelector('[data-testid=datastar-missing]').style.display === 'none'"),
 			chromedp.Click(chromedp.CSS("[data-testid=tab-tasks]")),
 			chromedp.SetUploadFiles("#task-file", []string{file}),
 			chromedp.Click(chromedp.CSS("[data-testid=task-import-submit]")),
 			chromedp.WaitVisible(chromedp.CSS("[data-testid=task-import-confirm]")),
-			chromedp.Click(chromedp.CSS("[data-testid=task-import-"+mode+"]")),
-			chromedp.WaitVisible(chromedp.CSS("[data-testid=workspace]")))
+			chromedp.Evaluate[chromedp.Void](`window.__before = true`),
+			chromedp.Click(chromedp.CSS("[data-testid=task-import-"+mode+"]")))
+		if err != nil {
+			return err
+		}
+		return postedPage(ctx)
 	}
 	if err := importAs("append"); err != nil {
 		t.Fatalf("import asking first: %v", err)
@@ -188,6 +193,23 @@ func TestBrowserTaskImportAsks(t *testing.T) {
 	if err != nil {
 		got, _ := chromedp.Run(ctx, chromedp.Evaluate[int](rows))
 		t.Fatalf("replace, then undo: %v (%d rows)", err, got)
+	}
+}
+
+// postedPage waits for the page a form's post led to (window.__before marks the old one); the
+// evaluations fail while the browser moves from one to the other.
+func postedPage(ctx context.Context) error {
+	const loaded = `window.__before !== true && document.readyState === 'complete' && !!document.querySelector('[data-testid=workspace]')`
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](loaded))
+		if err == nil && ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no new page after the form was posted (%v)", err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
