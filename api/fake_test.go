@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/tool-workbench/workbench/store"
 )
@@ -36,6 +37,17 @@ func (s *fakeStore) CreateWorkspace(_ context.Context, nw store.NewWorkspace) (s
 	s.ws[w.ID] = &fakeWorkspace{w: w, revs: []store.Revision{{Workspace: w.ID, Number: 0, Parent: -1, Kind: store.KindImport,
 		Author: nw.Author, Message: nw.Message, Created: w.Created, Updated: w.Created, RestoredFrom: -1, Listing: nw.Listing}}}
 	return w, nil
+}
+
+func (s *fakeStore) SetTitle(_ context.Context, id, title string, now time.Time) (store.Workspace, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fw, err := s.get(id)
+	if err != nil {
+		return store.Workspace{}, err
+	}
+	fw.w.Title, fw.w.Updated = title, now.UTC()
+	return fw.w, nil
 }
 
 func (s *fakeStore) get(id string) (*fakeWorkspace, error) {

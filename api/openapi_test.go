@@ -81,14 +81,14 @@ func validateJSON(t testing.TB, ptr string, data []byte) {
 func ptrEscape(s string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }
 
 // routeOf turns a request path into the document's path template.
-var idSegment = regexp.MustCompile(`/workspaces/[^/]+/`)
+var idSegment = regexp.MustCompile(`/workspaces/[^/]+(/|$)`)
 
 func routeOf(path string) string {
 	path = strings.TrimPrefix(path, Prefix)
 	if i := strings.IndexByte(path, '?'); i >= 0 {
 		path = path[:i]
 	}
-	return idSegment.ReplaceAllString(path, "/workspaces/{id}/")
+	return idSegment.ReplaceAllString(path, "/workspaces/{id}$1")
 }
 
 // checkRequest validates a request body against the operation's request schema.

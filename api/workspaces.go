@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -126,6 +127,39 @@ func (a *API) createWorkspace(c echo.Context) error {
 		Revisions: c.Echo().Reverse("listWorkspaceRevisions", w.ID)}
 	c.Response().Header().Set(echo.HeaderLocation, base)
 	return c.JSON(http.StatusCreated, resp)
+}
+
+// renameWorkspace sets a workspace's title and answers its record, as POST /workspaces does.
+func (a *API) renameWorkspace(c echo.Context) error {
+	id, err := workspaceID(c)
+	if err != nil {
+		return err
+	}
+	if _, err := a.access(c, id, true); err != nil {
+		return err
+	}
+	req, err := a.read(c, "title")
+	if err != nil {
+		return err
+	}
+	title, err := req.str("title", "")
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(title) == "" {
+		return &Error{Code: CodeInvalidField, Field: "title", Pointer: "/title", Message: "a workspace's title cannot be empty",
+			Hint: `send {"title": "the new name"}`}
+	}
+	w, err := a.listings.Rename(c.Request().Context(), id, title, a.opts.Now())
+	if err != nil {
+		return err
+	}
+	rev, err := a.listings.HeadRevision(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, workspaceResponse{Workspace: w, Tools: len(rev.Listing.Tools),
+		Listing: c.Echo().Reverse("getWorkspaceListing", id), Revisions: c.Echo().Reverse("listWorkspaceRevisions", id)})
 }
 
 // getListing answers the head listing as a tools/list result, exactly as export.JSON writes

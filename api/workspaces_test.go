@@ -250,3 +250,54 @@ func TestRevisionPages(t *testing.T) {
 		})
 	}
 }
+
+// TestRenameWorkspace: PATCH /workspaces/{id} sets the title, cleaned as the pages clean it, and
+// refuses an empty one, a read-only caller and an unknown workspace.
+func TestRenameWorkspace(t *testing.T) {
+	fs := newFakeStore()
+	e := newRouter(t, Options{Workspaces: fs, Now: fixedClock})
+	rec := call(e, http.MethodPost, Prefix+"/workspaces", body("listing", small))
+	var w workspaceResponse
+	if err := json.Unmarshal(rec.Body.Bytes(), &w); err != nil {
+		t.Fatalf("create: %v: %s", err, rec.Body)
+	}
+	url := Prefix + "/workspaces/" + w.ID
+	viewOnly := func(_ *http.Request, _ string, write bool) (string, error) {
+		if write {
+			return "", &Error{Code: CodeForbidden, Message: "a view link cannot edit", Hint: "ask for an edit link"}
+		}
+		return "viewer", nil
+	}
+	tests := []struct {
+		name, url, body string
+		opts            *Options
+		status          int
+		title           string
+	}{
+		{"renamed", url, `{"title": " Library\u0007 ✓ "}`, nil, http.StatusOK, "Library  ✓"},
+		{"empty", url, `{"title": "  "}`, nil, http.StatusBadRequest, ""},
+		{"not a string", url, `{"title": 3}`, nil, http.StatusBadRequest, ""},
+		{"read only", url, `{"title": "x"}`, &Options{Workspaces: fs, Access: viewOnly, Now: fixedClock}, http.StatusForbidden, ""},
+		{"unknown", Prefix + "/workspaces/" + strings.Repeat("0", 32), `{"title": "x"}`, nil, http.StatusNotFound, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e
+			if tt.opts != nil {
+				r = newRouter(t, *tt.opts)
+			}
+			rec := call(r, http.MethodPatch, tt.url, tt.body)
+			if rec.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tt.status, rec.Body)
+			}
+			checkResponse(t, http.MethodPatch, tt.url, rec)
+			if tt.title == "" {
+				return
+			}
+			var got workspaceResponse
+			if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || got.Title != tt.title || got.Tools != w.Tools {
+				t.Errorf("answer %+v (%v), want title %q", got, err, tt.title)
+			}
+		})
+	}
+}

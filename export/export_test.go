@@ -180,7 +180,7 @@ func TestGoRefuses(t *testing.T) {
 		{"icon without src", `[{"name":"a","inputSchema":{"type":"object"},"icons":[{"mimeType":"image/png"}]}]`, GoOptions{}, `no string src`},
 		{"NaN in a schema", `[{"name":"a","inputSchema":{"type":"object","maximum":NaN}}]`, GoOptions{}, `NaN or Infinity`},
 		{"lone surrogate in a description", `[{"name":"a","description":"x\ud800","inputSchema":{"type":"object"}}]`, GoOptions{}, `lone UTF-16 surrogate`},
-		{"duplicate names", `[{"name":"a","inputSchema":{"type":"object"}},{"name":"a","inputSchema":{"type":"object"}}]`, GoOptions{}, `also used by tool 0`},
+		{"duplicate names", `[{"name":"a","inputSchema":{"type":"object"}},{"name":"a","inputSchema":{"type":"object"}}]`, GoOptions{}, `also used by tool 1`},
 		{"package not an identifier", `[{"name":"a","inputSchema":{"type":"object"}}]`, GoOptions{Package: "my-tools"}, `not a Go identifier`},
 		{"main in another package", `[{"name":"a","inputSchema":{"type":"object"}}]`, GoOptions{Package: "tools", Main: true}, `must be package main`},
 	}

@@ -199,7 +199,7 @@ func buildTools(l *listing.Listing) ([]*goTool, []Warning, []Problem) {
 		name := t.Get("name").Str
 		base := "/tools/" + strconv.Itoa(i)
 		if j, dup := seen[name]; dup {
-			probs = append(probs, Problem{name, base + "/name", fmt.Sprintf("the name is also used by tool %d; go-sdk keeps only the last tool registered under a name", j)})
+			probs = append(probs, Problem{name, base + "/name", fmt.Sprintf("the name is also used by tool %d; go-sdk keeps only the last tool registered under a name", j+1)})
 			continue
 		}
 		seen[name] = i

@@ -125,7 +125,7 @@ func (l *Listing) Apply(op Op) (*Listing, error) {
 	}
 	for i, t := range out.Items {
 		if !t.IsObject() || !t.Get("name").IsString() {
-			return nil, &EditError{op, fmt.Sprintf("tool %d would have no string name", i)}
+			return nil, &EditError{op, fmt.Sprintf("tool %d would have no string name", i+1)}
 		}
 	}
 	c := l.Clone()

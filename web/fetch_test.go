@@ -114,10 +114,14 @@ func TestFetchHomeCreatesWorkspace(t *testing.T) {
 	if n := len(find(t, page, "tool-row")); n != 3 {
 		t.Errorf("tool rows: %d, want 3", n)
 	}
-	for tid, want := range map[string]string{"server-name": "test-server", "server-version": "0.9.1", "ws-name": "test-server"} {
+	for tid, want := range map[string]string{"server-name": "test-server", "server-version": "0.9.1"} {
 		if n := find(t, page, tid); len(n) != 1 || text(n[0]) != want {
 			t.Errorf("%s: %v, want %q", tid, n, want)
 		}
+	}
+	// The workspace's name is a field its editors can rename.
+	if n := find(t, page, "ws-name"); len(n) != 1 || findTag(n[0], "input") == nil || attr(findTag(n[0], "input"), "value") != "test-server" {
+		t.Errorf("ws-name: %v, want a field holding %q", n, "test-server")
 	}
 	if n := find(t, page, "server-protocol"); len(n) != 1 || !strings.HasPrefix(text(n[0]), "20") {
 		t.Errorf("no protocol revision shown")

@@ -78,8 +78,10 @@ func (h *Hub) handle(r *room, ev store.Event) {
 	case store.EventRuns:
 		// A run was stored here or on another replica: the server decides what its pages show.
 		h.host.onRuns(r.ws)
-	case store.EventRevision, store.EventTitle:
+	case store.EventRevision:
 		h.Publish(r.ws, Notice{EditorTool: -1, History: true})
+	case store.EventTitle:
+		h.Publish(r.ws, Notice{EditorTool: -1, History: true, Renamed: true})
 	case store.EventResync, store.EventDeleted:
 		h.Publish(r.ws, Notice{Full: true, History: true})
 	}

@@ -37,6 +37,8 @@ type Notice struct {
 	Undo *store.UndoState
 	// History asks pages whose History panel is open to show the revisions again.
 	History bool
+	// Renamed asks the page to show the workspace's name again.
+	Renamed bool
 	// Full asks the page to re-render every region (it missed notices).
 	Full bool
 	// State is the workspace as the change left it, when the sender has it: pages render

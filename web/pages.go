@@ -132,6 +132,11 @@ func parseProblem(src []byte, err error) *views.ParseProblem {
 		var se *listing.SyntaxError
 		if errors.As(err, &se) {
 			p.Message = se.Msg
+			// The parser's hint restates the message with the position, which the page shows
+			// already: once is enough.
+			if strings.Contains(p.Hint, se.Msg) {
+				p.Hint = ""
+			}
 		}
 		if le.Offset >= 0 {
 			p.Line, p.Column, _ = listing.Position(src, le.Offset)

@@ -222,6 +222,7 @@ func (s *Server) routes() *echo.Echo {
 	w.POST("/task", s.taskOp)
 	w.POST("/undo", s.undo)
 	w.POST("/redo", s.redo)
+	w.POST("/name", s.renameWorkspace)
 	w.POST("/fetch", s.fetchWorkspace)
 	w.GET("/export", s.exportFile)
 	w.POST("/export/notes", s.exportNotes)

@@ -115,6 +115,11 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 			return err
 		}
 	}
+	if n.Renamed {
+		if err := s.patchName(sse, p.ws); err != nil {
+			return err
+		}
+	}
 	if n.Full {
 		ws, err := s.store.Get(sse.Context(), p.ws, p.who)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -114,7 +115,25 @@ func (s *Server) exportTasks(c echo.Context) error {
 	return c.Blob(http.StatusOK, "application/json", append(b, '\n'))
 }
 
-// importTasks replaces the task file from an upload, then shows the workspace again.
+// uniqueTaskIDs refuses an append whose task ids repeat the workspace's.
+func uniqueTaskIDs(have, add []selection.Task) error {
+	ids := map[string]bool{}
+	for _, t := range have {
+		if t.ID != "" {
+			ids[t.ID] = true
+		}
+	}
+	for i, t := range add {
+		if t.ID != "" && ids[t.ID] {
+			return fmt.Errorf("task %d of the file has the id %q, which a task of the workspace has", i+1, t.ID)
+		}
+	}
+	return nil
+}
+
+// importTasks replaces the task file from an upload (or, with mode=append, adds its tasks after
+// the workspace's; the page asks which), then shows the workspace again. Either is one edit,
+// which Undo takes back.
 func (s *Server) importTasks(c echo.Context) error {
 	ws, err := s.getPageWS(c) // a refusal renders the whole page
 	if err != nil {
@@ -152,7 +171,16 @@ func (s *Server) importTasks(c echo.Context) error {
 		return refuse(BadRequest, "The task file could not be used: "+err.Error()+
 			`. It should be a JSON array such as [{"task": "Renew my loan", "expect": "loans_renew"}].`)
 	}
-	if _, err := s.store.Apply(r.Context(), ws.ID, Edit{Tasks: tasks, SetTasks: true, Message: "imported tasks from " + workspace.Title(fh.Filename)}, s.who(c)); err != nil {
+	msg := "imported tasks from " + workspace.Title(fh.Filename)
+	if c.FormValue("mode") == "append" && len(ws.Tasks) > 0 {
+		// The file's tasks after the workspace's: ids must stay unique across both.
+		if err := uniqueTaskIDs(ws.Tasks, tasks); err != nil {
+			return refuse(BadRequest, "The task file could not be appended: "+err.Error()+". Replace the tasks instead, or change the file's ids.")
+		}
+		tasks = append(slices.Clip(ws.Tasks), tasks...)
+		msg = "appended tasks from " + workspace.Title(fh.Filename)
+	}
+	if _, err := s.store.Apply(r.Context(), ws.ID, Edit{Tasks: tasks, SetTasks: true, Message: msg}, s.who(c)); err != nil {
 		return err
 	}
 	// Every page shows the imported tasks (its event alone may find this state shown already,

@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/tool-workbench/workbench/store"
 )
@@ -18,6 +19,8 @@ type Records interface {
 	// Revisions lists a page of the revisions, newest first, without listings or ops (see
 	// store.Store.Revisions).
 	Revisions(ctx context.Context, workspace string, page store.RevisionPage) ([]store.Revision, error)
+	// SetTitle renames a workspace.
+	SetTitle(ctx context.Context, id, title string, now time.Time) (store.Workspace, error)
 }
 
 // Listings is the service's whole-listing operations, the JSON API's: create a workspace as
@@ -47,6 +50,15 @@ func (l *Listings) HeadRevision(ctx context.Context, id string) (store.Revision,
 		return store.Revision{}, fmt.Errorf("read head: the store returned revision %d without its listing", rev.Number)
 	}
 	return rev, nil
+}
+
+// Rename gives a workspace a new title, kept as the pages keep one (Title).
+func (l *Listings) Rename(ctx context.Context, id, title string, now time.Time) (store.Workspace, error) {
+	w, err := l.st.SetTitle(ctx, id, Title(title), now)
+	if err != nil {
+		return store.Workspace{}, fmt.Errorf("rename workspace: %w", err)
+	}
+	return w, nil
 }
 
 // Replace records c's whole listing as the workspace's next revision.

@@ -45,11 +45,16 @@ func tasksJSON(tasks []selection.Task) (json.RawMessage, error) {
 	return b, nil
 }
 
-// DescribePath names a pointer into the listing for a message: "description of tool 3".
+// DescribePath names a pointer into the listing for a message: "description of tool 3" for
+// /tools/2/description.
 func DescribePath(p string) string {
 	toks, err := listing.SplitPointer(p)
 	if err != nil || len(toks) < 3 {
 		return "the tools"
+	}
+	// People count from 1: "tool 1" is the first (pointers stay 0-based).
+	if i, err := strconv.Atoi(toks[1]); err == nil {
+		return fmt.Sprintf("%s of tool %d", strings.Join(toks[2:], "."), i+1)
 	}
 	return fmt.Sprintf("%s of tool %s", strings.Join(toks[2:], "."), toks[1])
 }

@@ -191,3 +191,52 @@ document.addEventListener("submit", (e) => {
     exportStatus("Downloaded " + a.download + ".");
   }).catch((err) => exportStatus("Not downloaded: " + (err && err.message ? err.message : String(err)), true));
 });
+// Issue 21 (10f): a paste that could not be read comes back with the caret on the error. The
+// server gives the line and the column in characters (code points); the box counts UTF-16 units.
+if (paste && paste.dataset.errorAt) {
+  const [line, col] = paste.dataset.errorAt.split(":").map(Number);
+  const lines = paste.value.split("\n");
+  let at = 0;
+  for (let i = 0; i < line - 1 && i < lines.length; i++) at += lines[i].length + 1;
+  const chars = [...(lines[line - 1] || "")];
+  at += chars.slice(0, col - 1).join("").length;
+  paste.focus();
+  paste.setSelectionRange(at, at + (chars[col - 1] || "").length);
+  const lh = parseFloat(getComputedStyle(paste).lineHeight) || 16;
+  paste.scrollTop = Math.max(0, (line - 1) * lh - paste.clientHeight / 2);
+}
+
+// Issue 21 (10a): an anonymous person is asked for a name at their first edit, once (the
+// browser remembers that it asked). The box never takes the focus; its answer is posted as the
+// header's name form posts it, and the page goes on without reloading.
+const nameAsk = document.getElementById("name-ask");
+if (nameAsk) {
+  const key = "workbench.name-asked";
+  const asked = () => { try { return localStorage.getItem(key) === "1"; } catch { return false; } };
+  const onEdit = (e) => {
+    if (!e.target.closest || !e.target.closest(".editor-pane, #tasks, .tools-pane")) return;
+    document.removeEventListener("input", onEdit, true);
+    document.removeEventListener("change", onEdit, true);
+    if (asked()) return;
+    try { localStorage.setItem(key, "1"); } catch { /* private mode: asked once per page */ }
+    nameAsk.hidden = false;
+  };
+  document.addEventListener("input", onEdit, true);
+  document.addEventListener("change", onEdit, true);
+  const form = nameAsk.querySelector("form");
+  const problem = nameAsk.querySelector(".name-ask-problem");
+  nameAsk.querySelector("[data-name-ask-close]").addEventListener("click", () => { nameAsk.hidden = true; });
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const name = form.elements.name.value.trim();
+    fetch(form.action, { method: "POST", body: new URLSearchParams(new FormData(form)), credentials: "same-origin", redirect: "manual" })
+      .then(async (r) => {
+        // The answer is a redirect back to the page (opaque here); an error is plain text.
+        if (r.type !== "opaqueredirect" && !r.ok) throw new Error((await r.text()) || r.statusText);
+        const box = document.getElementById("display-name");
+        if (box) box.value = name;
+        nameAsk.hidden = true;
+      })
+      .catch((err) => { problem.textContent = "Not saved: " + (err && err.message ? err.message : String(err)); problem.hidden = false; });
+  });
+}
