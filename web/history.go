@@ -35,9 +35,9 @@ func (s *Server) historyRoutes(w *echo.Group) {
 }
 
 func revisionRow(r store.Revision, head int) views.RevisionRow {
-	return views.RevisionRow{Number: r.Number, Parent: r.Parent, Kind: string(r.Kind), Author: r.Author, Message: r.Message,
-		Name: r.Name, When: r.Updated.UTC().Format(time.RFC3339), Edits: r.Edits, Field: r.Field, RestoredFrom: r.RestoredFrom,
-		Head: r.Number == head}
+	return views.RevisionRow{Number: r.Number, Parent: r.Parent, Kind: string(r.Kind), Author: r.Author, Message: workspace.RevisionSummary(r),
+		Name: r.Name, When: r.Updated.UTC().Format(time.RFC3339), WhenText: r.Updated.UTC().Format("2 Jan 2006, 15:04 UTC"),
+		Edits: r.Edits, Field: r.Field, RestoredFrom: r.RestoredFrom, Head: r.Number == head}
 }
 
 // revisionsModel is the History panel's list: the newest page of revisions, and the baseline
