@@ -78,13 +78,18 @@ func Errorf(k Kind, op, format string, args ...any) *Error {
 }
 
 // StepConflict is the cause of an undo or redo refused because someone else changed what the
-// step would write back since: the task file (Tasks), or the value at Path in the listing.
+// step would write back since: the task file (Tasks), the value at Path in the listing, or, for
+// a restore's step (Revision), the listing or the task file anywhere.
 type StepConflict struct {
-	Path  string
-	Tasks bool
+	Path     string
+	Tasks    bool
+	Revision bool
 }
 
 func (e *StepConflict) Error() string {
+	if e.Revision {
+		return "the listing or the task file was changed by someone else since"
+	}
 	if e.Tasks {
 		return "the task file was changed by someone else since"
 	}

@@ -399,6 +399,10 @@ type Restore struct {
 	AuthorID  string
 	Message   string
 	Now       time.Time
+	// Undo, when set (and AuthorID is), records the restore as a step of its author's undo:
+	// undoing it brings back the listing and the task file the workspace had before it, as long
+	// as nobody changed either since.
+	Undo bool
 }
 
 // EditResult is the state after an accepted edit.

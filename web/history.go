@@ -35,9 +35,9 @@ func (s *Server) historyRoutes(w *echo.Group) {
 }
 
 func revisionRow(r store.Revision, head int) views.RevisionRow {
-	return views.RevisionRow{Number: r.Number, Parent: r.Parent, Kind: string(r.Kind), Author: r.Author, Message: r.Message,
-		Name: r.Name, When: r.Updated.UTC().Format(time.RFC3339), Edits: r.Edits, Field: r.Field, RestoredFrom: r.RestoredFrom,
-		Head: r.Number == head}
+	return views.RevisionRow{Number: r.Number, Parent: r.Parent, Kind: string(r.Kind), Author: r.Author, Message: workspace.RevisionSummary(r),
+		Name: r.Name, When: r.Updated.UTC().Format(time.RFC3339), WhenText: r.Updated.UTC().Format("2 Jan 2006, 15:04 UTC"),
+		Edits: r.Edits, Field: r.Field, RestoredFrom: r.RestoredFrom, Head: r.Number == head}
 }
 
 // revisionsModel is the History panel's list: the newest page of revisions, and the baseline
@@ -148,17 +148,33 @@ func (s *Server) historyPanel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m, err := s.revisionsModel(c.Request().Context(), c.Param("id"))
+	ctx, id := c.Request().Context(), c.Param("id")
+	// The page gets every change from here on: one made while the panel is read reaches it
+	// through its stream too (and the check below).
+	if p := s.hub.lookup(id, hs.PID); p != nil {
+		p.openHistory()
+	}
+	before, err := s.db.Workspace(ctx, id)
+	if err != nil {
+		return workspace.StoreErr(err)
+	}
+	m, err := s.revisionsModel(ctx, id)
 	if err != nil {
 		return err
-	}
-	if p := s.hub.lookup(c.Param("id"), hs.PID); p != nil {
-		p.openHistory()
 	}
 	sse := newSSE(c)
 	// A fresh panel holds no older revisions.
 	_ = sse.MarshalAndPatchSignals(map[string]int{"_revtop": 0, "_revnext": 0})
-	_ = sse.PatchElementTempl(views.RevisionsPanel(m))
+	if err := sse.PatchElementTempl(views.RevisionsPanel(m)); err != nil {
+		return nil
+	}
+	// A change's list may have reached the page before this older one: send the list again
+	// when the workspace moved on meanwhile.
+	if now, err := s.db.Workspace(ctx, id); err == nil && now.Seq != before.Seq {
+		if m, err := s.revisionsModel(ctx, id); err == nil {
+			_ = sse.PatchElementTempl(views.RevisionsList(m))
+		}
+	}
 	return nil
 }
 

@@ -202,20 +202,29 @@ func (h *Hub) shownIfNone(ws string, st *state) {
 	}
 }
 
-// Publish sends n to every page of ws except the one that made the change.
+// Publish sends n to every page of ws except the one that made the change. That page patched
+// itself, all but its History list: the answer to a change is not where its revision shows
+// (an answer cut short by the page's next request to the same URL would leave the list
+// stale), so it gets the list from its stream, in the store's order, as every other page does.
 func (h *Hub) Publish(ws string, n Notice) {
 	h.mu.Lock()
 	var targets []*page
+	var author *page
 	if r := h.rooms[ws]; r != nil {
 		targets = make([]*page, 0, len(r.pages))
 		for id, p := range r.pages {
 			if id != n.From {
 				targets = append(targets, p)
+			} else if n.History {
+				author = p
 			}
 		}
 	}
 	h.mu.Unlock()
 	for _, p := range targets {
 		p.deliver(n)
+	}
+	if author != nil && author.showsHistory() {
+		author.deliver(Notice{Version: n.Version, EditorTool: -1, History: true, cache: n.cache})
 	}
 }

@@ -152,3 +152,37 @@ func TestPageBehindGetsFullRefresh(t *testing.T) {
 		t.Errorf("the newest notice is %+v; want version %d with Full set", last, pageBacklog)
 	}
 }
+
+// TestHubAuthorGetsItsHistory (issue 21, point 1): the page that made a change gets no notice
+// of it, but when its History panel is open it gets the revision list (and nothing else) from
+// its stream, as every other page does.
+func TestHubAuthorGetsItsHistory(t *testing.T) {
+	const ws = "w1"
+	pidA, pidB := strings.Repeat("a", 32), strings.Repeat("b", 32)
+	h := newHub(newFakeHost())
+	a, err := h.join(ws, pidA, 0, Author{Name: "Ana", ID: "ana"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := h.join(ws, pidB, 0, Author{Name: "Bo", ID: "bo"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	change := Notice{From: pidA, EditorTool: 0, Structure: true, Shared: []Patch{{HTML: "<div id=x></div>"}}, History: true, Version: 7}
+	h.Publish(ws, change)
+	nextNotice(t, b, "the change")
+	if len(a.notices()) != 0 {
+		t.Fatalf("the author, History closed, got a notice of its own change")
+	}
+	a.openHistory()
+	h.Publish(ws, change)
+	nextNotice(t, b, "the change")
+	n := nextNotice(t, a, "the author's History")
+	if !n.History || n.Shared != nil || n.Structure || n.EditorTool != -1 || n.From != "" || n.Version != 7 {
+		t.Errorf("the author got %+v; want the History list only", n)
+	}
+	h.Publish(ws, Notice{From: pidA, EditorTool: -1})
+	if len(a.notices()) != 0 {
+		t.Errorf("the author got a notice that does not touch History")
+	}
+}

@@ -144,7 +144,7 @@ func (s *Service) applyTasks(ctx context.Context, ch Change, e Edit, who Author)
 		if err != nil {
 			return ch, err
 		}
-		res, err := s.st.PutTasks(ctx, store.TaskEdit{Workspace: cur.ID, Author: who.Name, AuthorID: who.ID, Body: tj, Message: e.Message,
+		res, err := s.st.PutTasks(ctx, store.TaskEdit{Workspace: cur.ID, Author: who.Name, AuthorID: who.ID, Body: tj, Message: messageOr(e.Message, taskSummary(e.Task)),
 			Field: taskField(key), Undo: &store.Undoable{Key: key, Path: taskField(key)}, Base: base, ShapeBase: shape})
 		ch.Result = res
 		if errors.Is(err, store.ErrTasksReshaped) {

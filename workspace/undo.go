@@ -31,15 +31,20 @@ func (s *Service) Step(ctx context.Context, id string, undo bool, who Author) (C
 	var sc *store.StepConflict
 	switch {
 	case errors.As(err, &sc):
-		what := DescribePath(sc.Path)
-		if sc.Tasks {
-			what = describeTaskPath(sc.Path)
+		msg := fmt.Sprintf("%s refused: someone else changed %s since; their change stands. History can restore any revision.", verb, DescribePath(sc.Path))
+		switch {
+		case sc.Revision && undo:
+			msg = "Undo refused: someone else changed the listing or the task file after your restore; their change stands, and the steps before the restore cannot be undone now. History can restore any revision."
+		case sc.Revision:
+			msg = "Redo refused: someone else changed the listing or the task file after you undid the restore; their change stands. History can restore any revision."
+		case sc.Tasks:
+			msg = fmt.Sprintf("%s refused: someone else changed %s since; their change stands. History can restore any revision.", verb, describeTaskPath(sc.Path))
 		}
 		cur, gerr := s.Get(ctx, id, who)
 		if gerr != nil {
 			return Change{Result: res}, gerr
 		}
-		return Change{After: cur, Result: res, Selected: -1}, &UndoRefused{fmt.Sprintf("%s refused: someone else changed %s since; their change stands. History can restore any revision.", verb, what)}
+		return Change{After: cur, Result: res, Selected: -1}, &UndoRefused{msg}
 	case store.KindOf(err) == store.NotFound && err != nil:
 		// Nothing to take back (another tab of the same person took it already).
 		if _, werr := s.st.Workspace(ctx, id); werr != nil {
@@ -55,11 +60,12 @@ func (s *Service) Step(ctx context.Context, id string, undo bool, who Author) (C
 	return Change{After: after, Result: res, Selected: -1}, err
 }
 
-// Restore records revision n's listing as a new revision by who.
+// Restore records revision n's listing (and task file) as a new revision by who, as a step of
+// who's undo: Undo brings back what the workspace held before it.
 func (s *Service) Restore(ctx context.Context, id string, n int, who Author) (Change, error) {
 	who = AuthorName(who)
 	res, err := s.st.Restore(ctx, store.Restore{Workspace: id, Number: n, Author: who.Name, AuthorID: who.ID,
-		Message: fmt.Sprintf("restored revision %d", n)})
+		Message: fmt.Sprintf("restored revision %d", n), Undo: true})
 	if err != nil {
 		return Change{Result: res}, storeErr(err)
 	}

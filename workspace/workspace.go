@@ -306,7 +306,7 @@ func (s *Service) Apply(ctx context.Context, id string, e Edit, who Author) (Cha
 			return ch, err
 		}
 	} else if len(e.Ops) > 0 {
-		se := store.Edit{Workspace: id, Author: who.Name, AuthorID: who.ID, Ops: e.Ops, Message: e.Message,
+		se := store.Edit{Workspace: id, Author: who.Name, AuthorID: who.ID, Ops: e.Ops, Message: messageOr(e.Message, Summary(before.Listing, e.Ops)),
 			Undo: &store.Undoable{Key: e.Key, Path: store.UndoScope(e.Ops)}}
 		if err := s.appendEdit(ctx, se, &ch); err != nil {
 			return ch, err
@@ -347,7 +347,7 @@ func (s *Service) applyTool(ctx context.Context, before Workspace, e Edit, who A
 	if key == "" {
 		key = te.Key()
 	}
-	se := store.Edit{Workspace: before.ID, Author: who.Name, AuthorID: who.ID, Message: e.Message, Undo: &store.Undoable{Key: key},
+	se := store.Edit{Workspace: before.ID, Author: who.Name, AuthorID: who.ID, Message: messageOr(e.Message, Summary(before.Listing, ops)), Undo: &store.Undoable{Key: key},
 		ToolsBase: e.ToolsBase, ParamsBase: e.ParamsBase, ParamsTool: te.Tool}
 	read := before.Listing
 	se.Make = func(head *listing.Listing) ([]listing.Op, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -142,5 +143,42 @@ func TestTaskChangeAndUndo(t *testing.T) {
 	}
 	if e := back.After.Tasks[0].Expect; e != nil || !back.After.CanRedo {
 		t.Errorf("after undo: expect %v, can redo %v", e, back.After.CanRedo)
+	}
+}
+
+// TestUndoTakesBackRestore (issue 21, point 2): alone on the workspace, Undo after a Restore
+// takes the Restore back, then the edit before it; when someone else edited after the Restore,
+// Undo is refused with that reason (not one about a field of a tool) and is then disabled.
+func TestUndoTakesBackRestore(t *testing.T) {
+	s, _, ws := newService(t)
+	ctx := context.Background()
+	desc := func(ch Change) string { return ch.After.Listing.Tools[0].Get("description").Str }
+	if _, err := s.Apply(ctx, ws.ID, Edit{Ops: []listing.Op{{Kind: listing.OpSet, Path: "/tools/0/description", Value: listing.NewString("Renew.")}}}, ann); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Restore(ctx, ws.ID, 0, ann)
+	if err != nil || desc(r) != "Renew a loan." || !r.After.CanUndo {
+		t.Fatalf("restore: %q, can undo %v, %v", desc(r), r.After.CanUndo, err)
+	}
+	for _, want := range []string{"Renew.", "Renew a loan."} {
+		back, err := s.Step(ctx, ws.ID, true, ann)
+		if err != nil || desc(back) != want {
+			t.Fatalf("undo: %q, %v; want %q", desc(back), err, want)
+		}
+	}
+	if _, err := s.Restore(ctx, ws.ID, 1, ann); err != nil {
+		t.Fatal(err)
+	}
+	bob := Author{Name: "Bob", ID: "bob-1"}
+	if _, err := s.Apply(ctx, ws.ID, Edit{Ops: []listing.Op{{Kind: listing.OpSet, Path: "/tools/1/description", Value: listing.NewString("Bob's.")}}}, bob); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Step(ctx, ws.ID, true, ann)
+	var ur *UndoRefused
+	if !errors.As(err, &ur) || !strings.HasPrefix(ur.Msg, "Undo refused: someone else changed the listing or the task file after your restore") {
+		t.Errorf("undo of a restore someone else changed since: %v", err)
+	}
+	if now, err := s.Get(ctx, ws.ID, ann); err != nil || now.CanUndo {
+		t.Errorf("after the refusal Undo is still offered (%v)", err)
 	}
 }

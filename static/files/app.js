@@ -239,4 +239,32 @@ if (nameAsk) {
       })
       .catch((err) => { problem.textContent = "Not saved: " + (err && err.message ? err.message : String(err)); problem.hidden = false; });
   });
+// Issue 21, point 10 (History): a revision's time in the reader's time zone, and how long ago
+// when it is recent; its exact UTC time stays the element's datetime and title. The server
+// writes it in UTC, which is what shows without this script.
+function localTimes(root) {
+  const now = new Date();
+  const yesterday = new Date(now.getTime() - 86400000);
+  for (const t of root.querySelectorAll("time.rev-time[datetime]")) {
+    const d = new Date(t.dateTime);
+    if (isNaN(d)) continue;
+    const mins = (now - d) / 60000;
+    const hm = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    let text;
+    if (mins < 1) text = "just now";
+    else if (mins < 60) text = `${Math.floor(mins)} min ago`;
+    else if (d.toDateString() === now.toDateString()) text = `today ${hm}`;
+    else if (d.toDateString() === yesterday.toDateString()) text = `yesterday ${hm}`;
+    else {
+      const year = d.getFullYear() === now.getFullYear() ? undefined : "numeric";
+      text = `${d.toLocaleDateString([], { day: "numeric", month: "short", year })}, ${hm}`;
+    }
+    // Only when it differs: the observer below sees this write, and stops at the second pass.
+    if (t.textContent !== text) t.textContent = text;
+  }
+}
+const historyPanel = document.getElementById("tp-history");
+if (historyPanel) {
+  new MutationObserver(() => localTimes(historyPanel)).observe(historyPanel, { childList: true, subtree: true });
+  setInterval(() => localTimes(historyPanel), 30000);
 }

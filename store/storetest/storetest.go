@@ -47,6 +47,7 @@ func Run(t *testing.T, open Opener) {
 		{"UndoBursts", testUndoBursts},
 		{"UndoFollowsMovedTool", testUndoFollowsMovedTool},
 		{"UndoDuplicateNames", testUndoDuplicateNames},
+		{"UndoRestore", testUndoRestore},
 		{"LongHistoryDeletes", testLongHistoryDeletes},
 		{"RevisionPages", testRevisionPages},
 		{"ConcurrentImports", testConcurrentImports},

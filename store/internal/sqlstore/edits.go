@@ -95,8 +95,12 @@ func (s *DB) Restore(ctx context.Context, r store.Restore) (store.EditResult, er
 	if msg == "" {
 		msg = fmt.Sprintf("restored revision %d", r.Number)
 	}
+	var undo *store.Undoable
+	if r.Undo {
+		undo = &store.Undoable{} // a step of the whole revision (pushStep)
+	}
 	return s.record(ctx, change{op: op, ws: r.Workspace, author: r.Author, authorID: r.AuthorID, message: msg, at: r.Now,
-		kind: store.KindRestore, restored: r.Number,
+		kind: store.KindRestore, restored: r.Number, undo: undo,
 		next: func(tx *sql.Tx, cur state) (outcome, error) {
 			var env, list []byte
 			var tasks sql.NullInt64

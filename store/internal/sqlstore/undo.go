@@ -167,6 +167,9 @@ func (s *DB) pushStep(ctx context.Context, tx *sql.Tx, c change, before, after s
 	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM undo_steps WHERE workspace_id = ? AND author_id = ? AND stack = 'redo'`), c.ws, c.authorID); err != nil {
 		return fmt.Errorf("clear redo: %w", err)
 	}
+	if c.kind == store.KindRestore {
+		return s.pushRevisionStep(ctx, tx, c, before.head.Number, after.head.Number)
+	}
 	// The new head can still be extended by coalescing unless its field is empty.
 	av, err := encodeStepValue(after, path, after.tasksBody, isTasks, after.head.Field == "")
 	if err != nil {
@@ -409,6 +412,10 @@ func (s *DB) Step(ctx context.Context, st store.Step) (store.EditResult, error) 
 			if !ok {
 				return outcome{}, store.Errorf(store.NotFound, op, "nothing to %s", op)
 			}
+			if r.wholeRevision() {
+				*moved = r
+				return s.stepRevision(ctx, tx, st.Workspace, cur, r, st.Redo)
+			}
 			want, put := r.after, r.before
 			if st.Redo {
 				want, put = r.before, r.after
@@ -463,22 +470,35 @@ func (s *DB) Step(ctx context.Context, st store.Step) (store.EditResult, error) 
 		}})
 	var sc *errStepConflict
 	if errors.As(err, &sc) {
-		// Later writers win: the step can never be taken back, so it goes.
-		derr := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
-			// Only that very step: another tab of the person may have taken it and pushed a
-			// new one at its position since.
-			_, err := tx.ExecContext(ctx, s.q(`DELETE FROM undo_steps WHERE workspace_id = ? AND author_id = ? AND stack = ? AND pos = ?
-				AND step_key = ? AND path = ? AND before = ? AND after = ?`),
-				st.Workspace, st.AuthorID, sc.row.stack, sc.row.pos, sc.row.key, sc.row.path, sc.row.before, sc.row.after)
-			return nil, err
-		})
-		if derr != nil {
-			return store.EditResult{}, derr
-		}
-		return store.EditResult{}, &store.Error{Kind: store.Conflict, Op: op,
-			Msg: "someone else changed it since; their change stands", Err: &store.StepConflict{Path: sc.row.path, Tasks: sc.row.tasks}}
+		return store.EditResult{}, s.dropConflicted(ctx, op, st, sc.row)
 	}
 	return res, err
+}
+
+// dropConflicted forgets step r, refused because someone else changed its value since (later
+// writers win: it can never be taken back), and returns the refusal.
+func (s *DB) dropConflicted(ctx context.Context, op string, st store.Step, r stepRow) error {
+	derr := s.inTx(ctx, op, func(tx *sql.Tx) ([]store.Event, error) {
+		// Only that very step: another tab of the person may have taken it and pushed a
+		// new one at its position since.
+		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM undo_steps WHERE workspace_id = ? AND author_id = ? AND stack = ? AND pos = ?
+			AND step_key = ? AND path = ? AND before = ? AND after = ?`),
+			st.Workspace, st.AuthorID, r.stack, r.pos, r.key, r.path, r.before, r.after)
+		if err != nil || !r.wholeRevision() {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			// A restore that stays: the steps beyond it were made around the listing it
+			// replaced, so they go too (see dropBeyondRestore).
+			err = s.dropBeyondRestore(ctx, tx, st.Workspace, st.AuthorID, r)
+		}
+		return nil, err
+	})
+	if derr != nil {
+		return derr
+	}
+	return &store.Error{Kind: store.Conflict, Op: op,
+		Msg: "someone else changed it since; their change stands", Err: &store.StepConflict{Path: r.path, Tasks: r.tasks, Revision: r.wholeRevision()}}
 }
 
 // stepTaskField takes back one field of one task: the task file cur with the value at the
