@@ -239,6 +239,8 @@ if (nameAsk) {
       })
       .catch((err) => { problem.textContent = "Not saved: " + (err && err.message ? err.message : String(err)); problem.hidden = false; });
   });
+}
+
 // Issue 21, point 10 (History): a revision's time in the reader's time zone, and how long ago
 // when it is recent; its exact UTC time stays the element's datetime and title. The server
 // writes it in UTC, which is what shows without this script.
