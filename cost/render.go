@@ -136,6 +136,9 @@ const (
 
 var partOrder = []string{PartName, PartDescription, PartSchema, PartAnnotations, PartOutputSchema, PartOther, PartSyntax}
 
+// PartNames lists the parts of the breakdown in the order reports list them (syntax last).
+func PartNames() []string { return append([]string(nil), partOrder...) }
+
 func partOf(key string) string {
 	switch key {
 	case "name":
