@@ -69,6 +69,11 @@ type CostOptions struct {
 	Tokenizers []string
 	Renders    []CostRendering
 	Windows    []int // context window presets
+	// The models whose constants the openai and anthropic estimates offer, and Anthropic's
+	// tool_choice values.
+	OpenAIModels    []string
+	AnthropicModels []string
+	ToolChoices     []string
 	Tokenizer  string
 	Render     string
 	Window     int
@@ -88,7 +93,7 @@ const MaxCostWindow = 10_000_000
 
 // costSignals are the page's cost signals with the server's defaults.
 func costSignals(o CostOptions) string {
-	return fmt.Sprintf("{costtok: '%s', costrender: '%s', costwin: %d}", o.Tokenizer, o.Render, o.Window)
+	return fmt.Sprintf("{costtok: '%s', costrender: '%s', costwin: %d, costmodel: '', costchoice: ''}", o.Tokenizer, o.Render, o.Window)
 }
 
 // costGet asks for the Cost region counted with the page's choice (its signals go along).
@@ -96,7 +101,7 @@ func costGet(ws string) string { return fmt.Sprintf("@get('%s')", wsURL(ws, "cos
 
 // costReportHref is the download link of the report in format, with the page's choice.
 func costReportHref(ws, format string) string {
-	return fmt.Sprintf("'%s?format=%s&tokenizer=' + encodeURIComponent($costtok) + '&render=' + encodeURIComponent($costrender) + '&context=' + Number($costwin || 0)",
+	return fmt.Sprintf("'%s?format=%s&tokenizer=' + encodeURIComponent($costtok) + '&render=' + encodeURIComponent($costrender) + '&context=' + Number($costwin || 0) + '&model=' + encodeURIComponent($costmodel) + '&tool-choice=' + encodeURIComponent($costchoice)",
 		wsURL(ws, "cost/report"), format)
 }
 

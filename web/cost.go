@@ -39,6 +39,10 @@ type costChoice struct {
 	Tok    string  `json:"costtok"`
 	Render string  `json:"costrender"`
 	Window winSize `json:"costwin"`
+	// Model and ToolChoice are the CLI's --model and --tool-choice: the openai and anthropic
+	// estimates' constants ("" is the rendering's default).
+	Model      string `json:"costmodel"`
+	ToolChoice string `json:"costchoice"`
 }
 
 // winSize is the context window a page sends: a number, or the text of its number field (""
@@ -96,6 +100,12 @@ func (ch costChoice) resolve(def costChoice) (costChoice, error) {
 	if !slices.Contains(cost.RenderingNames(), ch.Render) {
 		return costChoice{}, failf(BadRequest, "unknown rendering %q: choose one of the list", ch.Render)
 	}
+	if ch.Model != "" && !slices.Contains(cost.Models(ch.Render), ch.Model) {
+		return costChoice{}, failf(BadRequest, "the %s rendering has no constants for model %q: choose one of the list", ch.Render, ch.Model)
+	}
+	if ch.ToolChoice != "" && (ch.Render != "anthropic" || !slices.Contains(cost.ToolChoices, ch.ToolChoice)) {
+		return costChoice{}, failf(BadRequest, "tool choice %q: only the anthropic rendering takes one, of %v", ch.ToolChoice, cost.ToolChoices)
+	}
 	if ch.Window.N < 0 || ch.Window.N > views.MaxCostWindow {
 		return costChoice{}, failf(BadRequest, "a context window of %d tokens: give 0 (none) to %d", ch.Window.N, views.MaxCostWindow)
 	}
@@ -137,29 +147,30 @@ func (p *page) costSent(region uint64, tokens int) (newRegion, newTokens bool) {
 	return newRegion, newTokens
 }
 
-// costCounters are the counters of the choices pages made, one per tokenizer and rendering,
-// made when first chosen; they share one cache budget.
+// costCounters are the counters of the choices pages made, one per tokenizer, rendering, model
+// and tool choice, made when first chosen; they share one cache budget.
 type costCounters struct {
 	mu     sync.Mutex
 	budget *lru.Budget
-	byKey  map[[2]string]*cost.Counter
+	byKey  map[costChoice]*cost.Counter
 }
 
-func (cc *costCounters) get(tok, render string) (*cost.Counter, error) {
+func (cc *costCounters) get(ch costChoice) (*cost.Counter, error) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	k := [2]string{tok, render}
+	k := ch
+	k.Window = winSize{}
 	if c := cc.byKey[k]; c != nil {
 		return c, nil
 	}
 	if cc.byKey == nil {
-		cc.budget, cc.byKey = lru.NewBudget(0), map[[2]string]*cost.Counter{}
+		cc.budget, cc.byKey = lru.NewBudget(0), map[costChoice]*cost.Counter{}
 	}
-	t, err := cost.NewTokenizer(tok)
+	t, err := cost.NewTokenizer(ch.Tok)
 	if err != nil {
 		return nil, fmt.Errorf("cost tab: %w", err)
 	}
-	c, err := cost.NewCounter(t, render, cost.Options{Cache: cc.budget})
+	c, err := cost.NewCounter(t, ch.Render, cost.Options{Model: ch.Model, ToolChoice: ch.ToolChoice, Cache: cc.budget})
 	if err != nil {
 		return nil, fmt.Errorf("cost tab: %w", err)
 	}
@@ -170,7 +181,9 @@ func (cc *costCounters) get(tok, render string) (*cost.Counter, error) {
 // costModel is the Cost region with the server's default choice, as every page's shared
 // patches carry it.
 func (s *Server) costModel(res, base *analysis.Result) views.Cost {
-	return costView(res.Cost, base.Cost.Total, s.engine.Context())
+	c := costView(res.Cost, base.Cost.Total, s.engine.Context())
+	c.Options.Tokenizer, c.Options.Render, c.Options.Window = res.Cost.Tokenizer, res.Cost.Render, s.engine.Context()
+	return c
 }
 
 // costFor is the Cost region of st counted with the page's choice (resolved; zero: the default).
@@ -179,11 +192,11 @@ func (s *Server) costFor(st *state, ch costChoice) (views.Cost, error) {
 		return st.cost, nil
 	}
 	def := s.costDefault(st)
-	if ch.Tok == def.Tok && ch.Render == def.Render {
+	if ch.Tok == def.Tok && ch.Render == def.Render && ch.Model == "" && ch.ToolChoice == "" {
 		// Only the window differs: the engine's counts serve.
 		return costView(st.res.Cost, cost.Measure{Tokens: st.cost.BaselineTokens, Bytes: st.cost.BaselineBytes}, ch.Window.N), nil
 	}
-	c, err := s.costs.get(ch.Tok, ch.Render)
+	c, err := s.costs.get(ch)
 	if err != nil {
 		return views.Cost{}, err
 	}
@@ -286,7 +299,8 @@ func costBar(i int, t cost.ToolCost, top, window int, columns []string) views.Co
 
 // costOptions are the choices of `workbench cost` the tab offers (defaults are the signals').
 func costOptions() views.CostOptions {
-	o := views.CostOptions{Tokenizers: cost.Encodings, Windows: costWindows}
+	o := views.CostOptions{Tokenizers: cost.Encodings, Windows: costWindows, OpenAIModels: cost.Models("openai"),
+		AnthropicModels: cost.Models("anthropic"), ToolChoices: cost.ToolChoices}
 	for _, r := range cost.Renderings() {
 		o.Renders = append(o.Renders, views.CostRendering{Name: r.Name, Summary: r.Summary})
 	}
@@ -443,7 +457,7 @@ func (s *Server) costReport(c echo.Context) error {
 		return err
 	}
 	q := c.QueryParam
-	tok, render := q("tokenizer"), q("render")
+	tok, render, model, choice := q("tokenizer"), q("render"), q("model"), q("tool-choice")
 	if tok == "" {
 		tok = "o200k_base"
 	}
@@ -465,7 +479,7 @@ func (s *Server) costReport(c echo.Context) error {
 	if err != nil {
 		return fail(BadRequest, err.Error())
 	}
-	counter, err := cost.NewCounter(t, render, cost.Options{Whole: true})
+	counter, err := cost.NewCounter(t, render, cost.Options{Model: model, ToolChoice: choice, Whole: true})
 	if err != nil {
 		return fail(BadRequest, err.Error())
 	}
