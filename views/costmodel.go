@@ -74,9 +74,9 @@ type CostOptions struct {
 	OpenAIModels    []string
 	AnthropicModels []string
 	ToolChoices     []string
-	Tokenizer  string
-	Render     string
-	Window     int
+	Tokenizer       string
+	Render          string
+	Window          int
 }
 
 // CostRendering is one rendering the Cost tab offers.
