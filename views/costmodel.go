@@ -31,6 +31,7 @@ type Cost struct {
 	Parts      []CostPart
 	Bars       []CostBar
 	Top        []CostBar // the dearest tools with their parts, dearest first
+	Cheapest   []CostBar // the CLI's cheapest tools (name and tokens), cheapest first
 	MoreTools  int       // tools left out of Bars
 	MoreTokens int       // their tokens together
 	// Options are the choices the tab offers and the server's defaults.
@@ -119,4 +120,19 @@ func modelNote(model string) string {
 		return ""
 	}
 	return " (constants of " + model + ")"
+}
+
+// partAbbr is a part's short name, for the narrow columns of the dearest tools' table.
+func partAbbr(name string) string {
+	switch name {
+	case "description":
+		return "desc."
+	case "annotations":
+		return "annot."
+	case "output schema":
+		return "output"
+	case "other fields":
+		return "other"
+	}
+	return name
 }

@@ -249,6 +249,9 @@ func costView(rep cost.Report, base cost.Measure, window int) views.Cost {
 		c.MoreTools++
 		c.MoreTokens += t.Tokens
 	}
+	for _, r := range rep.Cheapest {
+		c.Cheapest = append(c.Cheapest, views.CostBar{Index: r.Index, Name: r.Name, Tokens: r.Tokens})
+	}
 	idx := make([]int, len(rep.Tools))
 	for i := range idx {
 		idx[i] = i

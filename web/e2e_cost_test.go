@@ -17,13 +17,17 @@ import (
 
 // cliTokens is the total `workbench cost --tokenizer tok --render render` prints for l: the
 // CLI's own calls (cmd/workbench/cost_web_test.go holds the page to the CLI's output itself).
-func cliTokens(t *testing.T, l *listing.Listing, tok, render string) int {
+func cliTokens(t *testing.T, l *listing.Listing, tok, render string, opts ...cost.Options) int {
 	t.Helper()
 	tk, err := cost.OpenTokenizer(tok)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := cost.NewCounter(tk, render, cost.Options{Whole: true})
+	o := cost.Options{Whole: true}
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	c, err := cost.NewCounter(tk, render, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,4 +147,11 @@ func TestBrowserCostOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	costWaitText(t, other, "another page", "[data-testid=cost-tokens]", strconv.Itoa(cliTokens(t, l, "o200k_base", "compact")))
+
+	// Anthropic's estimate depends on the tool choice, as with --tool-choice.
+	costChoose(t, ctx, "cost-render", "anthropic")
+	costWaitText(t, ctx, "cl100k_base anthropic", "[data-testid=cost-tokens]", strconv.Itoa(cliTokens(t, l, "cl100k_base", "anthropic")))
+	costChoose(t, ctx, "cost-tool-choice", "any")
+	costWaitText(t, ctx, "cl100k_base anthropic, tool choice any", "[data-testid=cost-tokens]",
+		strconv.Itoa(cliTokens(t, l, "cl100k_base", "anthropic", cost.Options{ToolChoice: "any"})))
 }

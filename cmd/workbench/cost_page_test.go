@@ -188,6 +188,7 @@ func compareCostRegion(t *testing.T, region *html.Node, want cost.Report) {
 		{"tools' tokens", strings.Join(texts["cost-bar-tokens"], " "), toolTokens(want.Tools)},
 		{"parts", strings.Join(texts["cost-part"], "; "), partSums(want)},
 		{"dearest tools", strings.Join(texts["cost-top-row"], "; "), dearest(want)},
+		{"cheapest tools", strings.Join(texts["cost-cheapest"], ", "), cheapest(want)},
 	}
 	for _, f := range figures {
 		if f.got != f.want {
@@ -267,4 +268,13 @@ func dearest(r cost.Report) string {
 		rows = append(rows, row)
 	}
 	return strings.Join(rows, "; ")
+}
+
+// cheapest is the CLI's list of the cheapest tools, as its text format writes it.
+func cheapest(r cost.Report) string {
+	s := make([]string, len(r.Cheapest))
+	for i, x := range r.Cheapest {
+		s[i] = fmt.Sprintf("%s (%d)", x.Name, x.Tokens)
+	}
+	return strings.Join(s, ", ")
 }
