@@ -136,3 +136,12 @@ func partAbbr(name string) string {
 	}
 	return name
 }
+
+// barTitle gives a tool's bytes and, with a window, its share of it (the CLI's share column).
+func barTitle(b CostBar, window int) string {
+	t := itoa(b.Bytes) + " bytes"
+	if window > 0 {
+		t += "; " + f2(b.Share) + "% of the context window"
+	}
+	return t
+}
