@@ -136,6 +136,9 @@ const (
 
 var partOrder = []string{PartName, PartDescription, PartSchema, PartAnnotations, PartOutputSchema, PartOther, PartSyntax}
 
+// PartNames lists the parts of the breakdown in the order reports list them (syntax last).
+func PartNames() []string { return append([]string(nil), partOrder...) }
+
 func partOf(key string) string {
 	switch key {
 	case "name":
@@ -369,6 +372,26 @@ var (
 	openaiGPT4o = openaiConstants{Family: "gpt-4o", FuncInit: 7, PropInit: 3, PropKey: 3, EnumInit: -3, EnumItem: 3, FuncEnd: 12}
 	openaiGPT4  = openaiConstants{Family: "gpt-4", FuncInit: 10, PropInit: 3, PropKey: 3, EnumInit: -3, EnumItem: 3, FuncEnd: 12}
 )
+
+// Models lists the models whose constants a rendering can use (Options.Model): the openai
+// estimate's and the anthropic table's; none for the renderings that take no model.
+func Models(render string) []string {
+	switch render {
+	case "openai":
+		return []string{"gpt-4o", "gpt-4o-mini", "gpt-4", "gpt-3.5-turbo"}
+	case "anthropic":
+		var out []string
+		for _, m := range Anthropic().Models {
+			out = append(out, m.Model)
+		}
+		return out
+	}
+	return nil
+}
+
+// ToolChoices are Anthropic's tool_choice values (Options.ToolChoice), which the anthropic
+// rendering's system prompt depends on.
+var ToolChoices = []string{"auto", "none", "any", "tool"}
 
 func openaiFor(model, encoding string) (openaiConstants, error) {
 	switch model {

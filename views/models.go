@@ -153,29 +153,6 @@ type Findings struct {
 	HiddenTools int
 }
 
-// CostBar is one tool's share of the listing's cost.
-type CostBar struct {
-	Index  int
-	Name   string
-	Tokens int
-	Bytes  int
-	Width  float64 // 0..100, relative to the largest tool
-}
-
-// Cost is the cost panel.
-type Cost struct {
-	Tokenizer      string
-	TotalTokens    int
-	TotalBytes     int
-	BaselineTokens int
-	BaselineBytes  int
-	Window         int     // context window in tokens
-	Share          float64 // percent of Window
-	Bars           []CostBar
-	MoreTools      int // tools left out of Bars
-	MoreTokens     int // their tokens together
-}
-
 // ScoredWord is one task word that counted for a tool.
 type ScoredWord struct {
 	Word   string

@@ -97,6 +97,9 @@ func (s *Server) listingAsItStands(c echo.Context, sg signals, msg string) error
 	if err := s.sendFull(sse, ws, sel); err != nil {
 		return nil
 	}
+	if s.costAfterAnswerFull(sse, sg, ws) != nil {
+		return nil
+	}
 	_ = sse.PatchElementTempl(views.FieldNotice(ws.ID, sel, msg))
 	return nil
 }
@@ -273,6 +276,9 @@ type signals struct {
 	Tool int             `json:"tool"`
 	Ver  int             `json:"ver"`
 	Val  json.RawMessage `json:"val"`
+
+	// costChoice is the page's choice in the Cost tab (cost.go).
+	costChoice
 }
 
 func (sg signals) value() string {

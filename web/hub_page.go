@@ -27,6 +27,9 @@ type page struct {
 	history bool // the History panel has been opened
 	ch      chan Notice
 
+	// cost is the page's choice in the Cost tab and what it was last sent (cost.go).
+	cost pageCost
+
 	// cred is the access the stream was opened with ("session:<id>", "link:<id>", or "" when
 	// nothing can take it away); cut is closed when that access ends (sign-out, revocation), and
 	// the stream then ends: the browser reconnects and is asked again.

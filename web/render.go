@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -140,31 +139,6 @@ func findingsModel(id string, res *analysis.Result, shape int) views.Findings {
 		add(views.FindingGroup{Tool: t.Index, Shape: shape, Title: t.Name}, t.Findings)
 	}
 	return f
-}
-
-func (s *Server) costModel(res, base *analysis.Result) views.Cost {
-	c := views.Cost{Tokenizer: res.Cost.Tokenizer, TotalTokens: res.Cost.Total.Tokens, TotalBytes: res.Cost.Total.Bytes,
-		BaselineTokens: base.Cost.Total.Tokens, BaselineBytes: base.Cost.Total.Bytes, Window: s.engine.Context()}
-	if c.Window > 0 {
-		c.Share = 100 * float64(c.TotalTokens) / float64(c.Window)
-	}
-	top := 1
-	for _, t := range res.Tools {
-		top = max(top, t.Cost.Tokens)
-	}
-	// The first maxCostBars tools get a bar (widths relative to the largest of all); the rest
-	// are summed up in one line.
-	n := min(len(res.Tools), maxCostBars)
-	c.Bars = make([]views.CostBar, n)
-	for i, t := range res.Tools[:n] {
-		c.Bars[i] = views.CostBar{Index: i, Name: t.Name, Tokens: t.Cost.Tokens, Bytes: t.Cost.Bytes,
-			Width: math.Round(1000*float64(t.Cost.Tokens)/float64(top)) / 10}
-	}
-	for _, t := range res.Tools[n:] {
-		c.MoreTools++
-		c.MoreTokens += t.Cost.Tokens
-	}
-	return c
 }
 
 func verdictModel(v selection.Verdict) views.Verdict {

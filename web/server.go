@@ -119,6 +119,7 @@ type Server struct {
 	// a page of another site can neither read it nor guess it, so a forged launch fails even
 	// if the Host and origin checks were ever bypassed ("" when stdio is off).
 	stdioToken string
+	costs      costCounters // the Cost tab's counters for the tokenizers and renderings pages choose (cost.go)
 
 	mu     sync.Mutex
 	states map[string]*state // the last analysed state per workspace (a cache: any read sets it)
@@ -227,6 +228,7 @@ func (s *Server) routes() *echo.Echo {
 	w.GET("/export", s.exportFile)
 	w.POST("/export/notes", s.exportNotes)
 	s.historyRoutes(w)
+	s.costRoutes(w)
 	s.runRoutes(w)
 	// The JSON API (/api/v1) is not mounted here: cmd passes it in Config.Mount, so that this
 	// package does not depend on it.

@@ -51,9 +51,13 @@ func (s *Server) stream(c echo.Context) error {
 		return nil
 	}
 	s.shownIfNone(ws.ID, st)
+	_, cost := s.answerCost(id, sg, st)
 	if sg.Ver != ws.Version {
 		// The page is older than the workspace (a reconnect after missed notices).
 		if err := s.sendFull(sse, ws, p.selected()); err != nil {
+			return nil
+		}
+		if s.costAfterFull(sse, p, cost, ws) != nil {
 			return nil
 		}
 	}
@@ -125,9 +129,12 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 		if err != nil {
 			return err
 		}
-		return s.sendFull(sse, ws, p.selected())
+		if err := s.sendFull(sse, ws, p.selected()); err != nil {
+			return err
+		}
+		return s.costAfterFull(sse, p, p.costChoice(), ws)
 	}
-	if err := sendPatches(sse, n.Shared); err != nil {
+	if err := s.sendShared(sse, p, p.costChoice(), n.Shared, n.Version > 0, func() (*state, error) { return s.noticeState(sse, p, n) }); err != nil {
 		return err
 	}
 	if err := s.forwardTaskRows(sse, p, n); err != nil {

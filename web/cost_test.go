@@ -1,0 +1,96 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tool-workbench/workbench/listing"
+)
+
+func TestCostChoiceResolve(t *testing.T) {
+	def := costChoice{Tok: "o200k_base", Render: "compact", Window: winSize{N: 128000, Set: true}}
+	cases := []struct {
+		name, signals string
+		want          costChoice
+		bad           bool
+	}{
+		{"none sent: the default", `{}`, costChoice{}, false},
+		{"the default sent: the default", `{"costtok":"o200k_base","costrender":"compact","costwin":128000,"costmodel":"","costchoice":""}`, costChoice{}, false},
+		{"another tokenizer", `{"costtok":"cl100k_base"}`, costChoice{Tok: "cl100k_base", Render: "compact", Window: def.Window}, false},
+		{"a window typed", `{"costwin":"50000"}`, costChoice{Tok: "o200k_base", Render: "compact", Window: winSize{N: 50000, Set: true}}, false},
+		{"the window cleared: none", `{"costwin":""}`, costChoice{Tok: "o200k_base", Render: "compact", Window: winSize{Set: true}}, false},
+		{"a model of the estimate", `{"costrender":"openai","costmodel":"gpt-4"}`, costChoice{Tok: "o200k_base", Render: "openai", Window: def.Window, Model: "gpt-4"}, false},
+		{"Anthropic's tool choice", `{"costrender":"anthropic","costchoice":"any"}`, costChoice{Tok: "o200k_base", Render: "anthropic", Window: def.Window, ToolChoice: "any"}, false},
+		{"a tokenizer file", `{"costtok":"/etc/passwd"}`, costChoice{}, true},
+		{"an unknown rendering", `{"costrender":"xml"}`, costChoice{}, true},
+		{"a model of another rendering", `{"costrender":"openai","costmodel":"claude-3-opus"}`, costChoice{}, true},
+		{"a model for a rendering without one", `{"costmodel":"gpt-4"}`, costChoice{}, true},
+		{"a tool choice without anthropic", `{"costchoice":"any"}`, costChoice{}, true},
+		{"a negative window", `{"costwin":-1}`, costChoice{}, true},
+		{"a window too large", `{"costwin":100000000}`, costChoice{}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var sg signals
+			if err := json.Unmarshal([]byte(c.signals), &sg); err != nil {
+				t.Fatal(err)
+			}
+			got, err := sg.costChoice.resolve(def)
+			if (err != nil) != c.bad || got != c.want {
+				t.Errorf("resolve(%s) = %+v, %v; want %+v, error %v", c.signals, got, err, c.want, c.bad)
+			}
+		})
+	}
+	var sg signals
+	if err := json.Unmarshal([]byte(`{"costwin":1.5}`), &sg); err == nil {
+		t.Error("a fractional window was read")
+	}
+}
+
+// BenchmarkEditCostChoice is BenchmarkEditRecomputeRender for a page that chose its own
+// counting (cl100k_base, harmony): the edit's answer carries that page's Cost region, counted
+// with the Cost tab's counters, in place of the shared one.
+func BenchmarkEditCostChoice(b *testing.B) {
+	src := githubListing(b)
+	s := newServer(b)
+	l, err := listing.Parse(src, listing.Options{Name: "github"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ws, err := s.store.Create(b.Context(), "github", l, benchTasks(l, 200), Author{Name: "bench"}, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	getPage(b, s, "/w/"+ws.ID)
+	tool := 40
+	base := l.Tools[tool].Get("description").Str
+	body := func(i int) string {
+		return fmt.Sprintf(`{"pid":"%s","tool":%d,"val":%q,"costtok":"cl100k_base","costrender":"harmony","costwin":128000}`,
+			strings.Repeat("c", 32), tool, base+strings.Repeat(" more", i%7))
+	}
+	path := fmt.Sprintf("/w/%s/edit?t=%d&f=description", ws.ID, tool)
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body(i)))
+		req.Header.Set("Datastar-Request", "true")
+		rec := httptest.NewRecorder()
+		t0 := time.Now()
+		s.Handler().ServeHTTP(rec, req)
+		lat = append(lat, time.Since(t0))
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "harmony") {
+			b.Fatalf("status %d, or no Cost region counted with harmony: %.300s", rec.Code, rec.Body.String())
+		}
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	q := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(q(0.5), "p50-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
+}
