@@ -247,7 +247,8 @@ func selectedAfter(sg signals, out *outcome) int {
 func (s *Server) answer(c echo.Context, sg signals, ch change, out *outcome) error {
 	id, ws, sel := c.Param("id"), out.ws, selectedAfter(sg, out)
 	sse := newSSE(c)
-	if err := sendPatches(sse, out.shared); err != nil {
+	p := s.hub.lookup(id, sg.PID)
+	if err := sendPatches(sse, forPage(c.Request().Context(), p, sg.Q, out.st, sel, out.shared)); err != nil {
 		return nil
 	}
 	// Tasks another person changed meanwhile; never the one this page is typing in.
