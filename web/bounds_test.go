@@ -443,7 +443,7 @@ func TestHostilePageSizes(t *testing.T) {
 
 // postListingHTTP pastes a listing into the server at base over HTTP and returns the workspace's
 // path (the browser's own paste would carry megabytes through the page).
-func postListingHTTP(t *testing.T, base string, listing []byte) string {
+func postListingHTTP(t testing.TB, base string, listing []byte) string {
 	t.Helper()
 	var b bytes.Buffer
 	w := multipart.NewWriter(&b)
