@@ -485,7 +485,8 @@ func TestBrowserLongListing(t *testing.T) {
 			chromedp.WithPollingTimeout(10*time.Second)),
 		chromedp.Click(chromedp.CSS("[data-testid=pick-499]")), at(499),
 		chromedp.KeyEvent("j"), at(500),
-		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector('[data-testid=tool-more]').innerText.includes('Tool 501 of %d is open in the editor')`, n),
+		// The list's window moved to the tool opened.
+		chromedp.Poll[chromedp.Void](`document.getElementById('tool-row-500')?.classList.contains('selected')`,
 			chromedp.WithPollingTimeout(5*time.Second)),
 		chromedp.KeyEvent(kb.ArrowDown, chromedp.KeyModifiers(chromedp.ModifierAlt)), at(501),
 		chromedp.KeyEvent("k"), at(500),
