@@ -3,6 +3,8 @@ package web
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +87,9 @@ func TestBrowserToolListReadableAndSearchable(t *testing.T) {
 			t.Errorf("the search for pull_request lists %s", n)
 		}
 	}
+	if dir := os.Getenv("WORKBENCH_SCREENSHOT_DIR"); dir != "" {
+		shoot(t, ctx, filepath.Join(dir, "tool-search-1280.png"))
+	}
 	search("readonly", `/^\d+ of 117$/`)
 	search("has:warning", `/^\d+ of 117$/`)
 	ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`[...document.querySelectorAll('#tool-list .tool-row')].every((r) => r.querySelector('.count.sev-warning'))`))
@@ -113,6 +118,9 @@ func TestBrowserToolListReadableAndSearchable(t *testing.T) {
 	}
 
 	// 2,000 tools: a window of rows, and a search reaches a tool past it.
+	if dir := os.Getenv("WORKBENCH_SCREENSHOT_DIR"); dir != "" {
+		shoot(t, ctx, filepath.Join(dir, "tool-list-wide-1280.png"))
+	}
 	openListing(t, ctx, base, genTools(2000, 1))
 	rows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#tool-list .tool-row').length`))
 	if err != nil || rows > maxToolRows || rows == 0 {
