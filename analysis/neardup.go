@@ -24,14 +24,17 @@ type nearDups struct {
 
 const (
 	maxNDStates = 16
-	// maxNDTools bounds the listings counted incrementally: the counts take n² integers.
-	maxNDTools = 512
-	// maxNDBytes bounds the bytes of the states kept: 16 MiB, a dozen states of 512 tools.
-	maxNDBytes = 16 << 20
+	// maxNDTools bounds the listings counted incrementally: the counts take n² integers (16 MiB
+	// at 2,048 tools). Large servers' listings (the benchmark's 2,000 tools) are edited too, and
+	// a search of the whole listing per keystroke took 0.6 s there.
+	maxNDTools = 2048
+	// maxNDBytes bounds the bytes of the states kept: 32 MiB, a dozen states of 512 tools or
+	// one of 2,048.
+	maxNDBytes = 32 << 20
 	// maxNDCount bounds the work of counting a new state's shared words, which grows with the
 	// square of the tools that share each word: past it the listing is searched as a large one
 	// (reference.FindNearDuplicates, with its budget) and no state is kept.
-	maxNDCount = 16 << 20
+	maxNDCount = 64 << 20
 )
 
 // ndState holds the counts for one listing revision.
@@ -47,13 +50,21 @@ type ndState struct {
 	// kept only while the line lists them one by one (at most reference.ShownPairs).
 	pairs []reference.Overlap
 	out   reference.Line
+	// all is every near-duplicate pair of the descriptions counted, kept while there are at
+	// most maxNDPairs of them (allOK): an edit then checks again only the edited tools' pairs
+	// instead of all n² (2 million at 2,000 tools, most of an edit's time there).
+	all   []reference.Overlap
+	allOK bool
 }
+
+// maxNDPairs bounds the near-duplicate pairs a state keeps between edits.
+const maxNDPairs = 1 << 16
 
 // size estimates the bytes st keeps reachable besides the description words, which the
 // engine's per-tool cache accounts.
 func (st *ndState) size() int64 {
 	n := int64(len(st.names))
-	b := 4*n*n + 64*n + 32*int64(len(st.pairs)) + int64(len(st.out.Detail)) + 256
+	b := 4*n*n + 64*n + 32*int64(len(st.pairs)+len(st.all)) + int64(len(st.out.Detail)) + 256
 	for _, name := range st.names {
 		b += int64(len(name))
 	}
@@ -73,6 +84,7 @@ func (nd *nearDups) line(ctx context.Context, names []string, descs [][]string) 
 	if st != nil && len(changed) > 0 && !st.cheapUpdate(descs, changed) {
 		st = nil // counting the changed pairs again costs more than starting afresh
 	}
+	known := st != nil && st.allOK
 	if st == nil {
 		if st = newNDState(names, descs); st == nil {
 			return searchLine(ctx, names, descs) // too costly to count every pair
@@ -81,18 +93,17 @@ func (nd *nearDups) line(ctx context.Context, names []string, descs [][]string) 
 		st.update(descs, changed)
 	}
 	var pairs []reference.Overlap
-	for i := 0; i < n; i++ {
-		di := len(descs[st.docOf[i]])
-		for j := i + 1; j < n; j++ {
-			s := int(st.shared[i*n+j])
-			if s == 0 {
-				continue // shares no word: never a near-duplicate
-			}
-			o := reference.Overlap{I: i, J: j, Shared: s, Union: di + len(descs[st.docOf[j]]) - s}
-			if o.NearDuplicate(names) {
-				pairs = append(pairs, o)
-			}
-		}
+	switch {
+	case known && len(changed) == 0:
+		pairs = st.all
+	case known:
+		pairs = st.rescan(names, descs, changed)
+	default:
+		pairs = st.scan(names, descs)
+	}
+	st.all, st.allOK = nil, len(pairs) <= maxNDPairs
+	if st.allOK {
+		st.all = pairs
 	}
 	// The line is formatted again only when the pairs changed (names are the state's); past
 	// MaxPairs the line reports groups, and is made again on every call rather than keeping
@@ -107,6 +118,86 @@ func (nd *nearDups) line(ctx context.Context, names []string, descs [][]string) 
 	out := st.out
 	nd.put(st)
 	return out, nil
+}
+
+// pair is tools i and j (i < j) as a near-duplicate pair, if they are one.
+func (st *ndState) pair(names []string, lens []int, i, j int) (reference.Overlap, bool) {
+	n := len(st.names)
+	s := int(st.shared[i*n+j])
+	if s == 0 {
+		return reference.Overlap{}, false // shares no word: never a near-duplicate
+	}
+	// The ratio first: comparing the names of 2 million pairs took most of an edit's time at
+	// 2,000 tools, and few pairs pass it.
+	u := lens[i] + lens[j] - s
+	if u <= 0 || float64(s)/float64(u) < reference.Duplicate {
+		return reference.Overlap{}, false
+	}
+	o := reference.Overlap{I: i, J: j, Shared: s, Union: u}
+	return o, o.NearDuplicate(names)
+}
+
+// descLens is the word count of the description standing for each tool.
+func (st *ndState) descLens(descs [][]string) []int {
+	lens := make([]int, len(st.names))
+	for i := range lens {
+		lens[i] = len(descs[st.docOf[i]])
+	}
+	return lens
+}
+
+// scan checks every pair, in order.
+func (st *ndState) scan(names []string, descs [][]string) []reference.Overlap {
+	var pairs []reference.Overlap
+	lens := st.descLens(descs)
+	for i := range lens {
+		for j := i + 1; j < len(lens); j++ {
+			if o, ok := st.pair(names, lens, i, j); ok {
+				pairs = append(pairs, o)
+			}
+		}
+	}
+	return pairs
+}
+
+// rescan is scan after an edit of the changed descriptions, from the pairs st.all found before
+// it: the pairs of the tools those descriptions stand for are checked again, the rest kept.
+func (st *ndState) rescan(names []string, descs [][]string, changed []int) []reference.Overlap {
+	lens := st.descLens(descs)
+	hit := make([]bool, len(lens))
+	isChanged := make(map[int]bool, len(changed))
+	for _, c := range changed {
+		isChanged[c] = true
+	}
+	for k := range hit {
+		hit[k] = isChanged[st.docOf[k]]
+	}
+	var pairs []reference.Overlap
+	for _, o := range st.all {
+		if !hit[o.I] && !hit[o.J] {
+			pairs = append(pairs, o)
+		}
+	}
+	for k := range hit {
+		if !hit[k] {
+			continue
+		}
+		for j := range hit {
+			if j == k || hit[j] && j < k {
+				continue // itself, or a pair checked from j already
+			}
+			if o, ok := st.pair(names, lens, min(j, k), max(j, k)); ok {
+				pairs = append(pairs, o)
+			}
+		}
+	}
+	slices.SortFunc(pairs, func(a, b reference.Overlap) int {
+		if a.I != b.I {
+			return a.I - b.I
+		}
+		return a.J - b.J
+	})
+	return pairs
 }
 
 // searchLine is the line of a listing too large, or too costly, to count incrementally.

@@ -60,6 +60,13 @@ type ToolRow struct {
 type ToolRows struct {
 	Rows  []ToolRow
 	Total int
+	// The search the list shows (issue 21): Query as typed, Matches the tools it matches (Total
+	// without one), Before the matches above the listed rows (a window further down the list),
+	// Shape the tools' shape the selected tool's toolbar acts at.
+	Query   string
+	Matches int
+	Before  int
+	Shape   int
 }
 
 // ParamRow is one parameter of the selected tool's inputSchema.

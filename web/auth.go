@@ -445,6 +445,7 @@ const (
 // a route added later is an edit route unless it is listed here.
 var readPOSTs = map[string]bool{
 	"/w/:id/select":       true, // which tool the page shows
+	"/w/:id/tools":        true, // the tool list's search and window
 	"/w/:id/export/notes": true, // the Go export's notes for the current revision
 }
 

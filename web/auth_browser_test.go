@@ -66,7 +66,7 @@ func TestBrowserShareViewLink(t *testing.T) {
 		`document.getElementById('f-desc').matches(':disabled')`,
 		`document.querySelector('[data-testid=undo]').matches(':disabled')`,
 		`document.querySelector('[data-testid=tool-add]').disabled`,
-		`getComputedStyle(document.querySelector('.tool-row .row-actions')).display === 'none'`,
+		`document.querySelector('[data-testid=tool-del]').matches(':disabled')`,
 		`!document.getElementById('share-menu')`,
 		`!location.pathname.startsWith('/s/')`,
 	} {

@@ -248,7 +248,8 @@ func (s *Server) answer(c echo.Context, sg signals, ch change, out *outcome) err
 	id, ws, sel := c.Param("id"), out.ws, selectedAfter(sg, out)
 	sse := newSSE(c)
 	p, cost := s.answerCost(id, sg, out.st)
-	if err := s.sendShared(sse, p, cost, out.shared, true, func() (*state, error) { return out.st, nil }); err != nil {
+	ps := forPage(c.Request().Context(), p, sg.Q, out.st, sel, out.shared)
+	if err := s.sendShared(sse, p, cost, ps, true, func() (*state, error) { return out.st, nil }); err != nil {
 		return nil
 	}
 	// Tasks another person changed meanwhile; never the one this page is typing in.

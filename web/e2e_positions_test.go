@@ -43,7 +43,7 @@ func TestBrowserStalePositionsRefused(t *testing.T) {
 	// B moves find_books (shown in both tabs) below hold_book, and at once types in its
 	// description from its own, updated page.
 	if err := chromedp.Do(ctxB,
-		chromedp.Evaluate[chromedp.Void](`document.querySelector('[aria-label="Move find_books down"]').click()`),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=tool-down]').click()`),
 		chromedp.Poll[chromedp.Void](`document.querySelector('[data-testid=pick-1]')?.textContent.includes('find_books')`, chromedp.WithPollingTimeout(10*time.Second)),
 		chromedp.Evaluate[chromedp.Void](`(() => { const d = document.getElementById('f-desc'); d.focus(); d.setSelectionRange(d.value.length, d.value.length); })()`),
 		chromedp.KeyEvent(" Moved by B."),

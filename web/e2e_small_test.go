@@ -24,11 +24,6 @@ import (
 	"github.com/tool-workbench/workbench/store"
 )
 
-// poll waits up to 10 seconds for a JavaScript condition.
-func poll(js string) chromedp.Action[chromedp.Void] {
-	return chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(10*time.Second))
-}
-
 // versionAbove waits for the page's version to pass v (an edit was saved).
 func versionAbove(v int) chromedp.Action[chromedp.Void] {
 	return poll(`Number(document.querySelector('[data-testid=history]').dataset.version) > ` + strconv.Itoa(v))

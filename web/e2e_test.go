@@ -20,7 +20,7 @@ import (
 
 // browser starts the workbench with the Datastar client named by WORKBENCH_DATASTAR_JS and a
 // headless Chromium, or skips.
-func browser(t *testing.T, configure ...func(*Config)) (context.Context, string) {
+func browser(t testing.TB, configure ...func(*Config)) (context.Context, string) {
 	t.Helper()
 	js := os.Getenv("WORKBENCH_DATASTAR_JS")
 	if js == "" {

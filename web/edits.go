@@ -87,6 +87,7 @@ func (s *Server) listingAsItStands(c echo.Context, sg signals, msg string) error
 	sel := min(max(sg.Tool, 0), max(len(ws.Listing.Tools)-1, 0))
 	if p := s.hub.lookup(ws.ID, sg.PID); p != nil {
 		p.setSelected(sel)
+		resetList(p)
 	}
 	sse := newSSE(c)
 	if sel != sg.Tool {
@@ -180,6 +181,10 @@ func (s *Server) selectTool(c echo.Context) error {
 			focus = views.FocusHidden(f)
 		}
 		_ = sse.PatchElementTempl(focus, datastar.WithSelector("#editor"), datastar.WithModeAppend())
+	}
+	// A tool selected outside the page's window (a finding's) moves the window to it.
+	if p := s.hub.lookup(ws.ID, sg.PID); p != nil || sg.Q != "" || sg.Tool >= maxToolRows {
+		_ = s.selectedListPatches(sse, p, sg.Q, st, sg.Tool)
 	}
 	return nil
 }
@@ -276,6 +281,7 @@ type signals struct {
 	Tool int             `json:"tool"`
 	Ver  int             `json:"ver"`
 	Val  json.RawMessage `json:"val"`
+	Q    string          `json:"toolq"` // the tool list's search (tools.go)
 
 	// costChoice is the page's choice in the Cost tab (cost.go).
 	costChoice

@@ -24,7 +24,8 @@ type page struct {
 	tool    int
 	focus   string // the field pointer this page last edited
 	focusAt time.Time
-	history bool // the History panel has been opened
+	history bool     // the History panel has been opened
+	list    listView // the tool list's search and window (tools.go)
 	ch      chan Notice
 
 	// cost is the page's choice in the Cost tab and what it was last sent (cost.go).

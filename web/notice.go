@@ -81,6 +81,9 @@ type Patch struct {
 	Selector string // empty: patch by the element's own id
 	Mode     string // empty: outer morph
 	HTML     string
+	// list marks the tool list's regions: a page whose list shows a search or another window
+	// renders its own instead (tools.go).
+	list bool
 }
 
 // fieldNoticeText says who changed what the person is typing in.

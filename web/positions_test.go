@@ -344,7 +344,7 @@ func TestLateEventStillReachesPages(t *testing.T) {
 // rowAction finds the tools' shape the row of tool i was rendered at, for its "move up" button.
 func rowAction(t testing.TB, html string, i int) (int, bool) {
 	t.Helper()
-	m := regexp.MustCompile(fmt.Sprintf(`op=up&amp;i=%d&amp;g=(\d+)`, i)).FindStringSubmatch(html)
+	m := regexp.MustCompile(fmt.Sprintf(`\$tool = %d; @post\([^)]*/select\?focus=&amp;g=(\d+)`, i)).FindStringSubmatch(html)
 	if m == nil {
 		return 0, false
 	}

@@ -65,10 +65,9 @@ func (s *Server) buildState(ws Workspace, res, base *analysis.Result) *state {
 // (the list's notice steps the selection) and edited in the editor, which renders any tool.
 func toolRows(res *analysis.Result, shape int) views.ToolRows {
 	n := min(len(res.Tools), maxToolRows)
-	rows := views.ToolRows{Rows: make([]views.ToolRow, n), Total: len(res.Tools)}
-	for i, t := range res.Tools[:n] {
-		rows.Rows[i] = views.ToolRow{Index: i, Shape: shape, Name: t.Name, Errors: t.Errors, Warnings: t.Warnings,
-			Tokens: t.Cost.Tokens, Bytes: t.Cost.Bytes}
+	rows := views.ToolRows{Rows: make([]views.ToolRow, n), Total: len(res.Tools), Matches: len(res.Tools), Shape: shape}
+	for i := range res.Tools[:n] {
+		rows.Rows[i] = toolRow(&res.Tools[i], shape)
 	}
 	return rows
 }
@@ -305,11 +304,11 @@ func sharedPatches(ctx context.Context, old, now *state, tasksStructure bool) []
 	// moved, every row is rendered again. So is the list when the count changes (its last row's
 	// "move down", its notice); a row is patched only when it is rendered.
 	if old == nil || old.rows.Total != now.rows.Total || !sameRowNames(old.rows.Rows, now.rows.Rows) || old.ws.ToolsShape != now.ws.ToolsShape {
-		add(views.ToolList(id, now.rows))
+		out = append(out, listPatches(ctx, id, now.rows)...)
 	} else {
 		for i, r := range now.rows.Rows {
 			if old.rows.Rows[i] != r {
-				add(views.ToolRowItem(id, r, now.rows.Total))
+				out = append(out, Patch{HTML: render(ctx, views.ToolRowItem(id, r, now.rows.Total)), list: true})
 			}
 		}
 	}

@@ -217,6 +217,7 @@ func (s *Server) routes() *echo.Echo {
 	w.GET("/tasks/panel", s.tasksPanel)
 	w.POST("/tasks/import", s.importTasks)
 	w.POST("/select", s.selectTool)
+	w.POST("/tools", s.toolSearch)
 	w.POST("/edit", s.editField)
 	w.POST("/tool", s.toolOp)
 	w.POST("/param", s.paramOp)

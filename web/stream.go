@@ -54,6 +54,7 @@ func (s *Server) stream(c echo.Context) error {
 	_, cost := s.answerCost(id, sg, st)
 	if sg.Ver != ws.Version {
 		// The page is older than the workspace (a reconnect after missed notices).
+		resetList(p)
 		if err := s.sendFull(sse, ws, p.selected()); err != nil {
 			return nil
 		}
@@ -129,12 +130,21 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 		if err != nil {
 			return err
 		}
+		resetList(p)
 		if err := s.sendFull(sse, ws, p.selected()); err != nil {
 			return err
 		}
 		return s.costAfterFull(sse, p, p.costChoice(), ws)
 	}
-	if err := s.sendShared(sse, p, p.costChoice(), n.Shared, n.Version > 0, func() (*state, error) { return s.noticeState(sse, p, n) }); err != nil {
+	shared := n.Shared
+	if v := p.view(); v.own() && (n.State != nil || len(shared) > 0) {
+		st, err := s.noticeState(sse, p, n)
+		if err != nil {
+			return err
+		}
+		shared = forPage(sse.Context(), p, v.q, st, p.selected(), shared)
+	}
+	if err := s.sendShared(sse, p, p.costChoice(), shared, n.Version > 0, func() (*state, error) { return s.noticeState(sse, p, n) }); err != nil {
 		return err
 	}
 	if err := s.forwardTaskRows(sse, p, n); err != nil {
@@ -281,6 +291,10 @@ func (s *Server) sendFull(sse *datastar.ServerSentEventGenerator, ws Workspace, 
 		return err
 	}
 	if err := sendPatches(sse, sharedPatches(sse.Context(), nil, st, true)); err != nil {
+		return err
+	}
+	// The shared list lists every tool: the page's search is emptied with it (resetList).
+	if err := sse.MarshalAndPatchSignals(map[string]string{"toolq": ""}); err != nil {
 		return err
 	}
 	return patchEditor(sse, s.editorModel(ws, st.res, sel))
