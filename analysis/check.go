@@ -69,13 +69,6 @@ func (e *Engine) Check(ctx context.Context, in CheckInput) (*Checked, error) {
 	l := in.Listing
 	r := &Report{Version: ReportVersion, Source: in.Name, Rules: "all", Tools: len(l.Tools),
 		Tokenizer: in.Tokenizer, Baseline: in.Baseline != nil}
-	tokens, err := e.ext.Tokens(ctx, l)
-	if err != nil {
-		return nil, fmt.Errorf("check: %w", err)
-	}
-	for _, n := range tokens {
-		r.Tokens += n
-	}
 	// Where the reference cannot read the listing, its report and its ranker do not run; its
 	// checks still report what the engine found, as the page shows it: a reference-input error
 	// on each tool it cannot read, and its checks on the others.
@@ -88,6 +81,9 @@ func (e *Engine) Check(ctx context.Context, in CheckInput) (*Checked, error) {
 	res, err := e.AnalyzeContext(ctx, l, tasks)
 	if err != nil {
 		return nil, fmt.Errorf("check: %w", err)
+	}
+	if err := e.checkTokens(ctx, l, res, r); err != nil {
+		return nil, err
 	}
 	findings := e.referenceFindings(l, res)
 	ref := slices.Clip(findings)
@@ -103,6 +99,25 @@ func (e *Engine) Check(ctx context.Context, in CheckInput) (*Checked, error) {
 	}
 	r.Finish(in.FailOn)
 	return &Checked{Report: r, Extended: extended, reference: ref, listing: l}, nil
+}
+
+// checkTokens sets the report's token count: the Cost tab's total (each tool in the compact
+// rendering plus the listing's frame) when the engine counts with the report's tokenizer, so
+// that the page, check and the review report say one figure; otherwise (approx, or an engine
+// without costs) the budget rules' sum over the tools.
+func (e *Engine) checkTokens(ctx context.Context, l *listing.Listing, res *Result, r *Report) error {
+	if !e.noCost && e.tok != nil && e.tok.Name() == r.Tokenizer {
+		r.Tokens = res.Cost.Total.Tokens
+		return nil
+	}
+	tokens, err := e.ext.Tokens(ctx, l)
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	for _, n := range tokens {
+		r.Tokens += n
+	}
+	return nil
 }
 
 // referenceFindings returns the reference's findings of res in the order of the reference's

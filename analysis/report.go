@@ -26,7 +26,8 @@ type Report struct {
 	Source  string `json:"source"` // the file checked, as given
 	Rules   string `json:"rules"`  // the rule set: "all"
 	Tools   int    `json:"tools"`
-	// Tokens is the listing's token count as the budget rules count it, and Tokenizer how.
+	// Tokens is the listing's token count with Tokenizer: the Cost tab's total (the compact
+	// rendering, frame included), or with approx the budget rules' estimate over the tools.
 	Tokens    int    `json:"tokens"`
 	Tokenizer string `json:"tokenizer"`
 	// Findings are the findings not ignored, the reference's WARN and FAIL lines included.

@@ -33,7 +33,12 @@ func (a *API) check(c echo.Context) error {
 		return err
 	}
 	// The engine the browser and `workbench check` use, over this option set's shared linter.
-	eng, err := analysis.New(analysis.Options{Tokenizer: "o200k_base", Extended: in.linter, PlainVerdicts: true, NoCost: true})
+	// It counts the listing as the Cost tab does, unless the tokens are estimated (approx).
+	tokName, approx := in.tokenizer, in.tokenizer == "approx"
+	if approx {
+		tokName = "o200k_base" // never used: the engine counts no tokens
+	}
+	eng, err := analysis.New(analysis.Options{Tokenizer: tokName, Extended: in.linter, PlainVerdicts: true, NoCost: approx})
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}

@@ -279,8 +279,10 @@ func panelOutcome(t *testing.T, page string) outcome {
 					switch {
 					case s.Data == "span" && strings.HasPrefix(attr(s, "class"), "sev "):
 						f.Severity = strings.TrimSpace(text(s))
-					case s.Data == "span" && attr(s, "class") == "msg":
-						f.Message = text(s)
+					case attr(s, "class") == "msg" && f.Message == "":
+						f.Message = text(s) // a short message, shown whole
+					case attr(s, "data-testid") == "finding-message":
+						f.Message = text(s) // a long one, shown folded, is also kept whole
 					case attr(s, "data-testid") == "finding-pointer":
 						pointer = text(s)
 					}

@@ -181,11 +181,12 @@ func checkAll(ctx context.Context, out *bufio.Writer, e *env, o checkOptions) er
 	}
 
 	// The engine the browser uses, with the extended rules configured by the flags.
-	tokName := o.tokenizer
-	if tokName == "approx" {
-		tokName = "" // the engine counts no tokens for a check: its default is never used
+	// It counts the listing as the Cost tab does, unless the tokens are estimated (approx).
+	tokName, approx := o.tokenizer, o.tokenizer == "approx"
+	if approx {
+		tokName = "" // the engine counts no tokens: its default is never used
 	}
-	eng, err := analysis.New(analysis.Options{Tokenizer: tokName, Extended: lint.New(o.cfg), PlainVerdicts: true, NoCost: true})
+	eng, err := analysis.New(analysis.Options{Tokenizer: tokName, Extended: lint.New(o.cfg), PlainVerdicts: true, NoCost: approx})
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
