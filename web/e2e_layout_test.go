@@ -92,6 +92,11 @@ func openTwoWriters(t *testing.T, ctx context.Context, base string) {
 	if err != nil {
 		t.Fatalf("field notice and presence: %v", err)
 	}
+	// The first edit asked for a name (a box in the corner, over the panes): not now.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("[data-testid=name-ask-later]")),
+		chromedp.WaitNotVisible(chromedp.CSS("[data-testid=name-ask]"))); err != nil {
+		t.Fatalf("answer the name box: %v", err)
+	}
 }
 
 // startTwoRuns makes two runs, so that the Runs tab has results and a comparison to show. The
@@ -157,8 +162,11 @@ func showTab(t *testing.T, ctx context.Context, size viewport, scheme string, ta
 	}
 	acts = append(append(acts, chromedp.Click(chromedp.CSS(tab.tab))), tab.fill...)
 	phoneView(t, ctx, "results")
-	if err := chromedp.Do(ctx, acts...); err != nil {
-		t.Fatalf("%s: %v", where, err)
+	step, cancel := context.WithTimeout(ctx, 20*time.Second) // leaves time to say what the panel showed
+	defer cancel()
+	if err := chromedp.Do(step, acts...); err != nil {
+		h, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.getElementById('tp-"+tab.name+"')?.outerHTML.slice(0, 3000) || 'no panel'"))
+		t.Fatalf("%s: %v\n%s", where, err, h)
 	}
 	checkLayout(t, ctx, where, size)
 	if dir != "" {

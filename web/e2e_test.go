@@ -58,7 +58,7 @@ func browser(t testing.TB, configure ...func(*Config)) (context.Context, string)
 	t.Cleanup(cancel)
 	ctx, cancel2 := chromedp.NewContext(actx)
 	t.Cleanup(cancel2)
-	ctx, cancel3 := context.WithTimeout(ctx, 120*time.Second) // a guard against a hung page, not a timing claim
+	ctx, cancel3 := context.WithTimeout(ctx, 90*time.Second) // a guard against a hung page, not a timing claim
 	t.Cleanup(cancel3)
 	return ctx, ts.URL
 }
