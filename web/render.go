@@ -27,7 +27,7 @@ import (
 const (
 	maxToolRows     = 500 // rows of the tool list
 	maxFindingItems = 500 // findings of the findings panel, all groups together
-	maxCostBars     = 500 // bars of the cost panel
+	maxCostBars     = 200 // bars of the cost panel: past them one line sums the rest (a bar costs about 0.25 KB a keystroke)
 	maxParamRows    = 200 // rows of the editor's parameter table
 	maxTaskRows     = 500 // rows of the task table
 	// maxTaskOptions bounds the expected-tool selects' options, all rows together, as every
