@@ -2,12 +2,9 @@ package web
 
 import (
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -61,36 +58,7 @@ func BenchmarkEditRecomputeRenderGen2000(b *testing.B) {
 	t0 := time.Now()
 	page := getPage(b, s, "/w/"+ws.ID)
 	b.Logf("page: %d bytes, %d tags, %v", len(page), strings.Count(page, "<")-strings.Count(page, "</"), time.Since(t0))
-	tool := 40
-	base := l.Tools[tool].Get("description").Str
-	body := func(i int) string {
-		return fmt.Sprintf(`{"pid":"%s","tool":%d,"val":%q}`, strings.Repeat("c", 32), tool, base+strings.Repeat(" more", i%7))
-	}
-	path := fmt.Sprintf("/w/%s/edit?t=%d&f=description", ws.ID, tool)
-	lat := make([]time.Duration, 0, b.N)
-	var bytes int
-	cpu0 := cpuTime()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body(i)))
-		req.Header.Set("Datastar-Request", "true")
-		rec := httptest.NewRecorder()
-		t0 := time.Now()
-		s.Handler().ServeHTTP(rec, req)
-		lat = append(lat, time.Since(t0))
-		if rec.Code != http.StatusOK {
-			b.Fatalf("status %d: %s", rec.Code, rec.Body.String())
-		}
-		bytes += rec.Body.Len()
-	}
-	b.StopTimer()
-	// The process's CPU time per edit: what an edit costs whatever else the machine runs.
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/edit")
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	q := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
-	b.ReportMetric(q(0.5), "p50-ms")
-	b.ReportMetric(q(0.99), "p99-ms")
-	b.ReportMetric(float64(bytes)/float64(b.N), "sse-bytes/edit")
+	benchEdits(b, s, ws.ID, l, "", nil)
 }
 
 // cpuTime is the CPU time the process has used, user and system.

@@ -3,12 +3,8 @@ package web
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tool-workbench/workbench/listing"
 )
@@ -68,29 +64,10 @@ func BenchmarkEditCostChoice(b *testing.B) {
 		b.Fatal(err)
 	}
 	getPage(b, s, "/w/"+ws.ID)
-	tool := 40
-	base := l.Tools[tool].Get("description").Str
-	body := func(i int) string {
-		return fmt.Sprintf(`{"pid":"%s","tool":%d,"val":%q,"costtok":"cl100k_base","costrender":"harmony","costwin":128000}`,
-			strings.Repeat("c", 32), tool, base+strings.Repeat(" more", i%7))
-	}
-	path := fmt.Sprintf("/w/%s/edit?t=%d&f=description", ws.ID, tool)
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body(i)))
-		req.Header.Set("Datastar-Request", "true")
-		rec := httptest.NewRecorder()
-		t0 := time.Now()
-		s.Handler().ServeHTTP(rec, req)
-		lat = append(lat, time.Since(t0))
-		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "harmony") {
-			b.Fatalf("status %d, or no Cost region counted with harmony: %.300s", rec.Code, rec.Body.String())
+	benchEdits(b, s, ws.ID, l, `,"costtok":"cl100k_base","costrender":"harmony","costwin":128000`, func(body string) error {
+		if !strings.Contains(body, "harmony") {
+			return fmt.Errorf("no Cost region counted with harmony: %.300s", body)
 		}
-	}
-	b.StopTimer()
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	q := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
-	b.ReportMetric(q(0.5), "p50-ms")
-	b.ReportMetric(q(0.99), "p99-ms")
+		return nil
+	})
 }
