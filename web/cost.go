@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/labstack/echo/v4"
@@ -378,11 +379,11 @@ func (s *Server) sendShared(sse *datastar.ServerSentEventGenerator, p *page, ch 
 	tabs := false
 	kept := make([]Patch, 0, len(ps))
 	for _, x := range ps {
-		switch patchRoot(x) {
-		case "cost":
+		switch r := patchRoot(x); {
+		case r == "cost" || r == "cost-head" || strings.HasPrefix(r, "cost-bar-"):
 			changed = true
 			continue
-		case "panel-tabs":
+		case r == "panel-tabs":
 			tabs = true
 			continue
 		}

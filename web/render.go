@@ -329,9 +329,7 @@ func sharedPatches(ctx context.Context, old, now *state, tasksStructure bool) []
 			}
 		}
 	}
-	if old == nil || !reflect.DeepEqual(old.cost, now.cost) {
-		add(views.CostRegion(now.cost))
-	}
+	out = append(out, costPatches(ctx, old, now)...)
 	t := now.tasks
 	switch {
 	case old == nil || tasksStructure || old.tasks.Total != t.Total || len(old.tasks.Rows) != len(t.Rows) || !sameToolChoices(old.tasks, t):
@@ -376,4 +374,28 @@ func sameGroups(a, b []views.FindingGroup) bool {
 		}
 	}
 	return true
+}
+
+// costPatches are the Cost region's patches from old to now: none when it is the same; the
+// figures above the bars and the bars that changed when the bars are as many (an edit changes
+// one tool's bar, or all of them when the largest tool's size moved); else the whole region.
+func costPatches(ctx context.Context, old, now *state) []Patch {
+	if old != nil && reflect.DeepEqual(old.cost, now.cost) {
+		return nil
+	}
+	if old == nil || len(old.cost.Bars) != len(now.cost.Bars) || old.cost.MoreTools != now.cost.MoreTools || old.cost.MoreTokens != now.cost.MoreTokens {
+		return []Patch{{HTML: render(ctx, views.CostRegion(now.cost))}}
+	}
+	var out []Patch
+	oh, nh := old.cost, now.cost
+	oh.Bars, nh.Bars = nil, nil
+	if !reflect.DeepEqual(oh, nh) {
+		out = append(out, Patch{HTML: render(ctx, views.CostHead(now.cost))})
+	}
+	for i, b := range now.cost.Bars {
+		if !reflect.DeepEqual(old.cost.Bars[i], b) {
+			out = append(out, Patch{HTML: render(ctx, views.CostBarItem(i, b, now.cost.Window))})
+		}
+	}
+	return out
 }

@@ -245,9 +245,15 @@ func TestEditDescriptionFlipsRanking(t *testing.T) {
 	if _, ok := p["verdict-4"]; ok {
 		t.Errorf("verdict-4 (no word of it changed weight) was patched")
 	}
-	for _, want := range []string{"desc-count", "history", "task-summary", "cost"} {
+	// The Cost region's figures and the edited tool's bar, not the whole region.
+	for _, want := range []string{"desc-count", "history", "task-summary", "cost-head", "cost-bar-0"} {
 		if _, ok := p[want]; !ok {
 			t.Errorf("%s not patched; patched: %v", want, keys(p))
+		}
+	}
+	for _, whole := range []string{"cost", "cost-bar-1"} {
+		if _, ok := p[whole]; ok {
+			t.Errorf("%s patched: an edit of tool 0 re-sends only the Cost figures and its bar", whole)
 		}
 	}
 	for _, never := range []string{"editor", "f-desc", "tasks"} {
