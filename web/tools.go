@@ -51,9 +51,16 @@ type toolQuery struct {
 	readOnly, destructive bool
 }
 
+// maxToolQuery bounds the search the matching reads (bytes): every word is looked for in every
+// tool's text, so a long query would cost tools × words.
+const maxToolQuery = 256
+
 func parseToolQuery(q string) toolQuery {
 	var tq toolQuery
-	for _, f := range strings.Fields(strings.ToLower(q)) {
+	if q = strings.ToLower(q); len(q) > maxToolQuery { // after: lower case can be longer
+		q = strings.ToValidUTF8(q[:maxToolQuery], "")
+	}
+	for _, f := range strings.Fields(q) {
 		switch {
 		case f == "has:error" || f == "has:errors":
 			tq.errors = true
