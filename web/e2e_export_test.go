@@ -125,6 +125,11 @@ func TestBrowserExportOptionsStayInWorkspace(t *testing.T) {
 	err := chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS("[data-testid=export-menu] > summary")),
 		chromedp.WaitVisible(chromedp.CSS("#export-package")),
+		// The field takes the focus before the keys: on a loaded machine DOM.focus once ran
+		// before the opened menu had been laid out ("Element is not focusable").
+		chromedp.Poll[chromedp.Void](`(() => { const f = document.getElementById('export-package');
+			f.focus(); return document.getElementById('export-menu').open && document.activeElement === f; })()`,
+			chromedp.WithPollingTimeout(5*time.Second)),
 		chromedp.SendKeys(chromedp.CSS("#export-package"), "tools"),
 		chromedp.Click(chromedp.CSS(`[data-testid=export-go] input[name=main]`)),
 		chromedp.Click(goDownload),
