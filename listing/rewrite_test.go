@@ -1,0 +1,131 @@
+package listing
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestReplacements(t *testing.T) {
+	str := NewString
+	tests := []struct {
+		name, src string
+		ops       []Op
+		want      string
+	}{
+		{
+			name: "a changed string keeps the rest byte for byte",
+			src:  "{\"tools\": [\n    {\"name\": \"a\", \"description\": \" hi \", \"n\": 1.50E+2, \"x\": \"\\u00e9\"}\n]}\n",
+			ops:  []Op{{Kind: OpSet, Path: "/tools/0/description", Value: str("hi")}},
+			want: "{\"tools\": [\n    {\"name\": \"a\", \"description\": \"hi\", \"n\": 1.50E+2, \"x\": \"\\u00e9\"}\n]}\n",
+		},
+		{
+			name: "an added member takes the object's indentation and spacing",
+			src: "{\n\t\"tools\": [\n\t\t{\n\t\t\t\"name\": \"a\",\n\t\t\t\"inputSchema\": {\n\t\t\t\t\"type\": \"object\"\n\t\t\t}\n\t\t}\n\t]\n}",
+			ops: []Op{{Kind: OpSet, Path: "/tools/0/inputSchema/required", Value: NewArray()},
+				{Kind: OpSet, Path: "/tools/0/annotations", Value: NewObject(Member{Key: "readOnlyHint", Value: NewBool(true)})}},
+			want: "{\n\t\"tools\": [\n\t\t{\n\t\t\t\"name\": \"a\",\n\t\t\t\"inputSchema\": {\n\t\t\t\t\"type\": \"object\",\n\t\t\t\t\"required\": []\n\t\t\t},\n" +
+				"\t\t\t\"annotations\": {\n\t\t\t\t\"readOnlyHint\": true\n\t\t\t}\n\t\t}\n\t]\n}",
+		},
+		{
+			name: "a compact object stays on its line",
+			src:  "[\n  {\"name\":\"a\",\"inputSchema\":{\"type\":\"object\"}},\n  {\"name\":\"b\"}\n]",
+			ops:  []Op{{Kind: OpSet, Path: "/tools/0/inputSchema/properties", Value: NewObject(Member{Key: "q", Value: NewObject()})}},
+			want: "[\n  {\"name\":\"a\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"q\":{}}}},\n  {\"name\":\"b\"}\n]",
+		},
+		{
+			name: "a removed member takes its separator with it",
+			src:  "{\"tools\": [{\n  \"name\": \"a\",\n  \"x-mcp-header\": \"X\",\n  \"description\": \"d\"\n}]}",
+			ops:  []Op{{Kind: OpRemove, Path: "/tools/0/x-mcp-header"}},
+			want: "{\"tools\": [{\n  \"name\": \"a\",\n  \"description\": \"d\"\n}]}",
+		},
+		{
+			name: "a removed last member leaves the closing bracket's line",
+			src:  "{\"tools\": [{\n  \"name\": \"a\",\n  \"title\": \"T\"\n}]}",
+			ops:  []Op{{Kind: OpRemove, Path: "/tools/0/title"}},
+			want: "{\"tools\": [{\n  \"name\": \"a\"\n}]}",
+		},
+		{
+			name: "a repeated key dropped keeps the value a parser keeps",
+			src:  "{\"tools\": [{\"name\": \"a\", \"title\": \"old\", \"d\": 1, \"title\": \"new\"}]}",
+			ops:  []Op{{Kind: OpRemove, Path: "/tools/0/title"}, {Kind: OpSet, Path: "/tools/0/title", Value: str("new")}},
+			want: "{\"tools\": [{\"name\": \"a\", \"d\": 1, \"title\": \"new\"}]}",
+		},
+		{
+			name: "an SSE data line and a response envelope stay as they were",
+			src:  "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"a\u200b\"}],\"nextCursor\":null}}\n\n",
+			ops:  []Op{{Kind: OpSet, Path: "/tools/0/name", Value: str("a")}},
+			want: "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"a\"}],\"nextCursor\":null}}\n\n",
+		},
+		{
+			name: "an empty object that gains members is written whole",
+			src:  "[\n  {\n    \"name\": \"a\",\n    \"inputSchema\": {}\n  }\n]",
+			ops:  []Op{{Kind: OpSet, Path: "/tools/0/inputSchema/type", Value: str("object")}},
+			want: "[\n  {\n    \"name\": \"a\",\n    \"inputSchema\": {\n      \"type\": \"object\"\n    }\n  }\n]",
+		},
+		{
+			name: "an array item changed in place",
+			src:  "[{\"name\": \"a\", \"inputSchema\": {\"required\": [\"x\", \"y \", \"z\"]}}]",
+			ops:  []Op{{Kind: OpSet, Path: "/tools/0/inputSchema/required/1", Value: str("y")}},
+			want: "[{\"name\": \"a\", \"inputSchema\": {\"required\": [\"x\", \"y\", \"z\"]}}]",
+		},
+		{
+			name: "an array item removed",
+			src:  "[{\"name\": \"a\", \"e\": [\n  1,\n  2,\n  3\n]}]",
+			ops:  []Op{{Kind: OpRemove, Path: "/tools/0/e/1"}},
+			want: "[{\"name\": \"a\", \"e\": [\n  1,\n  3\n]}]",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := Parse([]byte(tt.src), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fixed, err := l.ApplyAll(tt.ops)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reps, err := Replacements(l, fixed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ApplyReplacements(l.Source, reps)
+			if string(got) != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
+			}
+			again, err := Parse(got, Options{})
+			if err != nil {
+				t.Fatalf("the rewritten text does not parse: %v", err)
+			}
+			if a, b := again.Marshal(""), fixed.Marshal(""); !bytes.Equal(a, b) {
+				t.Errorf("the rewritten text reads as\n%s\nnot as the edited listing\n%s", a, b)
+			}
+		})
+	}
+}
+
+func TestReplacementsRefuseOtherTools(t *testing.T) {
+	l, err := Parse([]byte(`[{"name":"a"},{"name":"b"}]`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed, err := l.Apply(Op{Kind: OpRemove, Path: "/tools/1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Replacements(l, fixed); err == nil {
+		t.Error("a removed tool gave replacements; want an error")
+	}
+}
+
+func TestValueReplacement(t *testing.T) {
+	src := []byte("[\n  {\"task\": \"t\", \"expect\": \"old\\u0041\"}\n]")
+	doc, err := ParseJSON(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ValueReplacement(src, doc.Items[0].Get("expect"), NewString("new"))
+	if got, want := string(ApplyReplacements(src, []Replacement{r})), "[\n  {\"task\": \"t\", \"expect\": \"new\"}\n]"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
