@@ -113,9 +113,9 @@ func sameKeysPrefix(o, f []Member) bool {
 // layout is how an object or array of the source sets out its members.
 type layout struct {
 	lead, sep, trail string // after the opening bracket, between members, before the closing one
-	colon                string // between a key and its value
-	indent               string // a member's indentation
-	compact              bool   // members share a line: new values are written on one line too
+	colon            string // between a key and its value
+	indent           string // a member's indentation
+	compact          bool   // members share a line: new values are written on one line too
 }
 
 // layout reads the layout of o, a non-empty object or array of the source.

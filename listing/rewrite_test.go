@@ -20,7 +20,7 @@ func TestReplacements(t *testing.T) {
 		},
 		{
 			name: "an added member takes the object's indentation and spacing",
-			src: "{\n\t\"tools\": [\n\t\t{\n\t\t\t\"name\": \"a\",\n\t\t\t\"inputSchema\": {\n\t\t\t\t\"type\": \"object\"\n\t\t\t}\n\t\t}\n\t]\n}",
+			src:  "{\n\t\"tools\": [\n\t\t{\n\t\t\t\"name\": \"a\",\n\t\t\t\"inputSchema\": {\n\t\t\t\t\"type\": \"object\"\n\t\t\t}\n\t\t}\n\t]\n}",
 			ops: []Op{{Kind: OpSet, Path: "/tools/0/inputSchema/required", Value: NewArray()},
 				{Kind: OpSet, Path: "/tools/0/annotations", Value: NewObject(Member{Key: "readOnlyHint", Value: NewBool(true)})}},
 			want: "{\n\t\"tools\": [\n\t\t{\n\t\t\t\"name\": \"a\",\n\t\t\t\"inputSchema\": {\n\t\t\t\t\"type\": \"object\",\n\t\t\t\t\"required\": []\n\t\t\t},\n" +
