@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Replacement is one change to a source text: the bytes [Offset, Offset+Length) give way to Text.
@@ -25,7 +26,7 @@ func Replacements(orig, fixed *Listing) ([]Replacement, error) {
 	if len(orig.Tools) != len(fixed.Tools) {
 		return nil, fmt.Errorf("the edits changed the number of tools (%d to %d); write the listing whole", len(orig.Tools), len(fixed.Tools))
 	}
-	w := &rewriter{src: orig.Source, unit: indentUnit(orig.Source)}
+	w := newRewriter(orig.Source)
 	for i, o := range orig.Tools {
 		f := fixed.Tools[i]
 		if f == o {
@@ -42,7 +43,7 @@ func Replacements(orig, fixed *Listing) ([]Replacement, error) {
 // ValueReplacement returns the change that writes v over the value at old's place in src
 // (a string or number of a task file, say), in old's layout.
 func ValueReplacement(src []byte, old, v *Value) Replacement {
-	w := &rewriter{src: src, unit: indentUnit(src)}
+	w := newRewriter(src)
 	return Replacement{Offset: old.Pos, Length: w.end(old) - old.Pos, Text: w.fresh(v, lineIndent(src, old.Pos), false)}
 }
 
@@ -66,7 +67,21 @@ func ApplyReplacements(src []byte, reps []Replacement) []byte {
 type rewriter struct {
 	src  []byte
 	unit string // one level of indentation in the source ("" when it is compact)
-	reps []Replacement
+	// ascii: the source escapes every non-ASCII character (as Python's json.dumps does by
+	// default), so new text does too.
+	ascii bool
+	reps  []Replacement
+}
+
+func newRewriter(src []byte) *rewriter {
+	ascii := bytes.Contains(src, []byte(`\u`))
+	for _, c := range src {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	return &rewriter{src: src, unit: indentUnit(src), ascii: ascii}
 }
 
 // diff adds the replacements that turn o (a value of the source) into f.
@@ -230,7 +245,7 @@ func (w *rewriter) sub(o, f *Value) string {
 	if o == f {
 		return string(w.src[o.Pos:end])
 	}
-	inner := &rewriter{src: w.src, unit: w.unit}
+	inner := &rewriter{src: w.src, unit: w.unit, ascii: w.ascii}
 	inner.diff(o, f)
 	for i := range inner.reps {
 		inner.reps[i].Offset -= o.Pos
@@ -241,14 +256,38 @@ func (w *rewriter) sub(o, f *Value) string {
 // fresh writes v, which has no source text, for a place whose line is indented by indent; on
 // one line when compact or when the whole source is.
 func (w *rewriter) fresh(v *Value, indent string, compact bool) string {
+	var s string
 	if compact || w.unit == "" {
-		return string(Marshal(v, ""))
+		s = string(Marshal(v, ""))
+	} else {
+		s = string(Marshal(v, w.unit))
+		if indent != "" {
+			s = strings.ReplaceAll(s, "\n", "\n"+indent)
+		}
 	}
-	s := string(Marshal(v, w.unit))
-	if indent == "" {
-		return s
+	if w.ascii {
+		s = escapeNonASCII(s)
 	}
-	return strings.ReplaceAll(s, "\n", "\n"+indent)
+	return s
+}
+
+// escapeNonASCII writes every non-ASCII character of the JSON text s as \u escapes (outside
+// strings JSON has none).
+func escapeNonASCII(s string) string {
+	var b bytes.Buffer
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf:
+			b.WriteRune(r)
+		case r >= 0x10000:
+			r -= 0x10000
+			writeU(&b, 0xD800+(r>>10))
+			writeU(&b, 0xDC00+(r&0x3FF))
+		default:
+			writeU(&b, r)
+		}
+	}
+	return b.String()
 }
 
 // end returns the offset just past the source value v.

@@ -129,3 +129,23 @@ func TestValueReplacement(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+func TestReplacementsKeepASCIIEscapes(t *testing.T) {
+	src := "{\"tools\": [{\"name\": \"a\", \"description\": \" caf\\u00e9 \\ud83d\\ude00 \"}]}"
+	l, err := Parse([]byte(src), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed, err := l.Apply(Op{Kind: OpSet, Path: "/tools/0/description", Value: NewString("café 😀")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reps, err := Replacements(l, fixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\"tools\": [{\"name\": \"a\", \"description\": \"caf\\u00e9 \\ud83d\\ude00\"}]}"
+	if got := string(ApplyReplacements(l.Source, reps)); got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
