@@ -44,6 +44,9 @@ type Report struct {
 	Failed  bool                `json:"failed"`
 	// ReferenceSkipped says why the reference's checks could not run on this listing, if so.
 	ReferenceSkipped string `json:"referenceSkipped,omitempty"`
+	// Fixes are the repairs on offer for the findings with their changes to the file
+	// (Engine.ReportFixes), which SARIF gives as each result's fixes; nil when not asked for.
+	Fixes []ReportFix `json:"-"`
 }
 
 // Counts tallies findings by severity, and the ignored ones.
@@ -183,6 +186,7 @@ func SARIF(r *Report) (*sarif.Report, error) {
 		uri = "stdin"
 	}
 	run.AddDistinctArtifact(uri)
+	fixes := sarifFixes(r.Fixes, uri)
 	add := func(f lint.Finding, suppressed string) {
 		res := run.CreateResultForRule(f.Rule).
 			WithLevel(sarifLevel(f.Severity)).
@@ -202,6 +206,9 @@ func SARIF(r *Report) (*sarif.Report, error) {
 		loc.AddLogicalLocation(logical)
 		res.AddLocation(loc)
 		res.WithPartialFingerprints(map[string]string{"workbench/v1": fingerprint(f)})
+		if fs := fixes[fixKey(f.Rule, f.ToolIndex, f.Pointer)]; fs != nil {
+			res.WithFixes(fs)
+		}
 		if suppressed != "" {
 			res.WithSuppressions([]*sarif.Suppression{sarif.NewSuppression().WithKind("external").WithJustification(suppressed)})
 		}

@@ -117,6 +117,7 @@ func (a *API) routes() []route {
 	return []route{
 		{http.MethodGet, "/openapi.json", "getOpenAPI", a.openapi},
 		{http.MethodPost, "/check", "check", a.check},
+		{http.MethodPost, "/fix", "fix", a.fix},
 		{http.MethodPost, "/cost", "cost", a.cost},
 		{http.MethodPost, "/export", "export", a.export},
 		{http.MethodPost, "/workspaces", "createWorkspace", a.createWorkspace},

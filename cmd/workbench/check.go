@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -196,6 +197,11 @@ func checkAll(ctx context.Context, out *bufio.Writer, e *env, o checkOptions) er
 		return err
 	}
 	r := checked.Report
+	if o.format == "sarif" {
+		if r.Fixes, err = sarifFixes(ctx, eng, src, l, tasks, o.source); err != nil {
+			return err
+		}
+	}
 	if o.format != "text" {
 		if err := analysis.Write(out, o.format, r); err != nil {
 			return err
@@ -333,4 +339,22 @@ func checkReference(ctx context.Context, out *bufio.Writer, e *env, source, task
 		return exitError{1}
 	}
 	return nil
+}
+
+// sarifFixes returns the repairs on offer for the report's findings with their changes to the
+// file as read: SARIF gives them as each result's fixes. The listing checked was read with its
+// line endings translated; the changes are placed in the file's own bytes.
+func sarifFixes(ctx context.Context, eng *analysis.Engine, src []byte, l *listing.Listing, tasks []selection.Task, name string) ([]analysis.ReportFix, error) {
+	if !bytes.Equal(l.Source, src) {
+		raw, err := listing.Parse(src, listing.Options{Name: name})
+		if err != nil {
+			return nil, fmt.Errorf("check: %w", err)
+		}
+		l = raw
+	}
+	fixes, err := eng.ReportFixes(ctx, l, tasks)
+	if err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	return fixes, nil
 }
