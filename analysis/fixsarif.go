@@ -93,7 +93,7 @@ func positions(src []byte, offsets []int) map[int][2]int {
 }
 
 // fixKey matches a repair to its finding.
-func fixKey(rule string, toolIndex int, pointer string) string {
+func sarifFixKey(rule string, toolIndex int, pointer string) string {
 	return rule + "\x00" + strconv.Itoa(toolIndex) + "\x00" + pointer
 }
 
@@ -112,7 +112,7 @@ func sarifFixes(fixes []ReportFix, uri string) map[string][]*sarif.Fix {
 		fix := sarif.NewFix().WithDescription(sarif.NewTextMessage(r.Title)).
 			AddArtifactChange(sarif.NewArtifactChange().WithArtifactLocation(sarif.NewSimpleArtifactLocation(uri)).WithReplacements(reps)).
 			WithProperties(sarif.NewPropertyBag().Add("kind", string(r.Kind)).Add("repair", r.ID))
-		k := fixKey(r.Rule, r.ToolIndex, r.Pointer)
+		k := sarifFixKey(r.Rule, r.ToolIndex, r.Pointer)
 		out[k] = append(out[k], fix)
 	}
 	return out
