@@ -116,12 +116,15 @@ func fixTexts(req *request, l *listing.Listing, tasks []selection.Task, res anal
 	if lv.Kind != listing.String {
 		start = l.Doc.Pos
 	}
-	before, after := l.Source[start:], analysis.FixedSource(l, res.Listing)[start:]
+	text, reps := analysis.FixedSource(l, res.Listing)
+	for i := range reps {
+		reps[i].Offset -= start
+	}
 	var err error
-	if resp.Listing, err = asSent(lv, after); err != nil {
+	if resp.Listing, err = asSent(lv, text[start:]); err != nil {
 		return err
 	}
-	if resp.Diff, err = analysis.UnifiedDiff(before, after, name); err != nil {
+	if resp.Diff, err = analysis.UnifiedDiff(l.Source[start:], reps, name); err != nil {
 		return err
 	}
 	tv := req.get("tasks")
@@ -132,14 +135,14 @@ func fixTexts(req *request, l *listing.Listing, tasks []selection.Task, res anal
 	if tv.Kind != listing.String {
 		tsrc = req.src[tv.Pos:valueEnd(req.src, tv.Pos)]
 	}
-	fixed, changed, err := analysis.FixedTasks(tsrc, tasks, res.Tasks)
-	if err != nil || !changed {
+	fixed, treps, err := analysis.FixedTasks(tsrc, tasks, res.Tasks)
+	if err != nil || treps == nil {
 		return err
 	}
 	if resp.Tasks, err = asSent(tv, fixed); err != nil {
 		return err
 	}
-	d, err := analysis.UnifiedDiff(tsrc, fixed, "tasks")
+	d, err := analysis.UnifiedDiff(tsrc, treps, "tasks")
 	resp.Diff += d
 	return err
 }

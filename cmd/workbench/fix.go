@@ -176,18 +176,19 @@ func fixFiles(ctx context.Context, l *listing.Listing, tasks []selection.Task, t
 	if err != nil {
 		return nil, fmt.Errorf("fix %s: %w", sourceName(o.source), err)
 	}
-	f := &fixed{res: res, listing: analysis.FixedSource(l, res.Listing)}
-	if f.listingDiff, err = analysis.UnifiedDiff(l.Source, f.listing, sourceName(o.source)); err != nil {
+	text, reps := analysis.FixedSource(l, res.Listing)
+	f := &fixed{res: res, listing: text}
+	if f.listingDiff, err = analysis.UnifiedDiff(l.Source, reps, sourceName(o.source)); err != nil {
 		return nil, err
 	}
 	if tasksSrc != nil {
-		t, changed, err := analysis.FixedTasks(tasksSrc, tasks, res.Tasks)
+		t, reps, err := analysis.FixedTasks(tasksSrc, tasks, res.Tasks)
 		if err != nil {
 			return nil, fmt.Errorf("fix %s: %w", sourceName(o.tasks), err)
 		}
-		if changed {
+		if reps != nil {
 			f.tasks = t
-			if f.tasksDiff, err = analysis.UnifiedDiff(tasksSrc, t, sourceName(o.tasks)); err != nil {
+			if f.tasksDiff, err = analysis.UnifiedDiff(tasksSrc, reps, sourceName(o.tasks)); err != nil {
 				return nil, err
 			}
 		}
