@@ -89,19 +89,19 @@ func TestRepairHints(t *testing.T) {
 func TestRepairNames(t *testing.T) {
 	runRepairCases(t, []repairCase{
 		{name: "to the dominant style, mentions follow", rule: "name-style", kind: FixSuggested,
-			before: `{"tools":[{"name":"tickets_get","description":"Get one. To change it use updateTicket."},{"name":"tickets_list"},{"name":"updateTicket","description":"Update one (see updateTicket.v2 and updateTickets)."}]}`,
-			after:  `{"tools":[{"name":"tickets_get","description":"Get one. To change it use update_ticket."},{"name":"tickets_list"},{"name":"update_ticket","description":"Update one (see updateTicket.v2 and updateTickets)."}]}`,
+			before:  `{"tools":[{"name":"tickets_get","description":"Get one. To change it use updateTicket."},{"name":"tickets_list"},{"name":"updateTicket","description":"Update one (see updateTicket.v2 and updateTickets)."}]}`,
+			after:   `{"tools":[{"name":"tickets_get","description":"Get one. To change it use update_ticket."},{"name":"tickets_list"},{"name":"update_ticket","description":"Update one (see updateTicket.v2 and updateTickets)."}]}`,
 			renames: []Rename{{"updateTicket", "update_ticket"}}},
 		{name: "an acronym and digits", rule: "name-style", kind: FixSuggested,
-			before: `{"tools":[{"name":"a_b"},{"name":"c_d"},{"name":"getHTTPStatus2"}]}`,
-			after:  `{"tools":[{"name":"a_b"},{"name":"c_d"},{"name":"get_http_status2"}]}`,
+			before:  `{"tools":[{"name":"a_b"},{"name":"c_d"},{"name":"getHTTPStatus2"}]}`,
+			after:   `{"tools":[{"name":"a_b"},{"name":"c_d"},{"name":"get_http_status2"}]}`,
 			renames: []Rename{{"getHTTPStatus2", "get_http_status2"}}},
 		{name: "a taken name is not proposed", rule: "name-style", kind: FixSuggested,
 			before: `{"tools":[{"name":"a_b"},{"name":"get_ticket"},{"name":"getTicket"}]}`,
 			after:  `{"tools":[{"name":"a_b"},{"name":"get_ticket"},{"name":"getTicket"}]}`},
 		{name: "spec: spaces and slashes", rule: "name-spec", kind: FixSuggested,
-			before: `{"tools":[{"name":"tickets_get"},{"name":"find book","description":"Use find book to find a book."},{"name":"books/list"}]}`,
-			after:  `{"tools":[{"name":"tickets_get"},{"name":"find_book","description":"Use find_book to find a book."},{"name":"books_list"}]}`,
+			before:  `{"tools":[{"name":"tickets_get"},{"name":"find book","description":"Use find book to find a book."},{"name":"books/list"}]}`,
+			after:   `{"tools":[{"name":"tickets_get"},{"name":"find_book","description":"Use find_book to find a book."},{"name":"books_list"}]}`,
 			renames: []Rename{{"find book", "find_book"}, {"books/list", "books_list"}}},
 	})
 }
