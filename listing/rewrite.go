@@ -154,6 +154,9 @@ func (w *rewriter) layout(o *Value) layout {
 	} else {
 		l.compact = true
 	}
+	if len(starts) == 1 && l.sep == "," && strings.HasSuffix(l.colon, " ") {
+		l.sep = ", " // one member shows no separator; a space after the colon suggests Python's
+	}
 	return l
 }
 
@@ -177,7 +180,50 @@ func (w *rewriter) member(b *strings.Builder, lay layout, m Member) {
 	writeString(&kb, m.Key, false)
 	b.Write(kb.Bytes())
 	b.WriteString(lay.colon)
-	b.WriteString(w.fresh(m.Value, lay.indent, lay.compact))
+	if lay.compact {
+		b.WriteString(w.ascii7(compactLike(m.Value, lay)))
+		return
+	}
+	b.WriteString(w.fresh(m.Value, lay.indent, false))
+}
+
+// compactLike writes v on one line with the separators of lay, a one-line object or array
+// of the source (", " and ": " as Python writes JSON, or none).
+func compactLike(v *Value, lay layout) string {
+	comma, colon := strings.TrimRight(lay.sep, "\n\r"), lay.colon
+	if colon == "" {
+		colon = ":"
+	}
+	var b bytes.Buffer
+	var write func(v *Value)
+	write = func(v *Value) {
+		switch {
+		case v.Kind == Object && len(v.Members) > 0:
+			b.WriteByte('{')
+			for i, m := range v.Members {
+				if i > 0 {
+					b.WriteString(comma)
+				}
+				writeString(&b, m.Key, false)
+				b.WriteString(colon)
+				write(m.Value)
+			}
+			b.WriteByte('}')
+		case v.Kind == Array && len(v.Items) > 0:
+			b.WriteByte('[')
+			for i, it := range v.Items {
+				if i > 0 {
+					b.WriteString(comma)
+				}
+				write(it)
+			}
+			b.WriteByte(']')
+		default:
+			writeValue(&b, v, "", 0)
+		}
+	}
+	write(v)
+	return b.String()
 }
 
 // render writes f, a change of the source value o, keeping the bytes of every member of o that f
@@ -209,10 +255,13 @@ func (w *rewriter) render(o, f *Value) string {
 	} else {
 		for j, it := range f.Items {
 			b.WriteString(map[bool]string{true: lay.lead, false: lay.sep}[j == 0])
-			if j < len(o.Items) {
+			switch {
+			case j < len(o.Items):
 				b.WriteString(w.sub(o.Items[j], it))
-			} else {
-				b.WriteString(w.fresh(it, lay.indent, lay.compact))
+			case lay.compact:
+				b.WriteString(w.ascii7(compactLike(it, lay)))
+			default:
+				b.WriteString(w.fresh(it, lay.indent, false))
 			}
 		}
 	}
@@ -265,8 +314,13 @@ func (w *rewriter) fresh(v *Value, indent string, compact bool) string {
 			s = strings.ReplaceAll(s, "\n", "\n"+indent)
 		}
 	}
+	return w.ascii7(s)
+}
+
+// ascii7 escapes the non-ASCII characters of s when the source escapes them.
+func (w *rewriter) ascii7(s string) string {
 	if w.ascii {
-		s = escapeNonASCII(s)
+		return escapeNonASCII(s)
 	}
 	return s
 }

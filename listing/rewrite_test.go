@@ -33,6 +33,13 @@ func TestReplacements(t *testing.T) {
 			want: "[\n  {\"name\":\"a\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"q\":{}}}},\n  {\"name\":\"b\"}\n]",
 		},
 		{
+			name: "new members on a line spaced as Python spaces JSON",
+			src:  "[{\"name\": \"a\", \"inputSchema\": {\"type\": \"object\"}}]",
+			ops: []Op{{Kind: OpSet, Path: "/tools/0/inputSchema/required", Value: NewArray()},
+				{Kind: OpSet, Path: "/tools/0/annotations", Value: NewObject(Member{Key: "readOnlyHint", Value: NewBool(true)}, Member{Key: "x", Value: NewArray(NewInt(1), NewInt(2))})}},
+			want: "[{\"name\": \"a\", \"inputSchema\": {\"type\": \"object\", \"required\": []}, \"annotations\": {\"readOnlyHint\": true, \"x\": [1, 2]}}]",
+		},
+		{
 			name: "a removed member takes its separator with it",
 			src:  "{\"tools\": [{\n  \"name\": \"a\",\n  \"x-mcp-header\": \"X\",\n  \"description\": \"d\"\n}]}",
 			ops:  []Op{{Kind: OpRemove, Path: "/tools/0/x-mcp-header"}},
