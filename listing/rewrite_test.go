@@ -5,13 +5,16 @@ import (
 	"testing"
 )
 
-func TestReplacements(t *testing.T) {
+// replacementCase is a source, edits of it, and the text Replacements must make.
+type replacementCase struct {
+	name, src string
+	ops       []Op
+	want      string
+}
+
+func replacementCases() []replacementCase {
 	str := NewString
-	tests := []struct {
-		name, src string
-		ops       []Op
-		want      string
-	}{
+	return []replacementCase{
 		{
 			name: "a changed string keeps the rest byte for byte",
 			src:  "{\"tools\": [\n    {\"name\": \"a\", \"description\": \" hi \", \"n\": 1.50E+2, \"x\": \"\\u00e9\"}\n]}\n",
@@ -82,7 +85,10 @@ func TestReplacements(t *testing.T) {
 			want: "[{\"name\": \"a\", \"e\": [\n  1,\n  3\n]}]",
 		},
 	}
-	for _, tt := range tests {
+}
+
+func TestReplacements(t *testing.T) {
+	for _, tt := range replacementCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			l, err := Parse([]byte(tt.src), Options{})
 			if err != nil {

@@ -213,16 +213,23 @@ func fixFiles(ctx context.Context, l *listing.Listing, tasks []selection.Task, t
 	return f, nil
 }
 
-// maxLeftShown bounds the suggested repairs the summary names one by one.
-const maxLeftShown = 10
+// maxAppliedShown and maxLeftShown bound the repairs the summary names one by one (a generated
+// listing may have thousands).
+const (
+	maxAppliedShown = 100
+	maxLeftShown    = 10
+)
 
 // writeFixSummary says on stderr what was repaired, what remains, and which suggested repairs
 // wait for --suggested.
 func writeFixSummary(w io.Writer, o fixOptions, f *fixed) {
 	b := bufio.NewWriter(w)
 	defer b.Flush()
-	for _, r := range f.res.Applied {
+	for _, r := range f.res.Applied[:min(len(f.res.Applied), maxAppliedShown)] {
 		fmt.Fprintf(b, "fix: %s  %s  %s\n", r.Rule, toolLabel(r), r.Title)
+	}
+	if n := len(f.res.Applied) - maxAppliedShown; n > 0 {
+		fmt.Fprintf(b, "fix: and %d more (the diff shows every change)\n", n)
 	}
 	verb := "would apply"
 	switch {

@@ -33,11 +33,12 @@ func TestHostileCorpus(t *testing.T) {
 				{"check", src, "--rules", "reference"},
 				{"check", src, "--format", "sarif", "--merge", src},
 				{"cost", src},
+				{"fix", src, "--suggested"},
 				{"export", src, "--format", "go"},
 				{"export", src, "--format", "review", "--baseline", src},
 			}
 			if c.Large {
-				cmds = cmds[:4] // the rest reads the same listing the same way
+				cmds = cmds[:5] // the rest reads the same listing the same way
 			}
 			for _, args := range cmds {
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard, not a timing
