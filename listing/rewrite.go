@@ -150,7 +150,9 @@ func (w *rewriter) layout(o *Value) layout {
 		l.colon = string(w.src[w.stringEnd(m.KeyPos):m.Value.Pos])
 	}
 	if i := strings.LastIndexByte(l.sep, '\n'); i >= 0 {
-		l.indent = l.sep[i+1:]
+		// The whitespace that starts the member's line (a comma may stand first).
+		rest := l.sep[i+1:]
+		l.indent = rest[:len(rest)-len(strings.TrimLeft(rest, " \t"))]
 	} else {
 		l.compact = true
 	}

@@ -2,6 +2,7 @@ package listing
 
 import (
 	"bytes"
+	"strconv"
 	"testing"
 )
 
@@ -161,4 +162,68 @@ func TestReplacementsKeepASCIIEscapes(t *testing.T) {
 	if got := string(ApplyReplacements(l.Source, reps)); got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
+}
+
+// fuzzOps derives edits of l from the bytes of plan: per tool, one of a changed string, a
+// member added, a member removed, a nested value changed, or nothing.
+func fuzzOps(l *Listing, plan []byte) []Op {
+	var ops []Op
+	for i, t := range l.Tools {
+		if i >= len(plan) {
+			break
+		}
+		base := JoinPointer("tools", strconv.Itoa(i))
+		switch plan[i] % 5 {
+		case 0:
+			ops = append(ops, Op{Kind: OpSet, Path: base + "/description", Value: NewString("d\u00e9 \"q\"\n" + strconv.Itoa(i))})
+		case 1:
+			ops = append(ops, Op{Kind: OpSet, Path: base + "/annotations", Value: NewObject(
+				Member{Key: "readOnlyHint", Value: NewBool(true)}, Member{Key: "x", Value: NewArray(NewInt(1), NewObject())})})
+		case 2:
+			if len(t.Members) > 1 && t.Members[len(t.Members)-1].Key != "name" {
+				ops = append(ops, Op{Kind: OpRemove, Path: base + JoinPointer(t.Members[len(t.Members)-1].Key)})
+			}
+		case 3:
+			if s := t.Get("inputSchema"); s.IsObject() {
+				ops = append(ops, Op{Kind: OpSet, Path: base + "/inputSchema/required", Value: NewArray()})
+			}
+		}
+	}
+	return ops
+}
+
+// FuzzReplacements: whatever the source's layout, the text Replacements make reads back as the
+// edited listing, and a value the edits did not touch keeps its bytes.
+func FuzzReplacements(f *testing.F) {
+	for _, c := range replacementCases() {
+		f.Add(c.src, []byte{0, 1, 2, 3})
+	}
+	f.Add("[{\"name\":\"a\"},{\"name\":\"b\",\"inputSchema\":{}}]", []byte{1, 3})
+	f.Fuzz(func(t *testing.T, src string, plan []byte) {
+		l, err := Parse([]byte(src), Options{Limits: Limits{Bytes: 1 << 16, Tools: 64}})
+		if err != nil {
+			return
+		}
+		fixed, err := l.ApplyAll(fuzzOps(l, plan))
+		if err != nil {
+			return
+		}
+		reps, err := Replacements(l, fixed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ApplyReplacements(l.Source, reps)
+		again, err := Parse(got, Options{})
+		if err != nil {
+			t.Fatalf("the rewritten text does not parse: %v\n%s", err, got)
+		}
+		if a, b := again.Marshal(""), fixed.Marshal(""); !bytes.Equal(a, b) {
+			t.Fatalf("the rewritten text reads as\n%s\nnot as the edited listing\n%s", a, b)
+		}
+		for i, o := range l.Tools {
+			if fixed.Tools[i] == o && !bytes.Contains(got, []byte(src[o.Pos:newRewriter(l.Source).end(o)])) {
+				t.Fatalf("untouched tool %d lost its bytes", i)
+			}
+		}
+	})
 }
