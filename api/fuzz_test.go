@@ -106,7 +106,8 @@ func FuzzEndpoints(f *testing.F) {
 	f.Add(uint8(2), []byte(`{"listing": [{"name": "a"}], "format": "review", "baseline": "[]"}`))
 	f.Add(uint8(0), []byte(`{"listing": "[{\"name\": 1}]", "merge": [{"name": "b", "listing": []}]}`))
 	e := newRouter(f, Options{MaxBodyBytes: 1 << 16})
-	paths := []string{"/check", "/cost", "/export"}
+	f.Add(uint8(3), []byte(`{"listing": "[{\"name\": \"getA\", \"description\": \" Get a. \"}, {\"name\": \"list_b\"}]", "tasks": [{"task": "a", "expect": "getA"}], "suggested": true, "rules": ["name-style"]}`))
+	paths := []string{"/check", "/cost", "/export", "/fix"}
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
 		path := Prefix + paths[int(which)%len(paths)]
 		req := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))

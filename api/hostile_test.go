@@ -30,6 +30,7 @@ func TestHostileCorpus(t *testing.T) {
 				{http.MethodPost, "/check", `{"listing": ` + lj + `}`},
 				{http.MethodPost, "/check", `{"listing": ` + lj + `, "tasks": [{"task": "find a book by its title", "expect": null}], "merge": [{"name": "same", "listing": ` + lj + `}]}`},
 				{http.MethodPost, "/cost", `{"listing": ` + lj + `}`},
+				{http.MethodPost, "/fix", `{"listing": ` + lj + `, "suggested": true}`},
 				{http.MethodPost, "/export", `{"listing": ` + lj + `, "format": "go"}`},
 				{http.MethodPost, "/export", `{"listing": ` + lj + `, "format": "report"}`},
 				{http.MethodPost, "/workspaces", `{"title": "hostile", "listing": ` + lj + `}`},
