@@ -16,9 +16,8 @@ import (
 
 // fixSource is a listing the fix tests read in place, with its task file when it has one.
 type fixSource struct {
-	name        string
-	src, tasks  []byte
-	confusingOK bool
+	name       string
+	src, tasks []byte
 }
 
 // fixSources returns the seeds' fixtures, the five real listings and, with python3, a
