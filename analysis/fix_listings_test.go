@@ -24,7 +24,9 @@ type fixSource struct {
 // generated listing of 300 tools and 60 tasks.
 func fixSources(t *testing.T) []fixSource {
 	t.Helper()
-	fx := func(parts ...string) []byte { return testutil.ReadShared(t, append([]string{"reference", "fixtures"}, parts...)...) }
+	fx := func(parts ...string) []byte {
+		return testutil.ReadShared(t, append([]string{"reference", "fixtures"}, parts...)...)
+	}
 	out := []fixSource{
 		{name: "confusing", src: fx("confusing-tools.json"), tasks: fx("tasks-confusing.json")},
 		{name: "draft", src: fx("draft-tools.json"), tasks: fx("tasks-clear.json")},
