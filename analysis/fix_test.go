@@ -43,6 +43,10 @@ func TestFixSafe(t *testing.T) {
 		{name: "only the rules asked for", src: `{"tools":[{"name":"tickets_get","description":" Look up one ticket by its numeric id and return its status and owner.\u200b\n","inputSchema":{"type":"object","properties":{"id":{"type":"integer","description":"Ticket id."}},"required":["id"]},"annotations":{"readOnlyHint":true}}]}`,
 			want: `{"tools":[{"name":"tickets_get","description":"Look up one ticket by its numeric id and return its status and owner.\u200b","inputSchema":{"type":"object","properties":{"id":{"type":"integer","description":"Ticket id."}},"required":["id"]},"annotations":{"readOnlyHint":true}}]}`,
 			opt:  FixOptions{Rules: []string{"description-whitespace"}}, applied: 1},
+		{name: "unknown fields, key order and number spelling stay",
+			src:     `{"_meta":{"z":1.0E+2},"tools":[{"x-extra":[1e2,-0.0],"name":"tickets_get","description":"Look up one ticket by its numeric id and return its status and owner. ","inputSchema":{"type":"object","properties":{"id":{"type":"integer","maximum":1.50e3,"description":"Ticket id."}},"required":["id"]},"annotations":{"readOnlyHint":true}}],"nextCursor":null}`,
+			want:    `{"_meta":{"z":1.0E+2},"tools":[{"x-extra":[1e2,-0.0],"name":"tickets_get","description":"Look up one ticket by its numeric id and return its status and owner.","inputSchema":{"type":"object","properties":{"id":{"type":"integer","maximum":1.50e3,"description":"Ticket id."}},"required":["id"]},"annotations":{"readOnlyHint":true}}],"nextCursor":null}`,
+			applied: 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
