@@ -166,7 +166,9 @@ func sarifLevel(s lint.Severity) string {
 
 // SARIF builds a SARIF 2.1.0 log of the report: one run, every registered rule as a reporting
 // descriptor with its doc as help, and one result per finding located in the source file and,
-// logically, at its JSON pointer. Ignored findings are included with a suppression.
+// logically, at its JSON pointer. Ignored findings are included with a suppression. A finding
+// with a repair on offer (r.Fixes) carries it as a SARIF fix: its title as the description, and
+// the replacements of text regions (lines and columns of the file) that make it.
 func SARIF(r *Report) (*sarif.Report, error) {
 	rep := sarif.NewReport()
 	run := sarif.NewRunWithInformationURI("workbench", "https://github.com/tool-workbench/workbench")

@@ -146,15 +146,22 @@ func TestFixStdin(t *testing.T) {
 	}
 }
 
-// BenchmarkFixGitHub is `workbench fix` on the GitHub server's listing (117 tools): read,
-// parse, check, repair, re-check, diff.
+// BenchmarkFixGitHub is `workbench fix` on the GitHub server's listing (117 tools) as a process
+// runs it, engine and caches new each time: read, parse, check, repair, re-check, diff (safe
+// repairs, and with --suggested).
+//
+//	go test ./cmd/workbench -run '^$' -bench FixGitHub -benchtime 20x
 func BenchmarkFixGitHub(b *testing.B) {
 	path := testutil.Shared(b, "listings", "real", "github-mcp-server.json")
-	for b.Loop() {
-		err := run(b.Context(), []string{"fix", path}, func(string) string { return "" }, strings.NewReader(""), io.Discard, io.Discard)
-		if code := exitCode(err, io.Discard); code > 1 {
-			b.Fatalf("exit %d: %v", code, err)
-		}
+	for _, c := range []struct{ name, flag string }{{"safe", "--diff"}, {"suggested", "--suggested"}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				err := run(b.Context(), []string{"fix", path, c.flag}, func(string) string { return "" }, strings.NewReader(""), io.Discard, io.Discard)
+				if code := exitCode(err, io.Discard); code != 1 {
+					b.Fatalf("exit %d, want 1 (repairs to show): %v", code, err)
+				}
+			}
+		})
 	}
 }
 
