@@ -208,7 +208,7 @@ func SARIF(r *Report) (*sarif.Report, error) {
 		loc.AddLogicalLocation(logical)
 		res.AddLocation(loc)
 		res.WithPartialFingerprints(map[string]string{"workbench/v1": fingerprint(f)})
-		if fs := fixes[sarifFixKey(f.Rule, f.ToolIndex, f.Pointer)]; fs != nil {
+		if fs := fixes[sarifFixKey(f.Rule, f.ToolIndex, f.Pointer)]; fs != nil && (f.Source == "" || f.Source == r.Source) {
 			res.WithFixes(fs)
 		}
 		if suppressed != "" {

@@ -60,9 +60,9 @@ func TestFixGolden(t *testing.T) {
 // TestFixDiffTouchesOnlyFixedLines: every line the diff removes holds a value a repair
 // changed, and applying the repairs keeps the rest of the file byte for byte (CR LF included).
 func TestFixDiffTouchesOnlyFixedLines(t *testing.T) {
-	for _, name := range []string{"messy.json", "crlf.json"} {
-		t.Run(name, func(t *testing.T) {
-			src := filepath.Join("testdata", "fix", name)
+	github := testutil.Shared(t, "listings", "real", "github-mcp-server.json")
+	for _, src := range []string{filepath.Join("testdata", "fix", "messy.json"), filepath.Join("testdata", "fix", "crlf.json"), github} {
+		t.Run(filepath.Base(src), func(t *testing.T) {
 			orig, err := os.ReadFile(src)
 			if err != nil {
 				t.Fatal(err)
@@ -168,9 +168,9 @@ func BenchmarkFixGitHub(b *testing.B) {
 // TestCheckSARIFFixes: check's SARIF carries each repair as its result's fix, valid SARIF
 // 2.1.0, and applying the fixes of one rule's results to the file gives what fix --rule writes.
 func TestCheckSARIFFixes(t *testing.T) {
-	for _, name := range []string{"messy.json", "crlf.json"} {
-		t.Run(name, func(t *testing.T) {
-			src := filepath.Join("testdata", "fix", name)
+	github := testutil.Shared(t, "listings", "real", "github-mcp-server.json")
+	for _, src := range []string{filepath.Join("testdata", "fix", "messy.json"), filepath.Join("testdata", "fix", "crlf.json"), github} {
+		t.Run(filepath.Base(src), func(t *testing.T) {
 			orig, err := os.ReadFile(src)
 			if err != nil {
 				t.Fatal(err)
