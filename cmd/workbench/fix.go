@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,12 +138,12 @@ func fixListing(ctx context.Context, e *env, o fixOptions) error {
 	defer w.Flush()
 	switch {
 	case o.write:
-		if err := writeFileAtomic(o.source, f.listing); err != nil {
-			return fmt.Errorf("fix: %w", err)
+		if err := rewriteFile(o.source, src, f.listing); err != nil {
+			return err
 		}
 		if f.tasks != nil {
-			if err := writeFileAtomic(o.tasks, f.tasks); err != nil {
-				return fmt.Errorf("fix: %w", err)
+			if err := rewriteFile(o.tasks, tasksSrc, f.tasks); err != nil {
+				return err
 			}
 		}
 	case o.out != "":
@@ -157,6 +159,25 @@ func fixListing(ctx context.Context, e *env, o fixOptions) error {
 	writeFixSummary(e.stderr, o, f)
 	if len(f.res.Applied) > 0 && !o.write && o.out == "" {
 		return exitError{1}
+	}
+	return nil
+}
+
+// rewriteFile replaces the file at path, which held old, with data, keeping its permissions; a
+// file the repairs did not change is left alone.
+func rewriteFile(path string, old, data []byte) error {
+	if bytes.Equal(old, data) {
+		return nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("fix: %w", err)
+	}
+	if err := writeFileAtomic(path, data); err != nil {
+		return fmt.Errorf("fix: %w", err)
+	}
+	if err := os.Chmod(path, st.Mode().Perm()); err != nil {
+		return fmt.Errorf("fix: %w", err)
 	}
 	return nil
 }

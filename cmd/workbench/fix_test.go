@@ -113,6 +113,9 @@ func TestFixWrite(t *testing.T) {
 		return p
 	}
 	lp, tp := copyFile("styles.json"), copyFile("styles-tasks.json")
+	if err := os.Chmod(lp, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	outp := filepath.Join(dir, "out.json")
 	if _, errOut, code := runCLI(t, "", "fix", lp, "--tasks", tp, "--suggested", "--out", outp); code != 0 {
 		t.Fatalf("--out: exit %d: %s", code, errOut)
@@ -127,6 +130,13 @@ func TestFixWrite(t *testing.T) {
 	}
 	if _, err := listing.Parse(written, listing.Options{}); err != nil {
 		t.Errorf("the rewritten listing does not parse: %v", err)
+	}
+	if st, err := os.Stat(lp); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("--write changed the file's permissions: %v %v", st.Mode(), err)
+	}
+	tasks, _ := os.ReadFile(tp)
+	if !strings.Contains(string(tasks), `"expect": "get_user"`) || strings.Contains(string(tasks), "getUser") {
+		t.Errorf("--write left the task file's expect of the renamed tool:\n%s", tasks)
 	}
 	out, errOut, code := runCLI(t, "", "fix", lp, "--tasks", tp, "--suggested")
 	if code != 0 || out != "" {
