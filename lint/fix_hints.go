@@ -54,6 +54,8 @@ func proposedHints(name string) (string, []hint) {
 	switch {
 	case verb == "":
 		return "", nil
+	case reads && nameWord(name, writeWords) != "" && !arithmetic(name):
+		return "", nil // query_update: annotations-readonly-writes would refuse the read hint
 	case reads:
 		return verb, []hint{{"readOnlyHint", true}}
 	}

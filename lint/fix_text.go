@@ -12,6 +12,7 @@ func init() {
 	repairers["description-docstring-indent"] = repairDedent
 	repairers["instructions-to-model"] = repairSentences("aimed at the model", instructs)
 	repairers["promotional-wording"] = repairSentences("promoting the tool", promotes)
+	repairers["tool-shadowing"] = repairShadowing
 }
 
 // repairHidden removes the characters hiddenKind flags from a description or title. Elsewhere
@@ -196,3 +197,23 @@ func dropSentences(s string, offends func(string) bool) (string, int) {
 // instructs and promotes are the tests of instructions-to-model and promotional-wording.
 func instructs(s string) bool { return len(s) >= 4 && instruction(s, lowHints.scanLower(s)) != "" }
 func promotes(s string) bool  { return promotion(strings.ToLower(s)) != "" }
+
+// repairShadowing removes the sentences of a description that set rules for another tool of the
+// listing, as checkShadowing finds them.
+func repairShadowing(l *listing.Listing, f Finding) []Repair {
+	t, _ := findingTool(l, f)
+	if t == nil {
+		return nil
+	}
+	own := t.Get("name").String()
+	names := nameSet(l.Names())
+	offends := func(s string) bool {
+		for _, m := range findMentions(s) {
+			if m.rule && m.word != own && names[m.word] {
+				return true
+			}
+		}
+		return false
+	}
+	return repairSentences("setting rules for another tool", offends)(l, f)
+}
