@@ -98,7 +98,8 @@ func inStyle(parts []string, style string) string {
 
 // repairNameStyle renames each tool whose name has another style than most of the listing's to
 // that style, unless the new name is taken or says nothing new.
-func repairNameStyle(l *listing.Listing, f Finding) []Repair {
+func repairNameStyle(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	names := l.Names()
 	style, count := dominantStyle(names)
 	if style == "" {
@@ -118,7 +119,7 @@ func repairNameStyle(l *listing.Listing, f Finding) []Repair {
 		}
 		taken[to] = true
 		if idx == nil {
-			idx = newTextIndex(l)
+			idx = c.textIndex()
 		}
 		why := fmt.Sprintf("%s, as %d of %d names", style, count, len(names))
 		out = append(out, renameRepair(l, f, idx, i, to, why))
@@ -129,7 +130,8 @@ func repairNameStyle(l *listing.Listing, f Finding) []Repair {
 // repairNameSpec renames each tool whose name the specification refuses to one of words of
 // A-Z a-z 0-9 joined in the listing's style (underscores when that style is dotted, which
 // OpenAI refuses), cut to 64 characters at a word's end.
-func repairNameSpec(l *listing.Listing, f Finding) []Repair {
+func repairNameSpec(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	names := l.Names()
 	style, _ := dominantStyle(names)
 	if style == "dotted" || style == "" {
@@ -153,7 +155,7 @@ func repairNameSpec(l *listing.Listing, f Finding) []Repair {
 		}
 		taken[to] = true
 		if idx == nil {
-			idx = newTextIndex(l)
+			idx = c.textIndex()
 		}
 		out = append(out, renameRepair(l, f, idx, i, to, "a name the specification and OpenAI accept"))
 	}
