@@ -26,3 +26,21 @@ func BenchmarkFixGitHub(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFixGen2000 fixes the benchmark generator's 2,000 tools with 200 tasks, suggested
+// repairs too, with a fresh engine each time.
+//
+//	go test ./analysis -run '^$' -bench BenchmarkFixGen2000 -benchtime 3x
+func BenchmarkFixGen2000(b *testing.B) {
+	src, tasks, ok := genFixListing(b, 2000, 200)
+	if !ok {
+		b.Skip("skipped: the generated listing needs python3")
+	}
+	for b.Loop() {
+		res, err := fixEngine(b).Fix(context.Background(), mustParse(b, src), parseTasks(b, tasks), FixOptions{Suggested: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(res.Applied)), "repairs")
+	}
+}

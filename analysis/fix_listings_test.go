@@ -43,7 +43,7 @@ func fixSources(t *testing.T) []fixSource {
 
 // genFixListing runs the benchmark generator (../shared/bench/gen.py), or reports false
 // without python3.
-func genFixListing(t *testing.T, tools, tasks int) (src, taskSrc []byte, ok bool) {
+func genFixListing(t testing.TB, tools, tasks int) (src, taskSrc []byte, ok bool) {
 	t.Helper()
 	gen := testutil.Shared(t, "bench", "gen.py")
 	py, err := exec.LookPath("python3")

@@ -70,7 +70,8 @@ func FuzzSentences(f *testing.F) {
 }
 
 // FuzzNames checks the rename helpers on any text: a restyled name is one the specification and
-// OpenAI accept (when short enough), and replaceName changes the length by its count.
+// OpenAI accept (when short enough), replaceName changes the length by its count, and the text
+// index offers every text replaceName finds a mention in.
 func FuzzNames(f *testing.F) {
 	f.Add("getHTTPStatus2", "Use getHTTPStatus2, not getHTTPStatus2.v2 or xgetHTTPStatus2.", "get_http_status2")
 	f.Add("find book", "Use find book.", "find_book")
@@ -86,6 +87,11 @@ func FuzzNames(f *testing.F) {
 		out, n := replaceName(text, name, to)
 		if len(out) != len(text)+n*(len(to)-len(name)) {
 			t.Fatalf("replaceName(%q, %q, %q) = %q, %d", text, name, to, out, n)
+		}
+		x := &textIndex{byRun: map[string][]int{}}
+		x.add(0, "/description", text)
+		if n > 0 && len(x.candidates(name)) == 0 {
+			t.Fatalf("the index does not offer %q for a mention of %q", text, name)
 		}
 		if same, k := replaceName(text, name, name); same != text || k != n {
 			t.Fatalf("replacing %q by itself in %q gave %q", name, text, same)
