@@ -15,6 +15,10 @@ import (
 	"github.com/tool-workbench/workbench/selection"
 )
 
+// MaxFixTools bounds the tools of a fix request, below the listing limit of /check: a fix
+// re-checks the listing after each round of repairs.
+const MaxFixTools = 5000
+
 // fixFields are the members of a fix request.
 var fixFields = []string{"listing", "name", "tasks", "rules", "suggested", "ids"}
 
@@ -68,6 +72,11 @@ func (a *API) fix(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if len(l.Tools) > MaxFixTools {
+		// A fix re-checks the listing after each round of repairs: it costs several checks.
+		return &Error{Code: CodeTooLarge, Field: "listing", Message: fmt.Sprintf("the listing holds %d tools; /fix repairs up to %d at a time", len(l.Tools), MaxFixTools),
+			Hint: "send the tools in parts, or run `workbench fix` on the file"}
+	}
 	tasks, err := req.tasksOf("tasks")
 	if err != nil {
 		return err
@@ -83,6 +92,10 @@ func (a *API) fix(c echo.Context) error {
 	ctx := c.Request().Context()
 	res, err := eng.Fix(ctx, l, tasks, opt)
 	if err != nil {
+		if ctx.Err() != nil {
+			return &Error{Code: CodeUnavailable, Message: "the fix did not finish before the request's deadline", err: err,
+				Hint: `fix fewer tools at a time, or fewer rules ("rules"), or run workbench fix on the file`}
+		}
 		return err
 	}
 	resp := fixResponse{Applied: res.Applied, Suggested: []lint.Repair{}, Changed: len(res.Applied) > 0,

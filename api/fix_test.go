@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -103,6 +104,7 @@ func TestFixBadRequests(t *testing.T) {
 		{"an id not a string", body("listing", messyTools, "ids", `[1]`), CodeInvalidField, "ids", "strings"},
 		{"suggested not a boolean", body("listing", messyTools, "suggested", `"yes"`), CodeInvalidField, "suggested", "true or false"},
 		{"unknown member", body("listing", messyTools, "write", `true`), CodeUnknownField, "", "suggested"},
+		{"too many tools", body("listing", manyTools(MaxFixTools+1)), CodeTooLarge, "listing", "workbench fix"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,4 +119,17 @@ func TestFixBadRequests(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyTools is a listing of n small tools.
+func manyTools(n int) string {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"name": "t%d"}`, i)
+	}
+	return b.String() + "]"
 }
