@@ -298,9 +298,26 @@ func (e *Engine) AnalyzeContext(ctx context.Context, l *listing.Listing, tasks [
 			verdicts <- ranked{vs, err}
 		}()
 	}
+	// The extended rules share nothing with the reference's either: on a new listing they
+	// compile every schema, while the reference's facts keep one core busy.
+	type linted struct {
+		fs  []lint.Finding
+		err error
+	}
+	var extended chan linted
+	if e.ext != nil {
+		extended = make(chan linted, 1)
+		go func() {
+			fs, err := e.ext.LintContext(ctx, l)
+			extended <- linted{fs, err}
+		}()
+	}
 	wait := func(err error) (*Result, error) {
 		if verdicts != nil {
 			<-verdicts // the ranking sees the same context and stops soon
+		}
+		if extended != nil {
+			<-extended // so do the extended rules
 		}
 		return nil, err
 	}
@@ -323,12 +340,13 @@ func (e *Engine) AnalyzeContext(ctx context.Context, l *listing.Listing, tasks [
 		r.Listing = e.linter.Listing(l)
 	}
 	r.nRefListing = len(r.Listing)
-	if e.ext != nil {
-		ext, err := e.ext.LintContext(ctx, l)
-		if err != nil {
-			return wait(fmt.Errorf("analysis: %w", err))
+	if extended != nil {
+		x := <-extended
+		extended = nil
+		if x.err != nil {
+			return wait(fmt.Errorf("analysis: %w", x.err))
 		}
-		r.addExtended(ext)
+		r.addExtended(x.fs)
 	}
 	// The per-tool findings are tallied above; the listing-wide ones, of both rule sets, once
 	// here.

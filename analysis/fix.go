@@ -265,7 +265,9 @@ func (e *Engine) fixFindings(ctx context.Context, l *listing.Listing, tasks []se
 	if e.ext == nil {
 		return nil, fmt.Errorf("fix: the engine has no extended rules (Options.Extended)")
 	}
-	if reference.Validate(l, len(tasks) > 0) != nil {
+	// The check only decides whether the tasks are ranked: without tasks it is skipped, since it
+	// reads the whole listing at every round and try.
+	if len(tasks) > 0 && reference.Validate(l, true) != nil {
 		tasks = nil
 	}
 	res, err := e.AnalyzeContext(ctx, l, tasks)

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/tiktoken-go/tokenizer"
+	"github.com/tiktoken-go/tokenizer/codec"
 )
 
 // Tokenizer counts the tokens of a text. Implementations are safe for concurrent use.
@@ -24,8 +25,10 @@ type Tokenizer interface {
 var Encodings = []string{"o200k_base", "cl100k_base"}
 
 type tiktoken struct {
-	name  string
-	codec tokenizer.Codec
+	name string
+	// codec loads the vocabulary on first use: that takes tens of milliseconds, which a command
+	// that counts nothing (fix, check --tokenizer approx) would otherwise pay at every start.
+	codec func() tokenizer.Codec
 }
 
 func (t *tiktoken) Name() string { return t.name }
@@ -45,15 +48,17 @@ func (t *tiktoken) Count(s string) int {
 // count counts s at once.
 func (t *tiktoken) count(s string) int {
 	// The codec's default error mode never fails: it tokenizes invalid UTF-8 bytes as they are.
-	n, err := t.codec.Count(s)
+	c := t.codec()
+	n, err := c.Count(s)
 	if err != nil {
-		ids, _, _ := t.codec.Encode(s)
+		ids, _, _ := c.Encode(s)
 		return len(ids)
 	}
 	return n
 }
 
-// Loading a vocabulary builds large maps; do it once per encoding per process.
+// Loading a vocabulary builds large maps; do it once per encoding per process, when first
+// counting.
 var (
 	codecMu sync.Mutex
 	codecs  = map[string]*tiktoken{}
@@ -67,12 +72,14 @@ var ErrHuggingFaceUnsupported = errors.New("Hugging Face tokenizer.json files ar
 
 // NewTokenizer returns a built-in encoding by name: "o200k_base" or "cl100k_base".
 func NewTokenizer(name string) (Tokenizer, error) {
-	var enc tokenizer.Encoding
+	// The codec package's constructors cannot fail, unlike tokenizer.Get, which also takes
+	// names this package does not offer.
+	var load func() *codec.Codec
 	switch name {
 	case "o200k_base":
-		enc = tokenizer.O200kBase
+		load = codec.NewO200kBase
 	case "cl100k_base":
-		enc = tokenizer.Cl100kBase
+		load = codec.NewCl100kBase
 	default:
 		return nil, fmt.Errorf("%w %q: use one of %s, or the path of a tokenizer.json", ErrUnknownTokenizer, name, strings.Join(Encodings, ", "))
 	}
@@ -81,11 +88,7 @@ func NewTokenizer(name string) (Tokenizer, error) {
 	if t, ok := codecs[name]; ok {
 		return t, nil
 	}
-	c, err := tokenizer.Get(enc)
-	if err != nil {
-		return nil, fmt.Errorf("loading %s: %w", name, err)
-	}
-	t := &tiktoken{name: name, codec: c}
+	t := &tiktoken{name: name, codec: sync.OnceValue(func() tokenizer.Codec { return load() })}
 	codecs[name] = t
 	return t, nil
 }
