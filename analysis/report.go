@@ -25,6 +25,8 @@ type Report struct {
 	Version int    `json:"version"`
 	Source  string `json:"source"` // the file checked, as given
 	Rules   string `json:"rules"`  // the rule set: "all"
+	// Profile names the directory or platform profile the rules followed (lint.Profiles), if any.
+	Profile string `json:"profile,omitempty"`
 	Tools   int    `json:"tools"`
 	// Tokens is the listing's token count with Tokenizer: the Cost tab's total (the compact
 	// rendering, frame included), or with approx the budget rules' estimate over the tools.

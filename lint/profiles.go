@@ -90,7 +90,7 @@ var profiles = []*Profile{
 			{"https://modelcontextprotocol.io/specification/2025-11-25/basic#json-schema-usage", "schemas without $schema are 2020-12; clients and servers MUST support 2020-12 and need not support other dialects"},
 		}},
 	{Name: "mcp-2026-07-28", Title: "MCP revision 2026-07-28",
-		Summary:  "2025-11-25's names and dialect; a tools/list result carrying resultType, ttlMs and cacheScope; tools in a deterministic order",
+		Summary:  "2025-11-25's names and dialect; a tools/list result carrying resultType, ttlMs and cacheScope (the deterministic order it also asks for takes two fetches to see)",
 		Rules:    []string{"profile-schema-dialect", "profile-list-result-fields"},
 		Enforces: []string{"name-spec", "name-unique", "input-schema", "schema-root-object", "output-schema-root", "schema-invalid"},
 		Revision: "2026-07-28",
@@ -125,6 +125,9 @@ func LookupProfile(name string) (*Profile, error) {
 	}
 	return nil, fmt.Errorf("unknown profile %q; use one of %s", clip(name), strings.Join(ProfileNames(), ", "))
 }
+
+// Profile names the profile lt follows ("" for none).
+func (lt *Linter) Profile() string { return lt.cfg.Profile }
 
 // profileRules are the rules that only a profile turns on.
 var profileRules = map[string]bool{}
