@@ -3,6 +3,8 @@ package lint
 import (
 	"strings"
 	"testing"
+
+	"github.com/tool-workbench/workbench/listing"
 )
 
 type profileCase struct {
@@ -189,4 +191,50 @@ func FuzzOpenAIName(f *testing.F) {
 			t.Fatalf("OpenAIName(%q) = %q changed a valid name", s, got)
 		}
 	})
+}
+
+// The profile rules' repairs clear their findings, and a rule declared without one offers none.
+func TestProfileRepairs(t *testing.T) {
+	tests := []struct {
+		profile, rule, src string
+		title              string // a word of the repair's title
+	}{
+		{"openai-functions", "profile-name-openai", profileTool(map[string]string{"name": `"tickets.get"`}), "tickets_get"},
+		{"claude-connectors", "profile-title-missing", tool(nil), `"Tickets get"`},
+		{"claude-connectors", "profile-hint-readwrite", profileTool(map[string]string{"annotations": `{"openWorldHint": false}`}), "readOnlyHint: true"},
+		{"chatgpt-apps", "profile-hints-explicit", profileTool(map[string]string{"annotations": `{"readOnlyHint": true, "openWorldHint": false}`}), "destructiveHint: false"},
+		{"claude-connectors", "profile-read-write-mixed", profileTool(map[string]string{"name": `"tickets_get_or_create"`}), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			l, err := listing.Parse([]byte(tt.src), listing.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lt := New(Config{Profile: tt.profile})
+			var mine []Repair
+			for _, r := range Repairs(l, lt.Lint(l)) {
+				if r.Rule == tt.rule {
+					mine = append(mine, r)
+				}
+			}
+			if tt.title == "" {
+				if len(mine) > 0 || Lookup(tt.rule).Fix != FixNone {
+					t.Fatalf("%s declares no repair but offers %v", tt.rule, mine)
+				}
+				return
+			}
+			if len(mine) == 0 || !strings.Contains(mine[0].Title, tt.title) || mine[0].Kind != FixSuggested {
+				t.Fatalf("repairs %+v; want a suggested one titled with %q", mine, tt.title)
+			}
+			for _, r := range mine {
+				if l, err = l.ApplyAll(r.Ops); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if fs := lt.Lint(l); has(fs, tt.rule) {
+				t.Errorf("after the repairs %s still fires: %v", tt.rule, fs)
+			}
+		})
+	}
 }

@@ -94,6 +94,7 @@ func init() {
 	}
 	for _, r := range rs {
 		profileRules[r.ID] = true
+		r.Fix, r.FixNote = profileFixes[r.ID].kind, profileFixes[r.ID].note
 	}
 	register(rs...)
 	toolChecks = append(toolChecks, checkProfile)

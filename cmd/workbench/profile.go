@@ -39,10 +39,10 @@ func writeProfile(out *bufio.Writer, p *lint.Profile, format string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(p)
 	case "markdown":
-		fmt.Fprintf(out, "### Profile `%s`: %s\n\n%s.\n\n| Rule | Severity | What it flags |\n|---|---|---|\n", p.Name, p.Title, p.Summary)
+		fmt.Fprintf(out, "### Profile `%s`: %s\n\n%s.\n\n| Rule | Severity | What it flags | Fix |\n|---|---|---|---|\n", p.Name, p.Title, p.Summary)
 		for _, id := range p.Rules {
 			r := lint.Lookup(id)
-			fmt.Fprintf(out, "| `%s` | %s | %s |\n", id, r.Severity, strings.ReplaceAll(r.Summary, "|", `\|`))
+			fmt.Fprintf(out, "| `%s` | %s | %s | %s: %s |\n", id, r.Severity, strings.ReplaceAll(r.Summary, "|", `\|`), r.Fix, strings.ReplaceAll(r.FixNote, "|", `\|`))
 		}
 		fmt.Fprintf(out, "\nAlso enforced (always on): %s.\n\nSources:\n\n", codeList(p.Enforces))
 		for _, s := range p.Sources {
@@ -54,10 +54,10 @@ func writeProfile(out *bufio.Writer, p *lint.Profile, format string) error {
 	if p.Revision != "" {
 		fmt.Fprintf(out, "Protocol revision: %s\n", p.Revision)
 	}
-	fmt.Fprintf(out, "\nTurns on\n")
+	fmt.Fprintf(out, "\nTurns on (rule, severity, fix, what it flags)\n")
 	for _, id := range p.Rules {
 		r := lint.Lookup(id)
-		fmt.Fprintf(out, "  %-34s %-7s %s\n", id, r.Severity, r.Summary)
+		fmt.Fprintf(out, "  %-34s %-7s %-9s %s\n", id, r.Severity, r.Fix, r.Summary)
 	}
 	if len(p.Severity) > 0 {
 		fmt.Fprintf(out, "\nSeverity changes\n")
