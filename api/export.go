@@ -114,15 +114,7 @@ func (a *API) export(c echo.Context) error {
 				Message: `format review needs a "baseline": the listing to compare against`,
 				Hint:    `add "baseline": the listing as it was before (a JSON value or its text)`}
 		}
-		tokName, err := req.str("tokenizer", "o200k_base", cost.Encodings...)
-		if err != nil {
-			return err
-		}
-		tasks, err := req.tasksOf("tasks")
-		if err != nil {
-			return err
-		}
-		profile, err := req.profile()
+		tokName, tasks, profile, err := reviewInputs(req)
 		if err != nil {
 			return err
 		}
@@ -139,6 +131,18 @@ func (a *API) export(c echo.Context) error {
 		resp.Content = string(data)
 	}
 	return c.JSON(http.StatusOK, resp)
+}
+
+// reviewInputs reads the review's tokenizer, tasks and profile.
+func reviewInputs(req *request) (tokName string, tasks []selection.Task, profile string, err error) {
+	if tokName, err = req.str("tokenizer", "o200k_base", cost.Encodings...); err != nil {
+		return "", nil, "", err
+	}
+	if tasks, err = req.tasksOf("tasks"); err != nil {
+		return "", nil, "", err
+	}
+	profile, err = req.profile()
+	return tokName, tasks, profile, err
 }
 
 // reviewOptions wires the engine into a review as `workbench export --format review` does
