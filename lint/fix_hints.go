@@ -21,6 +21,10 @@ func init() {
 // may overwrite or delete, and gets true.
 var additiveWords = set("create add insert post send publish upload append comment")
 
+// moreWriteVerbs are verbs that change state which the linter's write lists leave out; their
+// tools get destructiveHint: true, what a host assumes anyway, said explicitly.
+var moreWriteVerbs = set("reopen assign unassign archive restore import approve reject schedule enable disable start stop restart scale apply")
+
 // hint is one behaviour hint a repair proposes.
 type hint struct {
 	key string
@@ -36,7 +40,7 @@ func nameVerb(name string) (verb string, reads bool) {
 		switch {
 		case words.ReadVerbs[w]:
 			return w, true
-		case words.WriteVerbs[w], writeWords[w], destructiveWords[w]:
+		case words.WriteVerbs[w], writeWords[w], destructiveWords[w], moreWriteVerbs[w]:
 			return w, false
 		}
 	}
@@ -81,8 +85,12 @@ func repairHints(l *listing.Listing, f Finding) []Repair {
 	verb, hs := proposedHints(t.Get("name").String())
 	var out []Repair
 	for _, h := range hs {
-		if t.Get("annotations").Get(h.key) != nil || f.Rule == "annotations-assumed-destructive" && h.key != "destructiveHint" {
+		a := t.Get("annotations")
+		if a.Get(h.key) != nil || f.Rule == "annotations-assumed-destructive" && h.key != "destructiveHint" {
 			continue
+		}
+		if de := a.Get("destructiveHint"); h.key == "readOnlyHint" && h.val && de != nil && de.Kind == listing.Bool && de.Bool {
+			continue // the tool says it destroys: a person settles which is right
 		}
 		if op := setHint(t, f.ToolIndex, h); op != nil {
 			title := fmt.Sprintf("Set %s: %t (the name says %q)", h.key, h.val, verb)

@@ -89,30 +89,81 @@ func repairHeader(l *listing.Listing, f Finding) []Repair {
 		listing.Op{Kind: listing.OpRemove, Path: f.Pointer})}
 }
 
-// repairDefault adds the default a parameter's description promises, as the first of the JSON
-// literal and the string that the parameter's schema accepts (the linter's own
-// schema-value-invalid test decides).
+// repairDefault moves the default a parameter's description promises into its schema: the
+// first of the JSON literal and the string that the parameter's schema accepts (the linter's
+// own schema-value-invalid test decides), with the phrase that promised it taken out of the
+// description, which would otherwise repeat the schema (description-repeats-schema).
 func repairDefault(l *listing.Listing, f Finding) []Repair {
 	t, toks := findingTool(l, f)
 	if t == nil {
 		return nil
 	}
 	p := listing.Resolve(t, listing.JoinPointer(toks...))
-	if !p.IsObject() || hasDefault(p) {
+	if !p.IsObject() || hasDefault(p) || !p.Get("description").IsString() {
 		return nil
 	}
 	desc := p.Get("description").String()
-	v := promisedDefault(desc, enumStrings(p))
+	enum := enumStrings(p)
+	v := promisedDefault(desc, enum)
 	if v == "" {
 		return nil
 	}
+	rest, ok := withoutDefaultPhrase(desc, v)
+	if !ok || strings.TrimSpace(rest) == "" || promisedDefault(rest, enum) != "" {
+		return nil
+	}
 	for _, cand := range defaultCandidates(desc, v) {
-		op := listing.Op{Kind: listing.OpSet, Path: f.Pointer + "/default", Value: cand}
-		if next, err := l.Apply(op); err == nil && defaultValid(next.Tools[f.ToolIndex], listing.JoinPointer(toks...)+"/default") {
-			return []Repair{newRepair(l, f, "", "Add \"default\": "+short(string(listing.Marshal(cand, "")))+" to the schema, as the description promises", op)}
+		ops := []listing.Op{{Kind: listing.OpSet, Path: f.Pointer + "/default", Value: cand}, setString(f.Pointer+"/description", rest)}
+		if next, err := l.ApplyAll(ops); err == nil && defaultValid(next.Tools[f.ToolIndex], listing.JoinPointer(toks...)+"/default") {
+			title := "Move the default " + short(string(listing.Marshal(cand, ""))) + " from the description into the schema"
+			return []Repair{newRepair(l, f, "", title, ops...)}
 		}
 	}
 	return nil
+}
+
+// withoutDefaultPhrase returns desc without the phrase that promises the default v: a
+// parenthesis ("(default: 30)"), a sentence of its own ("Defaults to 30."), or a clause that
+// ends a sentence (", defaults to 30."). Anything else would leave words hanging, and ok is
+// false.
+func withoutDefaultPhrase(desc, v string) (string, bool) {
+	for _, m := range defaultPromise.FindAllStringSubmatchIndex(desc, -1) {
+		val := strings.TrimRight(desc[m[4]:m[5]], ".")
+		if val != v {
+			continue
+		}
+		// The value's pattern takes in a full stop that ends the sentence: leave it there.
+		a, b := m[0], m[4]+len(val)
+		if m[3] > m[2] && b < len(desc) && desc[b] == desc[m[2]] {
+			b++ // the closing quote
+		}
+		if desc[a] == '(' {
+			end := strings.IndexByte(desc[b:], ')')
+			if end < 0 || end > 20 {
+				return "", false
+			}
+			return strings.TrimRight(desc[:a], " ") + desc[b+end+1:], true
+		}
+		for _, sp := range sentenceSpans(desc) {
+			if a < sp[0] || a >= sp[1] {
+				continue
+			}
+			sentence := strings.TrimRight(desc[b:sp[1]], " \t\r\n")
+			if sentence != "" && sentence != "." {
+				return "", false
+			}
+			if strings.TrimSpace(desc[sp[0]:a]) == "" {
+				out, _ := dropSentences(desc, func(s string) bool { return s == desc[sp[0]:sp[1]] })
+				return out, true
+			}
+			head := strings.TrimRight(desc[:a], " ")
+			if !strings.HasSuffix(head, ",") && !strings.HasSuffix(head, ";") {
+				return "", false
+			}
+			return head[:len(head)-1] + desc[b:], true
+		}
+	}
+	return "", false
 }
 
 // defaultCandidates are the values a promised default v may stand for: the JSON literal it
