@@ -107,4 +107,3 @@ func pageProfileOutcome(t *testing.T, h http.Handler, src []byte, profile string
 	send(http.MethodPost, loc+"/profile", url.Values{"profile": {profile}}.Encode(), http.StatusNoContent)
 	return panelOutcome(t, send(http.MethodGet, loc, "", http.StatusOK).Body.String())
 }
-
