@@ -6,6 +6,10 @@ package web
 // findings, counts and marks: a profile changes what "clean" means for the listing everyone
 // edits, and a page that counted other findings than its neighbours would make the shared
 // regions (tool list marks, tab counts) disagree between pages.
+//
+// Replicas share the store, not their memory: the profile is kept in memory only in the room of
+// a workspace with pages open here, whose store subscription hears every change of it (the
+// store's meta event, from any replica) and drops it; elsewhere each read goes to the store.
 
 import (
 	"context"
@@ -25,19 +29,16 @@ import (
 
 const profileMetaKey = "profile"
 
-// profiles holds each workspace's profile as last read or set, and an engine per profile.
+// profiles holds an engine per profile.
 type profiles struct {
 	mu      sync.Mutex
-	of      map[string]string
 	engines map[string]*analysis.Engine
 }
 
-// profileOf returns the profile of workspace id ("" for none): the cached choice, else the
+// profileOf returns the profile of workspace id ("" for none): the one its room keeps, else the
 // store's. An unreadable or unknown stored name counts as none (and is logged).
 func (s *Server) profileOf(ctx context.Context, id string) string {
-	s.profiles.mu.Lock()
-	p, ok := s.profiles.of[id]
-	s.profiles.mu.Unlock()
+	p, ok, key := s.hub.profile(id)
 	if ok {
 		return p
 	}
@@ -45,7 +46,7 @@ func (s *Server) profileOf(ctx context.Context, id string) string {
 	switch {
 	case err != nil && store.KindOf(err) != store.NotFound:
 		s.log.Warn("read the workspace's profile", "ws", id, "err", err)
-		return "" // not cached: the next read tries again
+		return "" // not kept: the next read tries again
 	case err == nil:
 		if err := json.Unmarshal(b, &p); err != nil {
 			s.log.Warn("read the workspace's profile", "ws", id, "err", err)
@@ -54,18 +55,45 @@ func (s *Server) profileOf(ctx context.Context, id string) string {
 			p = ""
 		}
 	}
-	s.cacheProfile(id, p)
+	s.hub.keepProfile(id, key, p)
 	return p
 }
 
-func (s *Server) cacheProfile(id, p string) {
-	s.profiles.mu.Lock()
-	defer s.profiles.mu.Unlock()
-	if s.profiles.of == nil {
-		s.profiles.of = map[string]string{}
+// profileKey is what a profile was read from the store under: the workspace's room then (nil:
+// no page open here, nothing is kept) and the profile events it had heard.
+type profileKey struct {
+	r   *room
+	gen uint64
+}
+
+// profile returns the profile the room of ws keeps, if it keeps one, and the key to keep one
+// read from the store now.
+func (h *Hub) profile(ws string) (p string, ok bool, key profileKey) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.rooms[ws]
+	if r == nil {
+		return "", false, profileKey{}
 	}
-	evictOne(s.profiles.of, id)
-	s.profiles.of[id] = p
+	return r.profile, r.profileKnown, profileKey{r, r.profileGen}
+}
+
+// keepProfile keeps p, read under key, while key's room stands and has heard of no profile
+// change since: one that arrived during the read may have come after what the read saw.
+func (h *Hub) keepProfile(ws string, key profileKey, p string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if r := h.rooms[ws]; r != nil && r == key.r && r.profileGen == key.gen {
+		r.profile, r.profileKnown = p, true
+	}
+}
+
+// forgetProfile sends the room's next read of the profile to the store.
+func (h *Hub) forgetProfile(r *room) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r.profileGen++
+	r.profile, r.profileKnown = "", false
 }
 
 // engineFor returns the engine that analyses a workspace of profile p: the server's for none,
@@ -95,8 +123,8 @@ func (s *Server) engineFor(p string) (*analysis.Engine, error) {
 	return e, nil
 }
 
-// setProfile keeps the profile the findings panel's selector sent ("" for none) and shows
-// every page of the workspace its findings under it.
+// setProfile keeps the profile the findings panel's selector sent ("" for none); the store's
+// meta event shows every page of the workspace, on every replica, its findings under it.
 func (s *Server) setProfile(c echo.Context) error {
 	r := c.Request()
 	r.Body = http.MaxBytesReader(c.Response(), r.Body, 16<<10)
@@ -114,15 +142,8 @@ func (s *Server) setProfile(c echo.Context) error {
 	if p != "" {
 		val, _ = json.Marshal(p)
 	}
-	unlock := s.lock(id)
-	err := s.db.PutMeta(r.Context(), id, profileMetaKey, val)
-	if err == nil {
-		s.cacheProfile(id, p)
-	}
-	unlock()
-	if err != nil {
+	if err := s.db.PutMeta(r.Context(), id, profileMetaKey, val); err != nil {
 		return fmt.Errorf("set the workspace's profile: %w", workspace.StoreErr(err))
 	}
-	s.hub.Publish(id, Notice{Full: true})
 	return c.NoContent(http.StatusNoContent)
 }
