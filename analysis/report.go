@@ -165,10 +165,14 @@ func sarifLevel(s lint.Severity) string {
 
 // SARIF builds a SARIF 2.1.0 log of the report: one run, every registered rule as a reporting
 // descriptor with its doc as help, and one result per finding located in the source file and,
-// logically, at its JSON pointer. Ignored findings are included with a suppression.
+// logically, at its JSON pointer. Ignored findings are included with a suppression. The
+// profile the rules followed, if any, is the run's "profile" property.
 func SARIF(r *Report) (*sarif.Report, error) {
 	rep := sarif.NewReport()
 	run := sarif.NewRunWithInformationURI("workbench", "https://github.com/tool-workbench/workbench")
+	if r.Profile != "" {
+		run.WithProperties(sarif.NewPropertyBag().Add("profile", r.Profile))
+	}
 	// Columns count characters (code points), as listing.Position does, not UTF-16 units.
 	run.WithColumnKind("unicodeCodePoints")
 	for _, rule := range lint.Rules() {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
+
 	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/lint"
 )
@@ -114,5 +116,29 @@ func TestExportReviewProfile(t *testing.T) {
 	}
 	if row(plain) == "" || row(plain) == row(with) {
 		t.Errorf("the review does not follow --profile:\nwithout:\n%.400s\nwith:\n%.400s", plain, with)
+	}
+}
+
+// check --profile --format sarif names the profile in the run's properties, beside its findings.
+func TestProfileSARIF(t *testing.T) {
+	draft := filepath.Join(testutil.Shared(t, "reference", "fixtures"), "draft-tools.json")
+	out, errOut, code := runCLI(t, "", "check", draft, "--format", "sarif", "--tokenizer", "approx", "--profile", "claude-connectors")
+	rep, err := sarif.FromBytes([]byte(out))
+	if err != nil {
+		t.Fatalf("exit %d, %v: %s%s", code, err, out, errOut)
+	}
+	if err := rep.Validate(); err != nil {
+		t.Fatalf("SARIF does not validate: %v", err)
+	}
+	run := rep.Runs[0]
+	if run.Properties == nil || run.Properties.Properties["profile"] != "claude-connectors" {
+		t.Errorf("the run's properties do not name the profile: %+v", run.Properties)
+	}
+	found := false
+	for _, res := range run.Results {
+		found = found || res.RuleID != nil && *res.RuleID == "profile-title-missing"
+	}
+	if !found || code != 1 {
+		t.Errorf("exit %d; profile-title-missing among the results: %v", code, found)
 	}
 }
