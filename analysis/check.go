@@ -67,7 +67,7 @@ func (e *Engine) Check(ctx context.Context, in CheckInput) (*Checked, error) {
 		return nil, fmt.Errorf("check: the engine has no extended rules (Options.Extended)")
 	}
 	l := in.Listing
-	r := &Report{Version: ReportVersion, Source: in.Name, Rules: "all", Tools: len(l.Tools),
+	r := &Report{Version: ReportVersion, Source: in.Name, Rules: "all", Profile: e.ext.Profile(), Tools: len(l.Tools),
 		Tokenizer: in.Tokenizer, Baseline: in.Baseline != nil}
 	// Where the reference cannot read the listing, its report and its ranker do not run; its
 	// checks still report what the engine found, as the page shows it: a reference-input error

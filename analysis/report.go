@@ -25,6 +25,8 @@ type Report struct {
 	Version int    `json:"version"`
 	Source  string `json:"source"` // the file checked, as given
 	Rules   string `json:"rules"`  // the rule set: "all"
+	// Profile names the directory or platform profile the rules followed (lint.Profiles), if any.
+	Profile string `json:"profile,omitempty"`
 	Tools   int    `json:"tools"`
 	// Tokens is the listing's token count with Tokenizer: the Cost tab's total (the compact
 	// rendering, frame included), or with approx the budget rules' estimate over the tools.
@@ -168,10 +170,14 @@ func sarifLevel(s lint.Severity) string {
 // descriptor with its doc as help, and one result per finding located in the source file and,
 // logically, at its JSON pointer. Ignored findings are included with a suppression. A finding
 // with a repair on offer (r.Fixes) carries it as a SARIF fix: its title as the description, and
-// the replacements of text regions (lines and columns of the file) that make it.
+// the replacements of text regions (lines and columns of the file) that make it. The profile
+// the rules followed, if any, is the run's "profile" property.
 func SARIF(r *Report) (*sarif.Report, error) {
 	rep := sarif.NewReport()
 	run := sarif.NewRunWithInformationURI("workbench", "https://github.com/tool-workbench/workbench")
+	if r.Profile != "" {
+		run.WithProperties(sarif.NewPropertyBag().Add("profile", r.Profile))
+	}
 	// Columns count characters (code points), as listing.Position does, not UTF-16 units.
 	run.WithColumnKind("unicodeCodePoints")
 	for _, rule := range lint.Rules() {

@@ -19,7 +19,7 @@ import (
 
 // checkFields are the members of a check request.
 var checkFields = []string{"listing", "name", "tasks", "ignore", "baseline", "merge", "failOn", "tokenizer",
-	"maxTools", "maxTokens", "maxDescriptionTokens", "revision"}
+	"maxTools", "maxTokens", "maxDescriptionTokens", "revision", "profile"}
 
 // check answers what `workbench check --format json` prints for the same listing and options.
 // A failing check is still a 200: the report's "failed" says so, as the CLI's exit code does.
@@ -92,10 +92,14 @@ func (a *API) checkInput(req *request) (*checkInput, error) {
 	if cfg.MaxDescriptionTokens, err = req.integer("maxDescriptionTokens", lint.DefaultMaxDescriptionTokens, 1); err != nil {
 		return nil, err
 	}
-	if cfg.Revision, err = req.str("revision", lint.DefaultRevision); err != nil {
+	if cfg.Profile, err = req.profile(); err != nil {
 		return nil, err
 	}
-	if _, perr := time.Parse("2006-01-02", cfg.Revision); perr != nil {
+	// Without a "revision", a profile's revision applies, or the default.
+	if cfg.Revision, err = req.str("revision", ""); err != nil {
+		return nil, err
+	}
+	if _, perr := time.Parse("2006-01-02", cfg.Revision); perr != nil && req.get("revision") != nil {
 		return nil, req.invalid("revision", req.get("revision"), `"revision": "`+lint.DefaultRevision+`"`, "revision %q is not a protocol revision (a date)", cfg.Revision)
 	}
 	if in.linter, err = a.linter(in.tokenizer, cfg); err != nil {
@@ -249,10 +253,16 @@ func (c *bodyCursor) moveTo(off int) lint.Origin {
 	return lint.Origin{Line: c.line, Column: c.col}
 }
 
+// profile returns the "profile" member, a name of lint.Profiles; "" when absent. An unknown
+// name is refused with the valid ones.
+func (r *request) profile() (string, error) {
+	return r.str("profile", "", lint.ProfileNames()...)
+}
+
 // linter returns a linter for one option set, shared between requests so that its per-tool
 // caches serve repeated checks of the same tools.
 func (a *API) linter(tokenizer string, cfg lint.Config) (*lint.Linter, error) {
-	key := fmt.Sprintf("%s|%d|%d|%d|%s", tokenizer, cfg.MaxTools, cfg.MaxListingTokens, cfg.MaxDescriptionTokens, cfg.Revision)
+	key := fmt.Sprintf("%s|%d|%d|%d|%s|%s", tokenizer, cfg.MaxTools, cfg.MaxListingTokens, cfg.MaxDescriptionTokens, cfg.Revision, cfg.Profile)
 	a.mu.Lock()
 	lt := a.linters[key]
 	a.mu.Unlock()

@@ -16,7 +16,7 @@ import (
 )
 
 var exportFields = []string{"listing", "name", "format", "package", "main", "serverName", "compact", "bare",
-	"baseline", "baselineName", "tasks", "tokenizer"}
+	"baseline", "baselineName", "tasks", "tokenizer", "profile"}
 
 // exportResponse is the answer of POST /export: the artefact as text, and what to call it.
 type exportResponse struct {
@@ -47,7 +47,7 @@ func (a *API) export(c echo.Context) error {
 	}
 	// Options of another format are refused, as the CLI refuses them: they would do nothing.
 	only := map[string]string{"package": "go", "main": "go", "serverName": "go", "compact": "json", "bare": "json",
-		"baseline": "review", "baselineName": "review", "tasks": "review", "tokenizer": "review"}
+		"baseline": "review", "baselineName": "review", "tasks": "review", "tokenizer": "review", "profile": "review"}
 	for _, m := range req.root.Members {
 		if f, ok := only[m.Key]; ok && f != format && m.Value.Kind != listing.Null {
 			return (&Error{Code: CodeInvalidField, Field: m.Key, Pointer: pointer(m.Key),
@@ -114,15 +114,11 @@ func (a *API) export(c echo.Context) error {
 				Message: `format review needs a "baseline": the listing to compare against`,
 				Hint:    `add "baseline": the listing as it was before (a JSON value or its text)`}
 		}
-		tokName, err := req.str("tokenizer", "o200k_base", cost.Encodings...)
+		tokName, tasks, profile, err := reviewInputs(req)
 		if err != nil {
 			return err
 		}
-		tasks, err := req.tasksOf("tasks")
-		if err != nil {
-			return err
-		}
-		opts, err := a.reviewOptions(c.Request().Context(), tokName, tasks)
+		opts, err := a.reviewOptions(c.Request().Context(), tokName, tasks, profile)
 		if err != nil {
 			return err
 		}
@@ -137,15 +133,27 @@ func (a *API) export(c echo.Context) error {
 	return c.JSON(http.StatusOK, resp)
 }
 
+// reviewInputs reads the review's tokenizer, tasks and profile.
+func reviewInputs(req *request) (tokName string, tasks []selection.Task, profile string, err error) {
+	if tokName, err = req.str("tokenizer", "o200k_base", cost.Encodings...); err != nil {
+		return "", nil, "", err
+	}
+	if tasks, err = req.tasksOf("tasks"); err != nil {
+		return "", nil, "", err
+	}
+	profile, err = req.profile()
+	return tokName, tasks, profile, err
+}
+
 // reviewOptions wires the engine into a review as `workbench export --format review` does
 // (analysis.ReviewWith), with the tokenizer and linter this API shares between requests.
-func (a *API) reviewOptions(ctx context.Context, tokName string, tasks []selection.Task) (export.ReviewOptions, error) {
+func (a *API) reviewOptions(ctx context.Context, tokName string, tasks []selection.Task, profile string) (export.ReviewOptions, error) {
 	counter, err := a.counter(tokName, "compact", cost.Options{})
 	if err != nil {
 		return export.ReviewOptions{}, err
 	}
 	lt, err := a.linter(tokName, lint.Config{MaxTools: lint.DefaultMaxTools, MaxListingTokens: lint.DefaultMaxListingTokens,
-		MaxDescriptionTokens: lint.DefaultMaxDescriptionTokens, Revision: lint.DefaultRevision})
+		MaxDescriptionTokens: lint.DefaultMaxDescriptionTokens, Profile: profile})
 	if err != nil {
 		return export.ReviewOptions{}, err
 	}

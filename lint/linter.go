@@ -34,6 +34,10 @@ type Config struct {
 	// Cache is the byte budget the linter's caches count against; a server shares one between
 	// its linters. nil gives the linter a budget of its own of lru.DefaultBytes (64 MiB).
 	Cache *lru.Budget
+	// Profile names the directory or platform profile (Profiles) whose rules, severities and
+	// revision apply; "" for none. New panics on an unknown name: check it with LookupProfile.
+	Profile string
+	prof    *Profile
 }
 
 // The defaults, and why: see the docs of the rules that use them.
@@ -60,6 +64,14 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxListingTokens == 0 {
 		c.MaxListingTokens = DefaultMaxListingTokens
+	}
+	if p, err := LookupProfile(c.Profile); err != nil {
+		panic("lint: " + err.Error())
+	} else if p != nil {
+		c.prof = p
+		if c.Revision == "" {
+			c.Revision = p.Revision
+		}
 	}
 	if c.Revision == "" {
 		c.Revision = DefaultRevision
@@ -367,7 +379,7 @@ func (c *toolCtx) report(rule, ptr, msg string) {
 	if r == nil {
 		panic("lint: unregistered rule " + rule)
 	}
-	c.out = append(c.out, Finding{Rule: rule, Severity: r.Severity, Pointer: ptr, Message: msg})
+	c.out = append(c.out, Finding{Rule: rule, Severity: c.cfg.prof.severity(r), Pointer: ptr, Message: msg})
 }
 
 // listCtx is what a listing-wide rule sees.
@@ -385,7 +397,7 @@ func (c *listCtx) report(rule string, tool int, ptr, msg string) {
 	if r == nil {
 		panic("lint: unregistered rule " + rule)
 	}
-	f := Finding{Rule: rule, Severity: r.Severity, ToolIndex: tool, Pointer: ptr, Message: msg}
+	f := Finding{Rule: rule, Severity: c.cfg.prof.severity(r), ToolIndex: tool, Pointer: ptr, Message: msg}
 	if tool >= 0 {
 		f.Tool = clip(c.names[tool])
 	}

@@ -76,7 +76,7 @@ type Workspaces interface {
 	// Meta returns a small JSON document kept beside a workspace under key (the last fetch's
 	// source and report, say); NotFound if none.
 	Meta(ctx context.Context, workspace, key string) (json.RawMessage, error)
-	// PutMeta stores one; a nil value deletes it. Forks copy them.
+	// PutMeta stores one; a nil value deletes it. Forks copy them. A change sends an EventMeta.
 	PutMeta(ctx context.Context, workspace, key string, value json.RawMessage) error
 }
 
@@ -516,6 +516,7 @@ const (
 	EventTasks    EventKind = "tasks"    // a task-file edit was accepted (PutTasks, Step); Seq is set
 	EventRuns     EventKind = "runs"     // a run was stored or deleted
 	EventTitle    EventKind = "title"    // the workspace was renamed
+	EventMeta     EventKind = "meta"     // a document beside the workspace was stored or deleted (PutMeta); Field is its key
 	EventDeleted  EventKind = "deleted"  // the workspace was deleted
 	EventResync   EventKind = "resync"   // events may have been lost: reload
 	EventPresence EventKind = "presence" // someone arrived, moved or left (Announce); not stored

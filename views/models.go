@@ -158,6 +158,8 @@ type Findings struct {
 	// HiddenTools how many tools they are of (not counting the listing as a whole).
 	Hidden      int
 	HiddenTools int
+	// Profile is the workspace's profile ("" for none), which the panel's selector shows.
+	Profile string
 }
 
 // ScoredWord is one task word that counted for a tool.

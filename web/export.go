@@ -76,7 +76,11 @@ func (s *Server) exportFile(c echo.Context) error {
 		if len(tasks) == 0 {
 			tasks = nil
 		}
-		opts, err := s.engine.ReviewOptions(c.Request().Context(), tasks)
+		eng, err := s.engineFor(s.profileOf(c.Request().Context(), ws.ID)) // the page's findings, the review's
+		if err != nil {
+			return fmt.Errorf("review export: %w", err)
+		}
+		opts, err := eng.ReviewOptions(c.Request().Context(), tasks)
 		if err != nil {
 			return fmt.Errorf("review export: %w", err)
 		}

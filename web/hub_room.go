@@ -37,6 +37,12 @@ type room struct {
 	// first page joins, it lives as long as the room (a read that analyses a newer head must
 	// not move it, or the change that brought that head would never be sent).
 	shown *state
+	// profile is the workspace's profile as last read from the store, while profileKnown;
+	// profileGen counts the profile events heard, so that a read that raced one is not kept
+	// (profile.go).
+	profile      string
+	profileKnown bool
+	profileGen   uint64
 }
 
 func newRoom(ws string, cancel context.CancelFunc) *room {
@@ -82,7 +88,13 @@ func (h *Hub) handle(r *room, ev store.Event) {
 		h.Publish(r.ws, Notice{EditorTool: -1, History: true})
 	case store.EventTitle:
 		h.Publish(r.ws, Notice{EditorTool: -1, History: true, Renamed: true})
+	case store.EventMeta:
+		if ev.Field == profileMetaKey { // set here or on another replica: every page follows it
+			h.forgetProfile(r)
+			h.Publish(r.ws, Notice{Full: true})
+		}
 	case store.EventResync, store.EventDeleted:
+		h.forgetProfile(r)
 		h.Publish(r.ws, Notice{Full: true, History: true})
 	}
 }

@@ -48,6 +48,7 @@ type state struct {
 	findings views.Findings
 	cost     views.Cost
 	tasks    views.Tasks
+	profile  string // the workspace's profile the analysis followed (profile.go)
 }
 
 // buildState makes the view models of ws's shared regions from its analysis res and its

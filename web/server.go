@@ -120,6 +120,7 @@ type Server struct {
 	// if the Host and origin checks were ever bypassed ("" when stdio is off).
 	stdioToken string
 	costs      costCounters // the Cost tab's counters for the tokenizers and renderings pages choose (cost.go)
+	profiles   profiles     // each workspace's profile and an engine per profile (profile.go)
 
 	mu     sync.Mutex
 	states map[string]*state // the last analysed state per workspace (a cache: any read sets it)
@@ -225,6 +226,7 @@ func (s *Server) routes() *echo.Echo {
 	w.POST("/undo", s.undo)
 	w.POST("/redo", s.redo)
 	w.POST("/name", s.renameWorkspace)
+	w.POST("/profile", s.setProfile)
 	w.POST("/fetch", s.fetchWorkspace)
 	w.GET("/export", s.exportFile)
 	w.POST("/export/notes", s.exportNotes)

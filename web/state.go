@@ -32,12 +32,17 @@ func (s *Server) currentCtx(ctx context.Context, ws Workspace) (*state, error) {
 	s.mu.Lock()
 	st := s.states[ws.ID]
 	s.mu.Unlock()
-	if st != nil && st.version == ws.Version && st.ws.ToolsShape == ws.ToolsShape && maps.Equal(st.ws.ParamsShapes, ws.ParamsShapes) {
+	prof := s.profileOf(ctx, ws.ID)
+	if st != nil && st.version == ws.Version && st.profile == prof && st.ws.ToolsShape == ws.ToolsShape && maps.Equal(st.ws.ParamsShapes, ws.ParamsShapes) {
 		return st, nil
 	}
 	// (The same version with other shapes: one of two reads saw the shapes older than the
 	// listing. The state renders them into every action, so it is built again.)
-	res, err := s.engine.AnalyzeContext(ctx, ws.Listing, ws.Tasks)
+	eng, err := s.engineFor(prof)
+	if err != nil {
+		return nil, err
+	}
+	res, err := eng.AnalyzeContext(ctx, ws.Listing, ws.Tasks)
 	if err != nil {
 		return nil, fmt.Errorf("analyse workspace %s: %w", ws.ID, err)
 	}
@@ -46,6 +51,7 @@ func (s *Server) currentCtx(ctx context.Context, ws Workspace) (*state, error) {
 		return nil, err
 	}
 	st = s.buildState(ws, res, base)
+	st.profile, st.findings.Profile = prof, prof
 	s.mu.Lock()
 	evictOne(s.states, ws.ID)
 	s.states[ws.ID] = st

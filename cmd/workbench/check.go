@@ -24,7 +24,7 @@ func init() {
 		name:    "check",
 		summary: "lint a listing and rank a task file against it (exit 0 clean, 1 findings fail, 2 unreadable)",
 		usage: "SOURCE [--tasks FILE] [--rules all|reference] [--format text|json|sarif|github|markdown] " +
-			"[--ignore FILE] [--fail-on error|warning|info] [--baseline FILE] [--merge FILE]... [--tokenizer approx|o200k_base|cl100k_base]",
+			"[--ignore FILE] [--fail-on error|warning|info] [--baseline FILE] [--merge FILE]... [--tokenizer approx|o200k_base|cl100k_base] [--profile NAME]",
 		run: runCheck,
 	})
 }
@@ -58,7 +58,8 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	maxTools := fs.Int("max-tools", lint.DefaultMaxTools, "listing-too-many-tools: the most tools a listing should hold")
 	maxTokens := fs.Int("max-tokens", lint.DefaultMaxListingTokens, "listing-token-budget: the most tokens the tools should take")
 	maxDesc := fs.Int("max-description-tokens", lint.DefaultMaxDescriptionTokens, "description-too-long: the most tokens one description should take")
-	revision := fs.String("revision", lint.DefaultRevision, "protocol revision the listing targets (output-schema-root)")
+	revision := fs.String("revision", lint.DefaultRevision, "protocol revision the listing targets (output-schema-root); a --profile of a revision sets it")
+	profile := profileFlag(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -103,9 +104,15 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if _, err := time.Parse("2006-01-02", *revision); err != nil {
 		return usageError{fmt.Sprintf("--revision %q: give a protocol revision as a date, such as %s", *revision, lint.DefaultRevision)}
 	}
+	if err := checkProfile(*profile); err != nil {
+		return err
+	}
 	o := checkOptions{source: pos[0], tasks: *tasksPath, format: *format, ignore: *ignore, baseline: *baseline,
 		tokenizer: *tokenizer, failOn: sev, merge: merge,
-		cfg: lint.Config{MaxTools: *maxTools, MaxListingTokens: *maxTokens, MaxDescriptionTokens: *maxDesc, Revision: *revision}}
+		cfg: lint.Config{MaxTools: *maxTools, MaxListingTokens: *maxTokens, MaxDescriptionTokens: *maxDesc, Revision: *revision, Profile: *profile}}
+	if *profile != "" && !flagGiven(fs, "revision") {
+		o.cfg.Revision = "" // the profile's revision, or the default
+	}
 	if *tokenizer != "approx" {
 		tok, err := cost.NewTokenizer(*tokenizer)
 		if err != nil {

@@ -22,7 +22,7 @@ func init() {
 	register(command{
 		name:    "export",
 		summary: "write a listing as JSON, as Go code that registers it, or a review report",
-		usage:   "SOURCE [--format json|go|review] [--package NAME] [--main] [--baseline FILE] [--tasks FILE] [--tokenizer NAME] [--compact] [--bare] [--out FILE]",
+		usage:   "SOURCE [--format json|go|review] [--package NAME] [--main] [--baseline FILE] [--tasks FILE] [--tokenizer NAME] [--profile NAME] [--compact] [--bare] [--out FILE]",
 		run:     runExport,
 	})
 }
@@ -39,6 +39,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	compact := fs.Bool("compact", false, "with --format json: no indentation")
 	bare := fs.Bool("bare", false, "with --format json: a bare array of tools instead of the tools/list result")
 	out := fs.String("out", "", "write to this file instead of stdout")
+	profile := profileFlag(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -62,6 +63,12 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	}
 	if *format != "review" && (*baseline != "" || *tasksPath != "") {
 		return usageError{"--baseline and --tasks apply to --format review only"}
+	}
+	if *format != "review" && *profile != "" {
+		return usageError{"--profile applies to --format review only: json and go write the listing as it is"}
+	}
+	if err := checkProfile(*profile); err != nil {
+		return err
 	}
 	stdin := 0
 	for _, p := range []string{pos[0], *baseline, *tasksPath} {
@@ -98,7 +105,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return unreadable(e, err)
 		}
-		opts, err := reviewEngines(ctx, e, *tokName, *tasksPath)
+		opts, err := reviewEngines(ctx, e, *tokName, *tasksPath, *profile)
 		if err != nil {
 			return err
 		}
@@ -119,9 +126,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 }
 
 // reviewEngines wires the workbench's engines into a review (analysis.ReviewEngines, shared with
-// the browser): findings, tokens counted with --tokenizer, and the ranking when a task file is
-// given.
-func reviewEngines(ctx context.Context, e *env, tokName, tasksPath string) (export.ReviewOptions, error) {
+// the browser): findings (with --profile's rules), tokens counted with --tokenizer, and the
+// ranking when a task file is given.
+func reviewEngines(ctx context.Context, e *env, tokName, tasksPath, profile string) (export.ReviewOptions, error) {
 	tok, err := cost.OpenTokenizer(tokName)
 	if err != nil {
 		return export.ReviewOptions{}, usageError{"--tokenizer: " + err.Error()}
@@ -135,7 +142,7 @@ func reviewEngines(ctx context.Context, e *env, tokName, tasksPath string) (expo
 			tasks = []selection.Task{} // a task file with no tasks still ranks (nothing)
 		}
 	}
-	opts, err := analysis.ReviewEngines(ctx, tok, tasks)
+	opts, err := analysis.ReviewWith(ctx, tok, lint.New(lint.Config{Tokens: tok.Count, Profile: profile}), tasks)
 	if err != nil {
 		return opts, fmt.Errorf("export: %w", err)
 	}

@@ -14,8 +14,8 @@ import (
 func init() {
 	register(command{
 		name:    "rules",
-		summary: "list the lint rules, or print one rule's doc (workbench rules ID)",
-		usage:   "[ID] [--format text|json|markdown]",
+		summary: "list the lint rules, print one rule's doc (workbench rules ID), or what a profile turns on (--profile NAME)",
+		usage:   "[ID] [--profile NAME] [--format text|json|markdown]",
 		run:     runRules,
 	})
 }
@@ -24,6 +24,7 @@ func runRules(ctx context.Context, e *env, args []string) error {
 	c := commands["rules"]
 	fs := newFlags(c, e.stderr)
 	format := fs.String("format", "text", "output format: text, json or markdown")
+	profile := profileFlag(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -34,8 +35,17 @@ func runRules(ctx context.Context, e *env, args []string) error {
 	if *format != "text" && *format != "json" && *format != "markdown" {
 		return usageError{fmt.Sprintf("unknown format %q; use text, json or markdown", *format)}
 	}
+	if err := checkProfile(*profile); err != nil {
+		return err
+	}
 	out := bufio.NewWriter(e.stdout)
 	defer out.Flush()
+	if p, _ := lint.LookupProfile(*profile); p != nil {
+		if len(pos) > 0 {
+			return usageError{"rules takes a rule ID or --profile, not both"}
+		}
+		return writeProfile(out, p, *format)
+	}
 	rules := lint.Rules()
 	if len(pos) == 1 {
 		r := lint.Lookup(pos[0])
@@ -77,6 +87,7 @@ func runRules(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(out, "  %-34s %-7s %-9s %s\n", r.ID, r.Severity, r.Scope, r.Summary)
 	}
 	fmt.Fprintf(out, "\n%d rules. 'workbench rules ID' prints one rule's doc.\n", len(rules))
+	fmt.Fprintf(out, "The profile-* rules are on only under a profile that turns them on; 'workbench rules --profile NAME' lists one (%s).\n", strings.Join(lint.ProfileNames(), ", "))
 	return nil
 }
 

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -29,6 +30,12 @@ func testSubscribe(t *testing.T, s store.Store) {
 	if _, err := s.NameRevision(ctx, w.ID, 1, "named"); err != nil {
 		t.Fatal(err)
 	}
+	// A document beside the workspace (its profile, say) changes what other replicas show.
+	for _, v := range []json.RawMessage{json.RawMessage(`"openai-functions"`), nil, nil} { // the second delete changes nothing
+		if err := s.PutMeta(ctx, w.ID, "profile", v); err != nil {
+			t.Fatal(err)
+		}
+	}
 	presence := store.Event{Workspace: w.ID, Kind: store.EventPresence, Author: "bob", Field: "/tools/2", Detail: "joined"}
 	if err := s.Announce(ctx, presence); err != nil {
 		t.Fatal(err)
@@ -39,6 +46,8 @@ func testSubscribe(t *testing.T, s store.Store) {
 	want := []store.Event{
 		{Workspace: w.ID, Kind: store.EventEdit, Seq: 1, Revision: 1, Author: "ada", AuthorID: "s1", Field: "/tools/0/description"},
 		{Workspace: w.ID, Kind: store.EventRevision, Revision: 1},
+		{Workspace: w.ID, Kind: store.EventMeta, Field: "profile"},
+		{Workspace: w.ID, Kind: store.EventMeta, Field: "profile"},
 		presence,
 	}
 	for i, wev := range want {
