@@ -78,6 +78,10 @@ type Rule struct {
 	// Bad and Good are short examples (JSON fragments or description text).
 	Bad  string `json:"bad"`
 	Good string `json:"good"`
+	// Fix is the repair the rule offers; FixNote says what it does, or (FixNone) in one line
+	// why there is none. register fills both from fixDocs when a rule leaves them empty.
+	Fix     FixKind `json:"fix"`
+	FixNote string  `json:"fixNote"`
 }
 
 // Doc renders the rule's documentation as plain text (also valid Markdown).
@@ -87,6 +91,7 @@ func (r *Rule) Doc() string {
 	if r.Seed != "" {
 		fmt.Fprintf(&b, " (%s)", r.Seed)
 	}
+	fmt.Fprintf(&b, "\n\nFix (%s): %s", r.Fix, r.FixNote)
 	fmt.Fprintf(&b, "\n\nBad:\n\n    %s\n\nGood:\n\n    %s\n", indent(r.Bad), indent(r.Good))
 	return b.String()
 }
@@ -112,6 +117,13 @@ func register(rs ...*Rule) {
 		}
 		if r.What == "" || r.Why == "" || r.Bad == "" || r.Good == "" || r.Summary == "" {
 			panic("lint: rule without a full doc: " + r.ID)
+		}
+		if r.Fix == "" && r.FixNote == "" {
+			d := fixDocs[r.ID]
+			r.Fix, r.FixNote = d.kind, d.note
+		}
+		if r.Fix == "" || r.FixNote == "" {
+			panic("lint: rule without a fix declaration: " + r.ID)
 		}
 		registry[r.ID] = r
 	}

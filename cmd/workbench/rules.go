@@ -61,9 +61,10 @@ func runRules(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(out, "### %s\n\n%s", rules[0].ID, rules[0].Doc())
 			return nil
 		}
-		out.WriteString("| Rule | Category | Severity | Scope | What it flags |\n|---|---|---|---|---|\n")
+		out.WriteString("| Rule | Category | Severity | Scope | What it flags | Fix |\n|---|---|---|---|---|---|\n")
 		for _, r := range rules {
-			fmt.Fprintf(out, "| `%s` | %s | %s | %s | %s |\n", r.ID, r.Category, r.Severity, r.Scope, strings.ReplaceAll(r.Summary, "|", `\|`))
+			fmt.Fprintf(out, "| `%s` | %s | %s | %s | %s | %s: %s |\n", r.ID, r.Category, r.Severity, r.Scope, strings.ReplaceAll(r.Summary, "|", `\|`),
+				r.Fix, strings.ReplaceAll(r.FixNote, "|", `\|`))
 		}
 		return nil
 	}

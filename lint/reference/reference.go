@@ -439,3 +439,7 @@ func Counts(lines []Line) (pass, warn, fail int) {
 	}
 	return pass, warn, fail
 }
+
+// Style is the naming style name-style sees in name: snake_case, kebab-case, dotted, camelCase,
+// or "" for a name that fits any (one lower-case word).
+func Style(name string) string { return style(name) }
