@@ -228,6 +228,8 @@ func (s *Server) routes() *echo.Echo {
 	w.POST("/fetch", s.fetchWorkspace)
 	w.GET("/export", s.exportFile)
 	w.POST("/export/notes", s.exportNotes)
+	w.POST("/fix", s.fixPreview)
+	w.POST("/fix/apply", s.fixApply)
 	s.historyRoutes(w)
 	s.costRoutes(w)
 	s.runRoutes(w)

@@ -40,6 +40,13 @@ type Edit struct {
 	ShapeBase int
 	Key       string
 	Message   string
+	// Make, when set instead of Ops and Tool, makes the edit's ops from the head under the
+	// store's write lock (a quick fix, made again from whatever landed since it was previewed);
+	// no ops is nothing to do. Tasks it returns (not nil) then replace the task file, as a
+	// second record (a rename's expects follow it). See applyMade.
+	Make func(head *listing.Listing) ([]listing.Op, []selection.Task, error)
+	// Alone records the edit as a revision of its own that no later edit extends (store.Edit).
+	Alone bool
 }
 
 // TaskChange is one change to a task file: a task added at the end ("add"), task Index
