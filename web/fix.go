@@ -282,17 +282,16 @@ func (s *Server) fixEdit(ctx context.Context, tasks []selection.Task, group []li
 }
 
 // withFixes gives the findings panel its Fix buttons: each finding its repairs (matched by
-// rule, tool and pointer), each tool group and the panel its safe repairs' "Fix all safe".
+// rule and pointer, which names the tool: a listing-wide finding, such as mixed naming styles,
+// offers a repair for each tool it is about), each tool group and the panel its safe repairs'
+// "Fix all safe".
 func withFixes(f views.Findings, reps []lint.Repair) views.Findings {
-	type key struct {
-		rule, ptr string
-		tool      int
-	}
+	type key struct{ rule, ptr string }
 	byFinding := map[key][]views.FixButton{}
 	safe := map[int][]string{}
 	for _, r := range reps {
 		ref := fixRef(r.ID)
-		k := key{r.Rule, r.Pointer, r.ToolIndex}
+		k := key{r.Rule, r.Pointer}
 		byFinding[k] = append(byFinding[k], views.FixButton{Ref: ref, Title: r.Title, Kind: string(r.Kind)})
 		if r.Kind == lint.FixSafe {
 			safe[r.ToolIndex] = append(safe[r.ToolIndex], ref)
@@ -306,7 +305,7 @@ func withFixes(f views.Findings, reps []lint.Repair) views.Findings {
 	for i, g := range f.Groups {
 		items := make([]views.FindingItem, len(g.Items))
 		for j, it := range g.Items {
-			it.Fixes = byFinding[key{it.Rule, it.Pointer, it.Tool}]
+			it.Fixes = byFinding[key{it.Rule, it.Pointer}]
 			items[j] = it
 		}
 		g.Items = items

@@ -184,3 +184,84 @@ func TestFixMadeFromTheHead(t *testing.T) {
 		t.Errorf("the revisions are %q; want only bo's edit added", msgs)
 	}
 }
+
+// TestFixRenameFollowsTasks: a rename to the listing's naming style, previewed, shows the task
+// whose expected tool it renames; applied, the task file follows (a second record, with the
+// same message), and the task verdicts stay as they were.
+func TestFixRenameFollowsTasks(t *testing.T) {
+	s := newServer(t)
+	tool := func(name, desc string) map[string]any {
+		return map[string]any{"name": name, "description": desc, "inputSchema": map[string]any{"type": "object"}}
+	}
+	b, _ := json.Marshal(map[string]any{"tools": []any{
+		tool("get_weather", "Get the weather forecast for a city."), tool("list_cities", "List the cities the service knows."),
+		tool("find_station", "Find the weather station nearest a place."), tool("getAlerts", "Get the storm alerts for a region.")}})
+	id := workspaceFrom(t, s, string(b))
+	importTaskFile(t, s, id, []byte(`[{"task": "Are there storm alerts for the coast?", "expect": "getAlerts"}]`))
+	page := getPage(t, s, "/w/"+id)
+	refs := fixButtonsOf(t, page, "name-style")
+	if len(refs) != 1 {
+		t.Fatalf("the name-style finding offers %d fixes; want the rename", len(refs))
+	}
+	preview := patched(post(t, s, "/w/"+id+"/fix?"+refs[0], sig(3, nil)))["fix-preview"]
+	if d := find(t, preview, "fix-task-diff"); len(d) != 1 || !strings.Contains(text(d[0]), "task 1 getAlerts") || !strings.HasSuffix(text(d[0]), "get_alerts") {
+		t.Fatalf("the preview does not show the task's expected tool renamed:\n%s", preview)
+	}
+	post(t, s, "/w/"+id+"/fix/apply?"+refs[0], sig(3, nil))
+	if n := headListing(t, s, id).Tools[3].Get("name").String(); n != "get_alerts" {
+		t.Errorf("the tool is named %q after the fix", n)
+	}
+	tf, err := s.db.Tasks(context.Background(), id)
+	if err != nil || !strings.Contains(string(tf.Body), `"expect":"get_alerts"`) && !strings.Contains(string(tf.Body), `"expect": "get_alerts"`) {
+		t.Errorf("the task file after the rename: %s (%v)", tf.Body, err)
+	}
+	if msgs := revisionMessages(t, s, id); len(msgs) < 2 || msgs[0] != "fix: name-style" || msgs[1] != "fix: name-style" {
+		t.Errorf("the revisions are %q; want the rename and its task file, both fix: name-style", msgs)
+	}
+}
+
+// TestFixHostileTextStaysText: a tool whose name and description are hostile markup and
+// Datastar expressions gets Fix buttons, a preview and an Apply whose answers hold that text only
+// as escaped text: never in an attribute, never as an element.
+func TestFixHostileTextStaysText(t *testing.T) {
+	s := newServer(t)
+	b, _ := json.Marshal(map[string]any{"tools": []any{map[string]any{"name": hostile, "description": hostile + "\u200b  ",
+		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{hostile: map[string]any{"type": "string"}}}}}})
+	id := workspaceFrom(t, s, string(b))
+	page := getPage(t, s, "/w/"+id)
+	docs := []string{page}
+	for _, q := range append(fixQueries(t, page, "fix-button"), "all=1") {
+		for _, e := range post(t, s, "/w/"+id+"/fix?"+q, sig(0, nil)) {
+			docs = append(docs, e.elements())
+		}
+	}
+	for _, e := range post(t, s, "/w/"+id+"/fix/apply?all=1", sig(0, nil)) {
+		docs = append(docs, e.elements())
+	}
+	if len(docs) < 4 {
+		t.Fatalf("the hostile tool offers no fixes")
+	}
+	for i, doc := range docs {
+		root, err := html.Parse(strings.NewReader(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var walk func(n *html.Node)
+		walk = func(n *html.Node) {
+			if n.Type == html.ElementNode {
+				if n.Data == "script" && attr(n, "src") == "" || n.Data == "img" || n.Data == "b" {
+					t.Errorf("doc %d: user markup became a <%s> element", i, n.Data)
+				}
+				for _, a := range n.Attr {
+					if strings.Contains(a.Val, "pwned") && !isPlainValue(n, a.Key) || strings.Contains(a.Val, "/evil") && strings.HasPrefix(a.Key, "data-") {
+						t.Errorf("doc %d: user text inside attribute %s of <%s>: %.120q", i, a.Key, n.Data, a.Val)
+					}
+				}
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				walk(c)
+			}
+		}
+		walk(root)
+	}
+}
