@@ -20,16 +20,8 @@ func TestBrowserQuickFixes(t *testing.T) {
 	ctx, base := browser(t)
 	pasteListing(t, ctx, base, fixDraft("get_weather"))
 	dir := os.Getenv("WORKBENCH_SCREENSHOT_DIR")
-	wait := func(c context.Context, what, js string) {
-		t.Helper()
-		if err := chromedp.Do(c, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
-			h, _ := chromedp.Run(c, chromedp.Evaluate[string](`(document.getElementById('fix-preview')?.outerHTML || '') + document.getElementById('findings')?.outerHTML.slice(0, 3000)`))
-			t.Fatalf("%s: %v\n%s", what, err, h)
-		}
-	}
-	has := func(rule string) string {
-		return `!!document.querySelector('#findings .finding[data-rule=` + rule + `]')`
-	}
+	wait := func(c context.Context, what, js string) { t.Helper(); waitFix(t, c, what, js) }
+	has := hasFinding
 	for _, r := range []string{"hidden-unicode", "description-whitespace", "params-required", "annotations-missing"} {
 		wait(ctx, "the draft's "+r+" finding with its Fix button", `!!document.querySelector('#findings .finding[data-rule=`+r+`] [data-testid=fix-button]')`)
 	}
@@ -52,28 +44,7 @@ func TestBrowserQuickFixes(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait(ctx, "the preview", `!!document.querySelector('[data-testid=fix-preview] [data-testid=fix-apply]')`)
-	type diff struct {
-		Del, Ins   []string
-		JSONDel    []string
-		JSONAdd    []string
-		Visible    bool
-		StillThere bool
-	}
-	d, err := chromedp.Run(ctx, chromedp.Evaluate[diff](`(() => {
-	  const p = document.querySelector('[data-testid=fix-preview]'), r = p.getBoundingClientRect();
-	  const texts = (sel) => [...p.querySelectorAll(sel)].map((e) => e.textContent);
-	  return {Del: texts('[data-testid=fix-word-diff] del'), Ins: texts('[data-testid=fix-word-diff] ins'),
-	    JSONDel: texts('[data-testid=fix-json-diff] .jd-del'), JSONAdd: texts('[data-testid=fix-json-diff] .jd-add'),
-	    Visible: r.width > 0 && r.top >= 0 && r.bottom <= innerHeight + 1,
-	    StillThere: `+has("hidden-unicode")+`}; })()`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(d.Del) != 1 || !strings.Contains(d.Del[0], "<U+200B>") || len(d.Ins) != 1 || strings.Contains(d.Ins[0], "<U+200B>") ||
-		len(d.JSONDel) != 1 || !strings.Contains(d.JSONDel[0], `"description": "Get the weather<U+200B> forecast`) ||
-		len(d.JSONAdd) != 1 || !strings.Contains(d.JSONAdd[0], `"description": "Get the weather forecast`) || !d.Visible || !d.StillThere {
-		t.Errorf("the preview of the hidden-character fix: %+v; want the word diff and the JSON line of the description, without U+200B after, in view, nothing applied yet", d)
-	}
+	checkHiddenFixPreview(t, ctx)
 	if dir != "" {
 		shoot(t, ctx, filepath.Join(dir, "fix-preview-1280.png"))
 	}
@@ -126,16 +97,77 @@ func TestBrowserQuickFixes(t *testing.T) {
 	wait(ctx, "undo brings back the last fix's finding ("+last+")", has(undone)+" && !"+has(kept)+" && !"+has("hidden-unicode"))
 	wait(other, "the other page sees the undo", has(undone))
 
+	phoneFixPreview(t, ctx, dir)
+}
+
+// historyShows opens the History tab of the page c and waits for a revision whose message is msg.
+func historyShows(t *testing.T, c context.Context, msg string) {
+	t.Helper()
+	err := chromedp.Do(c, chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=tab-history]').click()`),
+		chromedp.Poll[chromedp.Void](`[...document.querySelectorAll('[data-testid=rev-summary]')].some((e) => e.textContent === '`+msg+`')`,
+			chromedp.WithPollingTimeout(10*time.Second)))
+	if err != nil {
+		h, _ := chromedp.Run(c, chromedp.Evaluate[string](`document.getElementById('revisions')?.textContent.slice(0, 2000)`))
+		t.Fatalf("History does not list %q: %v\n%s", msg, err, h)
+	}
+}
+
+// waitFix waits for js to hold in the page c, showing the preview and findings when it does not.
+func waitFix(t *testing.T, c context.Context, what, js string) {
+	t.Helper()
+	if err := chromedp.Do(c, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		h, _ := chromedp.Run(c, chromedp.Evaluate[string](`(document.getElementById('fix-preview')?.outerHTML || '') + document.getElementById('findings')?.outerHTML.slice(0, 3000)`))
+		t.Fatalf("%s: %v\n%s", what, err, h)
+	}
+}
+
+// hasFinding is an expression: whether the findings panel lists a finding of rule.
+func hasFinding(rule string) string {
+	return `!!document.querySelector('#findings .finding[data-rule=` + rule + `]')`
+}
+
+// checkHiddenFixPreview checks the open preview of the hidden-character fix: the word diff
+// and the JSON line of the description, without U+200B after, in view, and nothing applied yet.
+func checkHiddenFixPreview(t *testing.T, ctx context.Context) {
+	t.Helper()
+	type diff struct {
+		Del, Ins   []string
+		JSONDel    []string
+		JSONAdd    []string
+		Visible    bool
+		StillThere bool
+	}
+	d, err := chromedp.Run(ctx, chromedp.Evaluate[diff](`(() => {
+	  const p = document.querySelector('[data-testid=fix-preview]'), r = p.getBoundingClientRect();
+	  const texts = (sel) => [...p.querySelectorAll(sel)].map((e) => e.textContent);
+	  return {Del: texts('[data-testid=fix-word-diff] del'), Ins: texts('[data-testid=fix-word-diff] ins'),
+	    JSONDel: texts('[data-testid=fix-json-diff] .jd-del'), JSONAdd: texts('[data-testid=fix-json-diff] .jd-add'),
+	    Visible: r.width > 0 && r.top >= 0 && r.bottom <= innerHeight + 1,
+	    StillThere: `+hasFinding("hidden-unicode")+`}; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Del) != 1 || !strings.Contains(d.Del[0], "<U+200B>") || len(d.Ins) != 1 || strings.Contains(d.Ins[0], "<U+200B>") ||
+		len(d.JSONDel) != 1 || !strings.Contains(d.JSONDel[0], `"description": "Get the weather<U+200B> forecast`) ||
+		len(d.JSONAdd) != 1 || !strings.Contains(d.JSONAdd[0], `"description": "Get the weather forecast`) || !d.Visible || !d.StillThere {
+		t.Errorf("the preview of the hidden-character fix: %+v; want the word diff and the JSON line of the description, without U+200B after, in view, nothing applied yet", d)
+	}
+}
+
+// phoneFixPreview: on a phone, a suggested fix (a behaviour hint, each its own button)
+// previews within the screen, and Cancel closes it changing nothing.
+func phoneFixPreview(t *testing.T, ctx context.Context, dir string) {
+	t.Helper()
 	// On a phone, a suggested fix (a behaviour hint, each its own button) previews within the screen.
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
 		t.Fatal(err)
 	}
 	phoneView(t, ctx, "results")
-	err = chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('#findings .finding[data-rule=annotations-missing] [data-testid=fix-button]').click()`))
+	err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('#findings .finding[data-rule=annotations-missing] [data-testid=fix-button]').click()`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wait(ctx, "the hint's preview", `!!document.querySelector('[data-testid=fix-preview] [data-testid=fix-apply]')`)
+	waitFix(t, ctx, "the hint's preview", `!!document.querySelector('[data-testid=fix-preview] [data-testid=fix-apply]')`)
 	if out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](overflowJS)); err != nil || len(out) > 0 {
 		t.Errorf("at 390 px wide, wider than the screen: %v (%v)", out, err)
 	}
@@ -151,17 +183,5 @@ func TestBrowserQuickFixes(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("[data-testid=fix-cancel]"))); err != nil {
 		t.Fatal(err)
 	}
-	wait(ctx, "Cancel closes the preview, changing nothing", `!document.querySelector('[data-testid=fix-preview]') && `+has("annotations-missing"))
-}
-
-// historyShows opens the History tab of the page c and waits for a revision whose message is msg.
-func historyShows(t *testing.T, c context.Context, msg string) {
-	t.Helper()
-	err := chromedp.Do(c, chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=tab-history]').click()`),
-		chromedp.Poll[chromedp.Void](`[...document.querySelectorAll('[data-testid=rev-summary]')].some((e) => e.textContent === '`+msg+`')`,
-			chromedp.WithPollingTimeout(10*time.Second)))
-	if err != nil {
-		h, _ := chromedp.Run(c, chromedp.Evaluate[string](`document.getElementById('revisions')?.textContent.slice(0, 2000)`))
-		t.Fatalf("History does not list %q: %v\n%s", msg, err, h)
-	}
+	waitFix(t, ctx, "Cancel closes the preview, changing nothing", `!document.querySelector('[data-testid=fix-preview]') && `+hasFinding("annotations-missing"))
 }

@@ -265,3 +265,33 @@ func TestFixHostileTextStaysText(t *testing.T) {
 		walk(root)
 	}
 }
+
+// TestFixSafePerTool: a tool's "Fix safe" applies that tool's safe repairs and leaves the other
+// tools' alone.
+func TestFixSafePerTool(t *testing.T) {
+	s := newServer(t)
+	tool := func(name string) map[string]any {
+		return map[string]any{"name": name, "description": "Get the weather\u200b forecast for a city by its name.  ",
+			"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string", "description": "The city."}}}}
+	}
+	b, _ := json.Marshal(map[string]any{"tools": []any{tool("get_weather"), tool("get_forecast")}})
+	id := workspaceFrom(t, s, string(b))
+	page := getPage(t, s, "/w/"+id)
+	perTool := fixQueries(t, page, "fix-tool-safe")
+	if len(perTool) != 2 || perTool[0] == perTool[1] {
+		t.Fatalf("the tools' Fix safe buttons post %q; want one selection per tool", perTool)
+	}
+	preview := patched(post(t, s, "/w/"+id+"/fix?"+perTool[1], sig(1, nil)))["fix-preview"]
+	if d := find(t, preview, "fix-tool-diff"); len(d) != 1 || !strings.Contains(text(d[0]), "get_forecast") {
+		t.Errorf("the second tool's Fix safe previews other tools:\n%s", preview)
+	}
+	post(t, s, "/w/"+id+"/fix/apply?"+perTool[1], sig(1, nil))
+	head := headListing(t, s, id)
+	if strings.ContainsRune(head.Tools[1].Get("description").Str, '\u200b') ||
+		!strings.ContainsRune(head.Tools[0].Get("description").Str, '\u200b') || head.Tools[1].Get("inputSchema").Get("required") == nil {
+		t.Errorf("after the second tool's Fix safe: %s", head.Marshal(""))
+	}
+	if msgs := revisionMessages(t, s, id); len(msgs) != 4 {
+		t.Errorf("the revisions are %q; want one per rule of the second tool's three", msgs)
+	}
+}
