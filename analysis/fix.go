@@ -90,30 +90,31 @@ func (st *fixState) allowed(reps []lint.Repair) []lint.Repair {
 	return out
 }
 
-// round applies the repairs of reps whose edits do not overlap, together when that shows no new
-// finding and otherwise one at a time.
+// round applies the repairs of reps whose edits do not overlap: together when that shows no new
+// finding, and otherwise each half on its own, down to the single repairs that show one, which
+// are refused. A round with k such repairs among n costs O(k log n) checks, not n.
 func (st *fixState) round(ctx context.Context, reps []lint.Repair) error {
-	batch := disjoint(reps)
-	next, ok, err := st.try(ctx, st.l, st.tasks, st.fs, batch)
-	if err != nil {
+	return st.group(ctx, disjoint(reps))
+}
+
+func (st *fixState) group(ctx context.Context, reps []lint.Repair) error {
+	next, ok, err := st.try(ctx, reps)
+	switch {
+	case err != nil:
 		return err
-	}
-	if ok {
-		st.accept(next, batch)
+	case ok:
+		st.accept(next, reps)
+		return nil
+	case len(reps) == 1:
+		st.refused[reps[0].ID] = true
 		return nil
 	}
-	for _, r := range batch {
-		next, ok, err := st.try(ctx, st.l, st.tasks, st.fs, []lint.Repair{r})
-		if err != nil {
-			return err
-		}
-		if !ok {
-			st.refused[r.ID] = true
-			continue
-		}
-		st.accept(next, []lint.Repair{r})
+	// The halves' edits are disjoint, so the second's ops apply after the first's.
+	half := len(reps) / 2
+	if err := st.group(ctx, reps[:half]); err != nil {
+		return err
 	}
-	return nil
+	return st.group(ctx, reps[half:])
 }
 
 // tried is the outcome of applying some repairs.
@@ -123,9 +124,10 @@ type tried struct {
 	fs    []lint.Finding
 }
 
-// try applies reps to l and tasks and checks the result; ok is false when an edit fails or a
-// finding appears that fs did not have.
-func (st *fixState) try(ctx context.Context, l *listing.Listing, tasks []selection.Task, fs []lint.Finding, reps []lint.Repair) (tried, bool, error) {
+// try applies reps to the listing and tasks so far and checks the result; ok is false when an
+// edit fails or a finding appears that was not there.
+func (st *fixState) try(ctx context.Context, reps []lint.Repair) (tried, bool, error) {
+	l := st.l
 	var renames []lint.Rename
 	for _, r := range reps {
 		next, err := l.ApplyAll(r.Ops)
@@ -135,12 +137,12 @@ func (st *fixState) try(ctx context.Context, l *listing.Listing, tasks []selecti
 		l = next
 		renames = append(renames, r.Renames...)
 	}
-	tasks = renameTasks(tasks, renames)
+	tasks := renameTasks(st.tasks, renames)
 	after, err := st.e.fixFindings(ctx, l, tasks)
 	if err != nil {
 		return tried{}, false, err
 	}
-	return tried{l, tasks, after}, !appeared(fs, after, renames), nil
+	return tried{l, tasks, after}, !appeared(st.fs, after, renames), nil
 }
 
 func (st *fixState) accept(t tried, reps []lint.Repair) {
@@ -150,36 +152,41 @@ func (st *fixState) accept(t tried, reps []lint.Repair) {
 
 // disjoint keeps, in order, the repairs whose edits touch no value another kept repair touches
 // (no path is a prefix of another's), so that each one's ops, made from the same listing, still
-// apply after the others.
+// apply after the others. It remembers the kept paths and their prefixes, so each op costs its
+// depth.
 func disjoint(reps []lint.Repair) []lint.Repair {
 	var out []lint.Repair
-	var taken []string
+	taken, under := map[string]bool{}, map[string]bool{}
 	for _, r := range reps {
 		clash := false
 		for _, op := range r.Ops {
-			for _, p := range taken {
-				if overlaps(op.Path, p) {
-					clash = true
-				}
+			if under[op.Path] || taken[op.Path] {
+				clash = true
+			}
+			for p := op.Path; !clash && p != ""; p = parentPath(p) {
+				clash = taken[p]
 			}
 		}
 		if clash {
 			continue
 		}
 		for _, op := range r.Ops {
-			taken = append(taken, op.Path)
+			taken[op.Path] = true
+			for p := parentPath(op.Path); p != ""; p = parentPath(p) {
+				under[p] = true
+			}
 		}
 		out = append(out, r)
 	}
 	return out
 }
 
-// overlaps reports whether one pointer is the other or lies inside it.
-func overlaps(a, b string) bool {
-	if len(a) > len(b) {
-		a, b = b, a
+// parentPath is the pointer p without its last token ("" for a single token).
+func parentPath(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i > 0 {
+		return p[:i]
 	}
-	return a == b || strings.HasPrefix(b, a+"/")
+	return ""
 }
 
 // renameTasks returns tasks with each expect renamed, or tasks itself when no expect changes.

@@ -16,16 +16,17 @@ import (
 
 // fixSource is a listing the fix tests read in place, with its task file when it has one.
 type fixSource struct {
-	name        string
-	src, tasks  []byte
-	confusingOK bool
+	name       string
+	src, tasks []byte
 }
 
 // fixSources returns the seeds' fixtures, the five real listings and, with python3, a
 // generated listing of 300 tools and 60 tasks.
 func fixSources(t *testing.T) []fixSource {
 	t.Helper()
-	fx := func(parts ...string) []byte { return testutil.ReadShared(t, append([]string{"reference", "fixtures"}, parts...)...) }
+	fx := func(parts ...string) []byte {
+		return testutil.ReadShared(t, append([]string{"reference", "fixtures"}, parts...)...)
+	}
 	out := []fixSource{
 		{name: "confusing", src: fx("confusing-tools.json"), tasks: fx("tasks-confusing.json")},
 		{name: "draft", src: fx("draft-tools.json"), tasks: fx("tasks-clear.json")},
@@ -42,7 +43,7 @@ func fixSources(t *testing.T) []fixSource {
 
 // genFixListing runs the benchmark generator (../shared/bench/gen.py), or reports false
 // without python3.
-func genFixListing(t *testing.T, tools, tasks int) (src, taskSrc []byte, ok bool) {
+func genFixListing(t testing.TB, tools, tasks int) (src, taskSrc []byte, ok bool) {
 	t.Helper()
 	gen := testutil.Shared(t, "bench", "gen.py")
 	py, err := exec.LookPath("python3")

@@ -210,7 +210,9 @@ func searchLine(ctx context.Context, names []string, descs [][]string) (referenc
 }
 
 func sameWords(a, b []string) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+	// The words of an unedited tool are the same slice; a tool edited elsewhere than its
+	// description (a repair's hint) has words equal to its old ones, which cost a comparison.
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b))
 }
 
 // take removes and returns the state with the same names whose descriptions match descs the

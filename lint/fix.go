@@ -40,7 +40,45 @@ type Repair struct {
 type Rename struct{ From, To string }
 
 // repairer makes the repairs of one finding of its rule from the listing the finding is about.
-type repairer func(l *listing.Listing, f Finding) []Repair
+type repairer func(c *fixCtx, f Finding) []Repair
+
+// fixCtx is one Repairs call: the listing, and what several findings' repairs read, made once
+// (a listing may have hundreds of thousands of findings, so nothing is read for each).
+type fixCtx struct {
+	l     *listing.Listing
+	texts map[int]map[string]bool // by tool: the pointers of its descriptions and titles
+	names map[string]bool
+	index *textIndex
+}
+
+// isText reports whether rel (a pointer relative to tool i) names one of the tool's texts meant
+// for reading: its description and title, its annotations' title, and the description and
+// title of each subschema. Changing these cannot change what the tool accepts.
+func (c *fixCtx) isText(i int, rel string) bool {
+	m, ok := c.texts[i]
+	if !ok {
+		m = map[string]bool{}
+		for _, d := range descriptions(c.l.Tools[i]) {
+			m[d.ptr] = true
+		}
+		c.texts[i] = m
+	}
+	return m[rel]
+}
+
+func (c *fixCtx) nameSet() map[string]bool {
+	if c.names == nil {
+		c.names = nameSet(c.l.Names())
+	}
+	return c.names
+}
+
+func (c *fixCtx) textIndex() *textIndex {
+	if c.index == nil {
+		c.index = newTextIndex(c.l)
+	}
+	return c.index
+}
 
 // repairers holds each rule's repairer; the fix_*.go files add theirs in init.
 var repairers = map[string]repairer{}
@@ -51,12 +89,13 @@ var repairers = map[string]repairer{}
 func Repairs(l *listing.Listing, fs []Finding) []Repair {
 	var out []Repair
 	seen := map[string]bool{}
+	c := &fixCtx{l: l, texts: map[int]map[string]bool{}}
 	for _, f := range fs {
 		mk := repairers[f.Rule]
 		if mk == nil {
 			continue
 		}
-		for _, r := range mk(l, f) {
+		for _, r := range mk(c, f) {
 			if seen[r.ID] || len(r.Ops) == 0 {
 				continue
 			}
@@ -94,18 +133,6 @@ func findingTool(l *listing.Listing, f Finding) (*listing.Value, []string) {
 		return nil, nil
 	}
 	return l.Tools[f.ToolIndex], toks[2:]
-}
-
-// textPointer reports whether rel (a pointer relative to tool t) names one of the tool's texts
-// meant for reading: its description and title, its annotations' title, and the description
-// and title of each subschema. Changing these cannot change what the tool accepts.
-func textPointer(t *listing.Value, rel string) bool {
-	for _, d := range descriptions(t) {
-		if d.ptr == rel {
-			return true
-		}
-	}
-	return false
 }
 
 // setString is the op that sets the string at ptr to s.

@@ -70,7 +70,7 @@ var fixDocs = map[string]fixDoc{
 	"secret-in-text":        {FixNone, "the credential must be revoked where it was issued; deleting it from the text does not make it secret again"},
 	"sensitive-path":        {FixNone, "whether the path belongs in the text is a person's call"},
 	"text-url-or-email":     {FixNone, "whether the address belongs in the text is a person's call"},
-	"tool-shadowing":        {FixNone, "the sentence about another tool may carry what this tool needs; a person rewrites it"},
+	"tool-shadowing":        {FixSuggested, "removes the sentence that sets rules for another tool"},
 	// selection
 	"select": {FixNone, "words that separate the expected tool from its rivals " + personWords},
 }

@@ -54,6 +54,8 @@ func proposedHints(name string) (string, []hint) {
 	switch {
 	case verb == "":
 		return "", nil
+	case reads && nameWord(name, writeWords) != "" && !arithmetic(name):
+		return "", nil // query_update: annotations-readonly-writes would refuse the read hint
 	case reads:
 		return verb, []hint{{"readOnlyHint", true}}
 	}
@@ -77,7 +79,8 @@ func setHint(t *listing.Value, i int, h hint) *listing.Op {
 
 // repairHints proposes each hint the name's verb implies that the tool does not set, one repair
 // a hint; for annotations-assumed-destructive only destructiveHint.
-func repairHints(l *listing.Listing, f Finding) []Repair {
+func repairHints(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	t, _ := findingTool(l, f)
 	if t == nil {
 		return nil
@@ -103,7 +106,8 @@ func repairHints(l *listing.Listing, f Finding) []Repair {
 // repairReadonlyWrites sets readOnlyHint to false on a tool whose name writes, and, when the tool
 // does not say, destructiveHint as its verb implies: a tool that writes and says nothing of
 // destruction would otherwise be one a host assumes destroys.
-func repairReadonlyWrites(l *listing.Listing, f Finding) []Repair {
+func repairReadonlyWrites(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	t, _ := findingTool(l, f)
 	if t == nil || !t.Get("annotations").IsObject() {
 		return nil
@@ -124,7 +128,8 @@ func repairReadonlyWrites(l *listing.Listing, f Finding) []Repair {
 }
 
 // repairDestructiveUnmarked sets destructiveHint to true on a tool whose name destroys.
-func repairDestructiveUnmarked(l *listing.Listing, f Finding) []Repair {
+func repairDestructiveUnmarked(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	t, toks := findingTool(l, f)
 	if t == nil || len(toks) != 2 || toks[1] != "destructiveHint" {
 		return nil
@@ -137,7 +142,8 @@ func repairDestructiveUnmarked(l *listing.Listing, f Finding) []Repair {
 // repairContradict settles readOnlyHint: true with destructiveHint: true by the name's verb: a
 // name that writes loses readOnlyHint, a name that reads loses destructiveHint. A hint that is
 // not a boolean, or a name without a verb, needs a person.
-func repairContradict(l *listing.Listing, f Finding) []Repair {
+func repairContradict(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	t, toks := findingTool(l, f)
 	if t == nil || len(toks) != 2 || toks[1] != "destructiveHint" {
 		return nil

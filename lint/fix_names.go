@@ -98,7 +98,8 @@ func inStyle(parts []string, style string) string {
 
 // repairNameStyle renames each tool whose name has another style than most of the listing's to
 // that style, unless the new name is taken or says nothing new.
-func repairNameStyle(l *listing.Listing, f Finding) []Repair {
+func repairNameStyle(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	names := l.Names()
 	style, count := dominantStyle(names)
 	if style == "" {
@@ -106,6 +107,7 @@ func repairNameStyle(l *listing.Listing, f Finding) []Repair {
 	}
 	taken := nameSet(names)
 	var out []Repair
+	var idx *textIndex
 	for i, n := range names {
 		s := reference.Style(n)
 		if s == "" || s == style {
@@ -116,8 +118,11 @@ func repairNameStyle(l *listing.Listing, f Finding) []Repair {
 			continue
 		}
 		taken[to] = true
+		if idx == nil {
+			idx = c.textIndex()
+		}
 		why := fmt.Sprintf("%s, as %d of %d names", style, count, len(names))
-		out = append(out, renameRepair(l, f, i, to, why))
+		out = append(out, renameRepair(l, f, idx, i, to, why))
 	}
 	return out
 }
@@ -125,7 +130,8 @@ func repairNameStyle(l *listing.Listing, f Finding) []Repair {
 // repairNameSpec renames each tool whose name the specification refuses to one of words of
 // A-Z a-z 0-9 joined in the listing's style (underscores when that style is dotted, which
 // OpenAI refuses), cut to 64 characters at a word's end.
-func repairNameSpec(l *listing.Listing, f Finding) []Repair {
+func repairNameSpec(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	names := l.Names()
 	style, _ := dominantStyle(names)
 	if style == "dotted" || style == "" {
@@ -133,6 +139,7 @@ func repairNameSpec(l *listing.Listing, f Finding) []Repair {
 	}
 	taken := nameSet(names)
 	var out []Repair
+	var idx *textIndex
 	for i, n := range names {
 		if specName(n) {
 			continue
@@ -147,7 +154,10 @@ func repairNameSpec(l *listing.Listing, f Finding) []Repair {
 			continue
 		}
 		taken[to] = true
-		out = append(out, renameRepair(l, f, i, to, "a name the specification and OpenAI accept"))
+		if idx == nil {
+			idx = c.textIndex()
+		}
+		out = append(out, renameRepair(l, f, idx, i, to, "a name the specification and OpenAI accept"))
 	}
 	return out
 }
@@ -177,18 +187,16 @@ func nameSet(names []string) map[string]bool {
 }
 
 // renameRepair renames tool i of l to `to` and rewrites every mention of its old name in the
-// listing's descriptions and titles.
-func renameRepair(l *listing.Listing, f Finding, i int, to, why string) Repair {
+// listing's descriptions and titles (idx, made from l, finds them).
+func renameRepair(l *listing.Listing, f Finding, idx *textIndex, i int, to, why string) Repair {
 	from := l.Tools[i].Get("name").String()
 	ops := []listing.Op{setString("/tools/"+itoa(i)+"/name", to)}
 	mentions := 0
-	for j, t := range l.Tools {
-		for _, d := range descriptions(t) {
-			s, n := replaceName(d.s, from, to)
-			if n > 0 {
-				mentions += n
-				ops = append(ops, setString("/tools/"+itoa(j)+d.ptr, s))
-			}
+	for _, k := range idx.candidates(from) {
+		t := idx.texts[k]
+		if s, n := replaceName(t.s, from, to); n > 0 {
+			mentions += n
+			ops = append(ops, setString("/tools/"+itoa(t.tool)+t.ptr, s))
 		}
 	}
 	title := fmt.Sprintf("Rename %s to %s (%s)", clip(from), clip(to), why)
@@ -200,6 +208,75 @@ func renameRepair(l *listing.Listing, f Finding, i int, to, why string) Repair {
 	r := newRepair(l, at, to, title, ops...)
 	r.Renames = []Rename{{From: from, To: to}}
 	return r
+}
+
+// textIndex finds the descriptions and titles that may mention a name without reading them all
+// for each rename: a listing may rename thousands of tools.
+type textIndex struct {
+	texts []toolText
+	// byRun lists, for each maximal run of name characters in the texts (and the run without
+	// the full stop that ends it), the texts that hold it.
+	byRun map[string][]int
+}
+
+type toolText struct {
+	tool int
+	ptr  string
+	s    string
+}
+
+func newTextIndex(l *listing.Listing) *textIndex {
+	x := &textIndex{byRun: map[string][]int{}}
+	for j, t := range l.Tools {
+		for _, d := range descriptions(t) {
+			x.add(j, d.ptr, d.s)
+		}
+	}
+	return x
+}
+
+func (x *textIndex) add(tool int, ptr, s string) {
+	k := len(x.texts)
+	x.texts = append(x.texts, toolText{tool, ptr, s})
+	seen := map[string]bool{}
+	eachRun(s, func(run string) {
+		for _, r := range []string{run, strings.TrimSuffix(run, ".")} {
+			if !seen[r] {
+				seen[r] = true
+				x.byRun[r] = append(x.byRun[r], k)
+			}
+		}
+	})
+}
+
+// candidates returns the texts that may mention name: a mention is bounded by characters that
+// are not name characters, so each run of name characters in name is a run of the text, or, at
+// its end, one with a full stop after it. A name without one has no candidates.
+func (x *textIndex) candidates(name string) []int {
+	first := ""
+	eachRun(name, func(run string) {
+		if first == "" {
+			first = run
+		}
+	})
+	return x.byRun[first]
+}
+
+// eachRun calls f with each maximal run of name characters (A-Z a-z 0-9 _ - .) in s.
+func eachRun(s string, f func(string)) {
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && nameByte(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			f(s[start:i])
+			start = -1
+		}
+	}
 }
 
 // replaceName replaces each mention of the name from in s by to: an occurrence not inside a

@@ -32,7 +32,8 @@ func inputSchema(l *listing.Listing, f Finding) (*listing.Value, string) {
 // repairRequired adds "required": [] where the key is absent, which already means that every
 // parameter is optional. Drafts 3 and 4 forbid an empty list, so a schema that names them keeps
 // its form.
-func repairRequired(l *listing.Listing, f Finding) []Repair {
+func repairRequired(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	s, ptr := inputSchema(l, f)
 	if s == nil || s.Get("required") != nil {
 		return nil
@@ -45,7 +46,8 @@ func repairRequired(l *listing.Listing, f Finding) []Repair {
 }
 
 // repairClosed closes a schema without parameters with additionalProperties: false.
-func repairClosed(l *listing.Listing, f Finding) []Repair {
+func repairClosed(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	s, ptr := inputSchema(l, f)
 	if s == nil {
 		return nil
@@ -56,7 +58,8 @@ func repairClosed(l *listing.Listing, f Finding) []Repair {
 
 // repairDuplicateKey rewrites the object that repeats a key as a parser reads it: each key once,
 // where it first appeared, with its last value (listing.Value.Fields).
-func repairDuplicateKey(l *listing.Listing, f Finding) []Repair {
+func repairDuplicateKey(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	t, toks := findingTool(l, f)
 	if t == nil || len(toks) == 0 {
 		return nil
@@ -77,7 +80,8 @@ func repairDuplicateKey(l *listing.Listing, f Finding) []Repair {
 }
 
 // repairHeader removes x-mcp-header from a parameter that looks personal or secret.
-func repairHeader(l *listing.Listing, f Finding) []Repair {
+func repairHeader(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	t, toks := findingTool(l, f)
 	if t == nil || len(toks) == 0 || toks[len(toks)-1] != "x-mcp-header" {
 		return nil
@@ -93,7 +97,8 @@ func repairHeader(l *listing.Listing, f Finding) []Repair {
 // first of the JSON literal and the string that the parameter's schema accepts (the linter's
 // own schema-value-invalid test decides), with the phrase that promised it taken out of the
 // description, which would otherwise repeat the schema (description-repeats-schema).
-func repairDefault(l *listing.Listing, f Finding) []Repair {
+func repairDefault(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	t, toks := findingTool(l, f)
 	if t == nil {
 		return nil
@@ -114,7 +119,7 @@ func repairDefault(l *listing.Listing, f Finding) []Repair {
 	}
 	for _, cand := range defaultCandidates(desc, v) {
 		ops := []listing.Op{{Kind: listing.OpSet, Path: f.Pointer + "/default", Value: cand}, setString(f.Pointer+"/description", rest)}
-		if next, err := l.ApplyAll(ops); err == nil && defaultValid(next.Tools[f.ToolIndex], listing.JoinPointer(toks...)+"/default") {
+		if defaultValid(t, toks, cand) {
 			title := "Move the default " + short(string(listing.Marshal(cand, ""))) + " from the description into the schema"
 			return []Repair{newRepair(l, f, "", title, ops...)}
 		}
@@ -191,10 +196,26 @@ func quotedIn(desc, v string) bool {
 // repairLinter checks the values repairs propose; it has a cache of its own.
 var repairLinter = sync.OnceValue(func() *Linter { return New(Config{}) })
 
-// defaultValid reports whether the linter finds the value at rel (a pointer in tool t) valid
-// against its schema: no schema-value-invalid or schema-invalid finding there.
-func defaultValid(t *listing.Value, rel string) bool {
-	one := &listing.Listing{Tools: []*listing.Value{t}}
+// defaultValid reports whether the linter finds value v valid as the default of the property
+// schema at toks in tool t: no schema-value-invalid finding there, and no schema-invalid or
+// schema-limit finding. A property schema without $ref is checked on its own, in a tool of
+// one parameter, so that a tool of many parameters is not linted again for each.
+func defaultValid(t *listing.Value, toks []string, v *listing.Value) bool {
+	p := listing.Resolve(t, listing.JoinPointer(toks...))
+	rel := listing.JoinPointer(toks...) + "/default"
+	if !hasRef(p) {
+		schema := listing.NewObject(listing.Member{Key: "type", Value: listing.NewString("object"), KeyPos: -1},
+			listing.Member{Key: "properties", Value: listing.NewObject(listing.Member{Key: "p", Value: p, KeyPos: -1}), KeyPos: -1})
+		t = listing.NewObject(listing.Member{Key: "name", Value: listing.NewString("t"), KeyPos: -1},
+			listing.Member{Key: "inputSchema", Value: schema, KeyPos: -1})
+		toks = []string{"inputSchema", "properties", "p"}
+		rel = "/inputSchema/properties/p/default"
+	}
+	op := listing.Op{Kind: listing.OpSet, Path: "/tools/0" + listing.JoinPointer(toks...) + "/default", Value: v}
+	one, err := (&listing.Listing{Tools: []*listing.Value{t}}).Apply(op)
+	if err != nil {
+		return false
+	}
 	for _, f := range repairLinter().Lint(one) {
 		if f.Rule == "schema-value-invalid" && strings.HasPrefix(f.Pointer, "/tools/0"+rel) ||
 			f.Rule == "schema-invalid" || f.Rule == "schema-limit" {
@@ -202,4 +223,24 @@ func defaultValid(t *listing.Value, rel string) bool {
 		}
 	}
 	return true
+}
+
+// hasRef reports whether a schema holds a $ref or $dynamicRef anywhere, which may point into
+// the rest of the tool's schema.
+func hasRef(v *listing.Value) bool {
+	switch v.Kind {
+	case listing.Object:
+		for _, m := range v.Members {
+			if m.Key == "$ref" || m.Key == "$dynamicRef" || m.Key == "$recursiveRef" || hasRef(m.Value) {
+				return true
+			}
+		}
+	case listing.Array:
+		for _, it := range v.Items {
+			if hasRef(it) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -12,17 +12,19 @@ func init() {
 	repairers["description-docstring-indent"] = repairDedent
 	repairers["instructions-to-model"] = repairSentences("aimed at the model", instructs)
 	repairers["promotional-wording"] = repairSentences("promoting the tool", promotes)
+	repairers["tool-shadowing"] = repairShadowing
 }
 
 // repairHidden removes the characters hiddenKind flags from a description or title. Elsewhere
 // (names, keys, enum values, defaults) the characters are part of what the tool accepts.
-func repairHidden(l *listing.Listing, f Finding) []Repair {
+func repairHidden(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	t, toks := findingTool(l, f)
 	if t == nil {
 		return nil
 	}
 	rel := listing.JoinPointer(toks...)
-	if !textPointer(t, rel) {
+	if !c.isText(f.ToolIndex, rel) {
 		return nil
 	}
 	v := listing.Resolve(t, rel)
@@ -47,13 +49,14 @@ func stripHidden(s string) (string, int) {
 }
 
 // repairWhitespace trims a description or title as the rule trims it.
-func repairWhitespace(l *listing.Listing, f Finding) []Repair {
+func repairWhitespace(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	t, toks := findingTool(l, f)
 	if t == nil {
 		return nil
 	}
 	rel := listing.JoinPointer(toks...)
-	if !textPointer(t, rel) {
+	if !c.isText(f.ToolIndex, rel) {
 		return nil
 	}
 	s := listing.Resolve(t, rel).String()
@@ -66,7 +69,8 @@ func repairWhitespace(l *listing.Listing, f Finding) []Repair {
 
 // repairDedent removes the indentation every continuation line of a docstring-style
 // description shares: what docstringIndent measures.
-func repairDedent(l *listing.Listing, f Finding) []Repair {
+func repairDedent(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	t, toks := findingTool(l, f)
 	if t == nil {
 		return nil
@@ -124,13 +128,14 @@ func dedent(s string) string {
 // repairSentences removes the sentences of a description or title in which offends finds
 // something, when what is left is not empty and offends finds nothing in it.
 func repairSentences(what string, offends func(string) bool) repairer {
-	return func(l *listing.Listing, f Finding) []Repair {
+	return func(c *fixCtx, f Finding) []Repair {
+		l := c.l
 		t, toks := findingTool(l, f)
 		if t == nil {
 			return nil
 		}
 		rel := listing.JoinPointer(toks...)
-		if !textPointer(t, rel) {
+		if !c.isText(f.ToolIndex, rel) {
 			return nil
 		}
 		s := listing.Resolve(t, rel).String()
@@ -196,3 +201,24 @@ func dropSentences(s string, offends func(string) bool) (string, int) {
 // instructs and promotes are the tests of instructions-to-model and promotional-wording.
 func instructs(s string) bool { return len(s) >= 4 && instruction(s, lowHints.scanLower(s)) != "" }
 func promotes(s string) bool  { return promotion(strings.ToLower(s)) != "" }
+
+// repairShadowing removes the sentences of a description that set rules for another tool of the
+// listing, as checkShadowing finds them.
+func repairShadowing(c *fixCtx, f Finding) []Repair {
+	l := c.l
+	t, _ := findingTool(l, f)
+	if t == nil {
+		return nil
+	}
+	own := t.Get("name").String()
+	names := c.nameSet()
+	offends := func(s string) bool {
+		for _, m := range findMentions(s) {
+			if m.rule && m.word != own && names[m.word] {
+				return true
+			}
+		}
+		return false
+	}
+	return repairSentences("setting rules for another tool", offends)(c, f)
+}

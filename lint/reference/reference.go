@@ -217,6 +217,9 @@ func DescriptionWords(t *listing.Value) []string {
 	for w := range c {
 		out = append(out, w)
 	}
+	// Sorted, so that two tools with one description have equal word lists (the engine then
+	// knows a tool edited elsewhere than its description needs no near-duplicate recount).
+	sort.Strings(out)
 	return out
 }
 
