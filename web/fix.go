@@ -317,23 +317,3 @@ func withFixes(f views.Findings, reps []lint.Repair) views.Findings {
 	f.Groups = groups
 	return f
 }
-
-// pageRepairs are the repairs of the findings res shows, for the page's Fix buttons: made from
-// the analysis the page has already (Engine.Repairs would analyse the listing once more on every
-// keystroke). Preview and Apply ask the engine, which makes them again from the listing.
-func pageRepairs(l *listing.Listing, res *analysis.Result) []lint.Repair {
-	fs := make([]lint.Finding, 0, len(res.Listing))
-	add := func(f analysis.Finding) {
-		fs = append(fs, lint.Finding{Rule: f.Rule, Severity: lint.Severity(f.Severity), Tool: f.Tool, ToolIndex: f.ToolIndex,
-			Pointer: f.Pointer, Message: f.Message})
-	}
-	for _, f := range res.Listing {
-		add(f)
-	}
-	for _, t := range res.Tools {
-		for _, f := range t.Findings {
-			add(f)
-		}
-	}
-	return lint.Repairs(l, fs)
-}
