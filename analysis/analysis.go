@@ -17,6 +17,10 @@
 // Engine.Check is `workbench check` and POST /api/v1/check: the same AnalyzeContext call, with
 // merge collisions, ignores and a baseline, as a Report in the formats of report.go (text, JSON,
 // SARIF 2.1.0, GitHub workflow commands, Markdown).
+//
+// Engine.Repairs and Engine.Fix (fix.go) are `workbench fix`, POST /api/v1/fix and the page's
+// Fix buttons: the repairs package lint offers for the findings Check reports, applied in
+// rounds that never let a finding appear that was not there.
 package analysis
 
 import (

@@ -16,7 +16,9 @@ import (
 type FixOptions struct {
 	Rules     []string // only repairs of these rules (empty: every rule)
 	Suggested bool     // suggested repairs too (default: safe only)
-	IDs       []string // only these repairs (Repair.ID), e.g. the one a person previewed
+	// IDs, when set, names the only repairs to apply (Repair.ID), e.g. the one a person
+	// previewed: a repair named here applies whatever its kind, since the person chose it.
+	IDs []string
 }
 
 // FixResult is what Fix did.
@@ -78,9 +80,9 @@ type fixState struct {
 func (st *fixState) allowed(reps []lint.Repair) []lint.Repair {
 	var out []lint.Repair
 	for _, r := range reps {
+		kindOK := r.Kind == lint.FixSafe || r.Kind == lint.FixSuggested && (st.opt.Suggested || len(st.opt.IDs) > 0)
 		switch {
-		case st.refused[r.ID],
-			r.Kind != lint.FixSafe && !(r.Kind == lint.FixSuggested && st.opt.Suggested),
+		case st.refused[r.ID], !kindOK,
 			len(st.opt.Rules) > 0 && !slices.Contains(st.opt.Rules, r.Rule),
 			len(st.opt.IDs) > 0 && !slices.Contains(st.opt.IDs, r.ID):
 			continue

@@ -134,7 +134,8 @@ func TestFixRefusesNewFindings(t *testing.T) {
 	if readOnly == "" || destructive == "" {
 		t.Fatalf("repairs on offer: %+v", reps)
 	}
-	res, err := e.Fix(ctx, l, nil, FixOptions{Suggested: true, IDs: []string{readOnly}})
+	// A repair named by its ID applies without Suggested: the person chose it.
+	res, err := e.Fix(ctx, l, nil, FixOptions{IDs: []string{readOnly}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestFixRefusesNewFindings(t *testing.T) {
 	}
 	// Both edit the absent annotations, so destructiveHint goes first; after it no finding asks
 	// for readOnlyHint any more.
-	res, err = e.Fix(ctx, l, nil, FixOptions{Suggested: true, IDs: []string{destructive, readOnly}})
+	res, err = e.Fix(ctx, l, nil, FixOptions{IDs: []string{destructive, readOnly}})
 	if err != nil {
 		t.Fatal(err)
 	}
