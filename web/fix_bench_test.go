@@ -36,7 +36,7 @@ func BenchmarkPageRepairs(b *testing.B) {
 		b.Run(c.name+"/repairs", func(b *testing.B) {
 			var n int
 			for b.Loop() {
-				n = withFixes(f, pageRepairs(l, res)).Safe.N
+				n = withFixes(f, pageRepairs(s.repairs, l, res)).Safe.N
 			}
 			b.ReportMetric(float64(n), "safe")
 		})

@@ -46,7 +46,7 @@ func (s *Server) currentCtx(ctx context.Context, ws Workspace) (*state, error) {
 		return nil, err
 	}
 	st = s.buildState(ws, res, base)
-	st.findings = withFixes(st.findings, pageRepairs(ws.Listing, res))
+	st.findings = withFixes(st.findings, pageRepairs(s.repairs, ws.Listing, res))
 	s.mu.Lock()
 	evictOne(s.states, ws.ID)
 	s.states[ws.ID] = st
