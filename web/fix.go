@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/lint"
@@ -141,7 +142,7 @@ func (s *Server) fixPreview(c echo.Context) error {
 	p := views.FixPreview{WS: ws.ID, Query: sel.query(order), Heading: fixHeading(sel, picked)}
 	if len(picked) == 0 {
 		p.Problem = fixGoneText
-		_ = newSSE(c).PatchElementTempl(views.FixPreviewView(p))
+		_ = newSSE(c).PatchElementTempl(views.FixPreviewView(p), datastar.WithModeReplace())
 		return nil
 	}
 	cur, tasks := ws.Listing, ws.Tasks
@@ -169,7 +170,7 @@ func (s *Server) fixPreview(c echo.Context) error {
 	}
 	p.Tools, p.MoreTools = fixDiffs(ws.Listing, cur)
 	p.Tasks = renamedExpects(ws.Tasks, tasks)
-	_ = newSSE(c).PatchElementTempl(views.FixPreviewView(p))
+	_ = newSSE(c).PatchElementTempl(views.FixPreviewView(p), datastar.WithModeReplace())
 	return nil
 }
 
@@ -232,7 +233,7 @@ func (s *Server) fixApply(c echo.Context) error {
 		merged = out
 	}
 	if merged == nil {
-		_ = newSSE(c).PatchElementTempl(views.FixPreviewView(views.FixPreview{WS: ws.ID, Heading: "Fix", Problem: fixGoneText}))
+		_ = newSSE(c).PatchElementTempl(views.FixPreviewView(views.FixPreview{WS: ws.ID, Heading: "Fix", Problem: fixGoneText}), datastar.WithModeReplace())
 		return nil
 	}
 	merged.shared = append(merged.shared, Patch{HTML: render(ctx, views.FixDone(fixDoneText(stored, gone)))})
