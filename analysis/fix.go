@@ -139,7 +139,7 @@ func (st *fixState) try(ctx context.Context, reps []lint.Repair) (tried, bool, e
 		l = next
 		renames = append(renames, r.Renames...)
 	}
-	tasks := renameTasks(st.tasks, renames)
+	tasks := RenameTasks(st.tasks, renames)
 	after, err := st.e.fixFindings(ctx, l, tasks)
 	if err != nil {
 		return tried{}, false, err
@@ -191,8 +191,9 @@ func parentPath(p string) string {
 	return ""
 }
 
-// renameTasks returns tasks with each expect renamed, or tasks itself when no expect changes.
-func renameTasks(tasks []selection.Task, renames []lint.Rename) []selection.Task {
+// RenameTasks returns tasks with each expect renamed, or tasks itself when no expect changes:
+// what a rename repair does to a task file (the browser's fix makes it again on the freshest).
+func RenameTasks(tasks []selection.Task, renames []lint.Rename) []selection.Task {
 	if len(renames) == 0 {
 		return tasks
 	}

@@ -20,7 +20,7 @@ import (
 const MaxFixTools = 5000
 
 // fixFields are the members of a fix request.
-var fixFields = []string{"listing", "name", "tasks", "rules", "suggested", "ids"}
+var fixFields = []string{"listing", "name", "tasks", "rules", "suggested", "ids", "profile"}
 
 // fixResponse is the answer of POST /fix. The listing and the tasks come back in the form they
 // were sent in: a JSON value as a JSON value (key order, unknown fields and number spelling
@@ -81,7 +81,11 @@ func (a *API) fix(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	lt, err := a.linter("o200k_base", lint.Config{})
+	profile, err := req.profile()
+	if err != nil {
+		return err
+	}
+	lt, err := a.linter("o200k_base", lint.Config{Profile: profile})
 	if err != nil {
 		return err
 	}

@@ -66,6 +66,11 @@ func TestFix(t *testing.T) {
 				}
 			}
 		}},
+		{"a profile's repairs", body("listing", messyTools, "profile", `"claude-connectors"`, "suggested", "true", "rules", `["profile-title-missing"]`), func(t *testing.T, a fixAnswer) {
+			if len(a.Applied) != 1 || a.Applied[0].Rule != "profile-title-missing" || !strings.Contains(string(a.Listing), `"title":"Search issues"`) {
+				t.Errorf("under claude-connectors the missing title is not added: %+v\n%s", a.Applied, a.Listing)
+			}
+		}},
 		{"nothing to repair", body("listing", `[{"name": "get_weather", "title": "Get weather", "description": "Get the current weather for a city: temperature, wind and conditions.", "inputSchema": {"type": "object", "properties": {"city": {"type": "string", "description": "City name, such as Paris."}}, "required": ["city"], "additionalProperties": false}, "annotations": {"readOnlyHint": true, "destructiveHint": false, "openWorldHint": true}}]`), func(t *testing.T, a fixAnswer) {
 			if a.Changed || a.Diff != "" || len(a.Applied) != 0 {
 				t.Errorf("changed a clean listing: %+v", a)
@@ -103,6 +108,7 @@ func TestFixBadRequests(t *testing.T) {
 		{"rules not an array", body("listing", messyTools, "rules", `"hidden-unicode"`), CodeInvalidField, "rules", `["description-whitespace"]`},
 		{"an id not a string", body("listing", messyTools, "ids", `[1]`), CodeInvalidField, "ids", "strings"},
 		{"suggested not a boolean", body("listing", messyTools, "suggested", `"yes"`), CodeInvalidField, "suggested", "true or false"},
+		{"unknown profile", body("listing", messyTools, "profile", `"no-such-profile"`), CodeInvalidField, "profile", "claude-connectors"},
 		{"unknown member", body("listing", messyTools, "write", `true`), CodeUnknownField, "", "suggested"},
 		{"too many tools", body("listing", manyTools(MaxFixTools+1)), CodeTooLarge, "listing", "workbench fix"},
 	}

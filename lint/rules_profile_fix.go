@@ -3,8 +3,6 @@ package lint
 import (
 	"fmt"
 	"strings"
-
-	"github.com/tool-workbench/workbench/listing"
 )
 
 // The repairs of the profile rules, and the fix each rule declares (the rules' literals carry
@@ -32,16 +30,17 @@ var profileFixes = map[string]fixDoc{
 
 // repairOpenAIName renames the finding's tool to OpenAIName of its name, unless another tool has
 // that name.
-func repairOpenAIName(l *listing.Listing, f Finding) []Repair {
+func repairOpenAIName(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	t, _ := findingTool(l, f)
 	if t == nil {
 		return nil
 	}
 	to := OpenAIName(t.Get("name").String())
-	if nameSet(l.Names())[to] {
+	if c.nameSet()[to] {
 		return nil
 	}
-	return []Repair{renameRepair(l, f, f.ToolIndex, to, "a name OpenAI accepts")}
+	return []Repair{renameRepair(l, f, c.textIndex(), f.ToolIndex, to, "a name OpenAI accepts")}
 }
 
 // titleOf is a title made of the name's words: "tickets_search" gives "Tickets search".
@@ -55,7 +54,8 @@ func titleOf(name string) string {
 }
 
 // repairTitle adds a title made of the name's words.
-func repairTitle(l *listing.Listing, f Finding) []Repair {
+func repairTitle(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	t, _ := findingTool(l, f)
 	if t == nil {
 		return nil
@@ -71,7 +71,8 @@ func repairTitle(l *listing.Listing, f Finding) []Repair {
 // repairProfileHints sets the hints the name's verb implies that the tool does not set: for
 // profile-hints-explicit only the hint the finding names, with destructiveHint: false on a tool
 // that only reads.
-func repairProfileHints(l *listing.Listing, f Finding) []Repair {
+func repairProfileHints(c *fixCtx, f Finding) []Repair {
+	l := c.l
 	t, toks := findingTool(l, f)
 	if t == nil {
 		return nil

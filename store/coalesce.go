@@ -42,9 +42,9 @@ func FieldOf(ops []listing.Op) string {
 // the head is an edit revision, not named, by the same author (display name and ID), setting
 // the same single field,
 // its last edit at most CoalesceWindow before e (and not after it: a clock that went back
-// starts a new revision), and not yet full.
+// starts a new revision), and not yet full; an Alone edit never extends the head.
 func Coalesces(head Revision, e Edit) bool {
-	return coalesces(head, KindEdit, FieldOf(e.Ops), e.Author, e.AuthorID, e.Now)
+	return !e.Alone && coalesces(head, KindEdit, FieldOf(e.Ops), e.Author, e.AuthorID, e.Now)
 }
 
 // CoalescesTasks is Coalesces for a task-file edit: it extends a KindTasks head whose edits

@@ -321,6 +321,9 @@ type Edit struct {
 	ToolsBase  *int64
 	ParamsBase *int64
 	ParamsTool int
+	// Alone starts a revision of its own that no later edit extends (a quick fix: its message
+	// names the rule it applied, and typing in the field it set is a step of its own).
+	Alone bool
 }
 
 // ErrToolsReshaped is the cause of an edit refused because the listing's shape changed after

@@ -136,6 +136,8 @@ type FindingItem struct {
 	Tool     int    // -1 for the listing as a whole
 	Field    string // editor field id to focus, "" for none
 	Pointer  string // the JSON pointer of what the finding is about, within the listing
+
+	Fixes []FixButton // its repairs (fix.templ)
 }
 
 // FindingGroup holds one tool's findings, or the listing-wide ones (Tool -1).
@@ -145,6 +147,8 @@ type FindingGroup struct {
 	Title string
 	Items []FindingItem
 	More  int // findings of this group left out of Items
+
+	Safe FixSet // the tool's safe repairs, for its "Fix all safe"
 }
 
 // Findings is the findings panel.
@@ -160,6 +164,8 @@ type Findings struct {
 	HiddenTools int
 	// Profile is the workspace's profile ("" for none), which the panel's selector shows.
 	Profile string
+	// Safe is the listing's safe repairs, for the panel's "Fix all safe".
+	Safe FixSet
 }
 
 // ScoredWord is one task word that counted for a tool.

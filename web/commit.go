@@ -95,7 +95,7 @@ func (s *Server) record(c echo.Context, sg signals, ch change) (*outcome, error)
 	if err != nil {
 		return &outcome{ws: done.After}, err
 	}
-	if done.Result.Seq == 0 && ch.edit != nil && ch.edit.Tool != nil {
+	if done.Result.Seq == 0 && ch.edit != nil && (ch.edit.Tool != nil || ch.edit.Make != nil) {
 		return nil, nil
 	}
 	ws := done.After

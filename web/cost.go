@@ -149,7 +149,8 @@ func (p *page) costSent(region uint64, tokens int) (newRegion, newTokens bool) {
 }
 
 // costCounters are the counters of the choices pages made, one per tokenizer, rendering, model
-// and tool choice, made when first chosen; they share one cache budget.
+// and tool choice, made when first chosen; they share one cache budget, the server's (Config
+// CacheBytes).
 type costCounters struct {
 	mu     sync.Mutex
 	budget *lru.Budget
@@ -165,7 +166,7 @@ func (cc *costCounters) get(ch costChoice) (*cost.Counter, error) {
 		return c, nil
 	}
 	if cc.byKey == nil {
-		cc.budget, cc.byKey = lru.NewBudget(0), map[costChoice]*cost.Counter{}
+		cc.byKey = map[costChoice]*cost.Counter{}
 	}
 	t, err := cost.NewTokenizer(ch.Tok)
 	if err != nil {

@@ -74,3 +74,26 @@ func TestSetProfile(t *testing.T) {
 		t.Errorf("the fork's profile is %q, want the original's", got)
 	}
 }
+
+// TestFixUnderProfile: a profile's own repairs are offered and applied from the page (the
+// engine that makes them is the workspace profile's, as its findings are): claude-connectors
+// asks every tool for a title, and its Fix adds one.
+func TestFixUnderProfile(t *testing.T) {
+	s := newServer(t)
+	id := workspaceFrom(t, s, fixDraft("get_weather"))
+	if rec := postProfile(t, s, id, "claude-connectors"); rec.Code >= 400 {
+		t.Fatalf("set the profile: %d %s", rec.Code, rec.Body)
+	}
+	page := getPage(t, s, "/w/"+id)
+	buttons := fixButtonsOf(t, page, "profile-title-missing")
+	if len(buttons) == 0 {
+		t.Fatal("under claude-connectors the missing title has no Fix button")
+	}
+	post(t, s, "/w/"+id+"/fix/apply?"+buttons[0], sig(0, nil))
+	if msgs := revisionMessages(t, s, id); len(msgs) != 2 || msgs[0] != "fix: profile-title-missing" {
+		t.Fatalf("after Apply the revisions are %q; want fix: profile-title-missing on top", msgs)
+	}
+	if title := headListing(t, s, id).Tools[0].Get("title"); title == nil || title.Str != "Get weather" {
+		t.Errorf("the fixed tool's title is %v; want \"Get weather\"", title)
+	}
+}

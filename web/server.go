@@ -38,6 +38,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tool-workbench/workbench/analysis"
+	"github.com/tool-workbench/workbench/internal/lru"
 	"github.com/tool-workbench/workbench/static"
 	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/views"
@@ -94,6 +95,10 @@ type Config struct {
 	// answered 503 (default 5 s; negative: no waiting). At most queueFactor×MaxInFlight
 	// requests wait; past that a request is answered 503 at once.
 	QueueWait time.Duration
+	// CacheBytes bounds the bytes of the server's own caches together: the Cost tab's
+	// counters and the Fix buttons' repairs (default lru.DefaultBytes, 64 MiB; the analysis
+	// engine has its own, analysis.Options.CacheBytes).
+	CacheBytes int64
 }
 
 // Server is the browser workbench.
@@ -121,6 +126,7 @@ type Server struct {
 	stdioToken string
 	costs      costCounters // the Cost tab's counters for the tokenizers and renderings pages choose (cost.go)
 	profiles   profiles     // each workspace's profile and an engine per profile (profile.go)
+	repairs    *repairCache // the Fix buttons' repairs per tool (fixcache.go), in the costs' budget (CacheBytes)
 
 	mu     sync.Mutex
 	states map[string]*state // the last analysed state per workspace (a cache: any read sets it)
@@ -149,6 +155,8 @@ func New(cfg Config) (*Server, error) {
 	if s.alive <= 0 {
 		s.alive = 25 * time.Second
 	}
+	s.costs.budget = lru.NewBudget(cfg.CacheBytes)
+	s.repairs = newRepairCache(s.costs.budget)
 	if cfg.Auth.Store == nil {
 		if as, ok := any(cfg.Store).(AccessStore); ok {
 			cfg.Auth.Store = as
@@ -230,6 +238,8 @@ func (s *Server) routes() *echo.Echo {
 	w.POST("/fetch", s.fetchWorkspace)
 	w.GET("/export", s.exportFile)
 	w.POST("/export/notes", s.exportNotes)
+	w.POST("/fix", s.fixPreview)
+	w.POST("/fix/apply", s.fixApply)
 	s.historyRoutes(w)
 	s.costRoutes(w)
 	s.runRoutes(w)

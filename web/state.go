@@ -52,6 +52,7 @@ func (s *Server) currentCtx(ctx context.Context, ws Workspace) (*state, error) {
 	}
 	st = s.buildState(ws, res, base)
 	st.profile, st.findings.Profile = prof, prof
+	st.findings = withFixes(st.findings, pageRepairs(s.repairs, ws.Listing, res))
 	s.mu.Lock()
 	evictOne(s.states, ws.ID)
 	s.states[ws.ID] = st

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tool-workbench/workbench/analysis"
+	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/listing/tooledit"
 	"github.com/tool-workbench/workbench/selection"
@@ -40,15 +42,24 @@ type Edit struct {
 	ShapeBase int
 	Key       string
 	Message   string
+	// Make, when set instead of Ops and Tool, makes the edit's ops from the head under the
+	// store's write lock (a quick fix, made again from whatever landed since it was previewed);
+	// no ops is nothing to do. The tools it renames then have the task file's expects follow,
+	// as a second record made from the freshest task file. See applyMade.
+	Make func(head *listing.Listing) ([]listing.Op, []lint.Rename, error)
+	// Alone records the edit as a revision of its own that no later edit extends (store.Edit).
+	Alone bool
 }
 
 // TaskChange is one change to a task file: a task added at the end ("add"), task Index
-// removed ("del"), or its Field ("task" or "expect") set to Value ("set").
+// removed ("del"), its Field ("task" or "expect") set to Value ("set"), or every expect that
+// names a tool of Renames renamed ("rename": what a rename repair does to the task file).
 type TaskChange struct {
-	Op    string
-	Index int
-	Field string
-	Value string
+	Op      string
+	Index   int
+	Field   string
+	Value   string
+	Renames []lint.Rename
 }
 
 // Key is the undo key of a change of one task's field ("tasks/3/task"); "" for the others.
@@ -61,6 +72,13 @@ func (tc TaskChange) Key() string {
 
 // apply returns the task file cur with tc made; a task that is gone is a *StaleTasks.
 func (tc TaskChange) apply(cur []selection.Task) ([]selection.Task, error) {
+	if tc.Op == "rename" {
+		out := analysis.RenameTasks(cur, tc.Renames)
+		if len(out) == 0 || &out[0] == &cur[0] {
+			return nil, errNoTaskChange // no expect names a renamed tool
+		}
+		return out, nil
+	}
 	tasks := append([]selection.Task(nil), cur...)
 	if tc.Op != "add" && (tc.Index < 0 || tc.Index >= len(tasks)) {
 		return nil, &StaleTasks{}
@@ -113,6 +131,9 @@ type Refused struct {
 func (e *Refused) Error() string { return "refused edit: " + e.Err.Error() }
 func (e *Refused) Unwrap() error { return e.Err }
 
+// errNoTaskChange is a task change that leaves the task file as it is: nothing is recorded.
+var errNoTaskChange = errors.New("the task file is unchanged")
+
 // maxTaskRetries bounds the attempts of one task edit against others landing first.
 const maxTaskRetries = 5
 
@@ -131,7 +152,9 @@ func (s *Service) applyTasks(ctx context.Context, ch Change, e Edit, who Author)
 				return withAfter(ch, cur), &StaleTasks{}
 			}
 			var err error
-			if tasks, err = e.Task.apply(cur.Tasks); err != nil {
+			if tasks, err = e.Task.apply(cur.Tasks); errors.Is(err, errNoTaskChange) {
+				return withAfter(ch, cur), nil
+			} else if err != nil {
 				return withAfter(ch, cur), err
 			}
 			base = &cur.TasksSeq

@@ -305,6 +305,10 @@ func (s *Service) Apply(ctx context.Context, id string, e Edit, who Author) (Cha
 			// Nothing was written: the workspace is as read.
 			return ch, err
 		}
+	} else if e.Make != nil {
+		if e, err = s.applyMade(ctx, e, who, &ch); err != nil || ch.Result.Seq == 0 {
+			return ch, err
+		}
 	} else if len(e.Ops) > 0 {
 		se := store.Edit{Workspace: id, Author: who.Name, AuthorID: who.ID, Ops: e.Ops, Message: messageOr(e.Message, Summary(before.Listing, e.Ops)),
 			Undo: &store.Undoable{Key: e.Key, Path: store.UndoScope(e.Ops)}}

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/listing/tooledit"
 	"github.com/tool-workbench/workbench/selection"
@@ -180,5 +181,21 @@ func TestUndoTakesBackRestore(t *testing.T) {
 	}
 	if now, err := s.Get(ctx, ws.ID, ann); err != nil || now.CanUndo {
 		t.Errorf("after the refusal Undo is still offered (%v)", err)
+	}
+}
+
+// TestTaskChangeRename: a rename repair's task change renames the expects that name a renamed
+// tool, in the order of the renames, on the task file it is made from; one that names none of
+// them changes nothing (and so is not recorded).
+func TestTaskChangeRename(t *testing.T) {
+	exp := func(s string) *string { return &s }
+	cur := []selection.Task{{Task: "a", Expect: exp("getUser")}, {Task: "b", Expect: exp("list_users")}, {Task: "c"}}
+	tc := TaskChange{Op: "rename", Renames: []lint.Rename{{From: "getUser", To: "get_user"}, {From: "get_user", To: "users_get"}}}
+	got, err := tc.apply(cur)
+	if err != nil || *got[0].Expect != "users_get" || *got[1].Expect != "list_users" || got[2].Expect != nil || *cur[0].Expect != "getUser" {
+		t.Errorf("rename gives %+v, %v; want the first expect users_get, the rest and the input as they were", got, err)
+	}
+	if _, err := (TaskChange{Op: "rename", Renames: []lint.Rename{{From: "nope", To: "x"}}}).apply(cur); !errors.Is(err, errNoTaskChange) {
+		t.Errorf("a rename no expect names gives %v; want errNoTaskChange", err)
 	}
 }

@@ -24,16 +24,16 @@ func init() {
 		name: "fix",
 		summary: "repair what the rules can repair: print the change as a unified diff (exit 1 when there is one), " +
 			"or write it (--write, --out)",
-		usage: "SOURCE [--tasks FILE] [--rule ID]... [--suggested] [--diff | --write | --out FILE] [--tokenizer approx|o200k_base|cl100k_base]",
+		usage: "SOURCE [--tasks FILE] [--rule ID]... [--suggested] [--diff | --write | --out FILE] [--tokenizer approx|o200k_base|cl100k_base] [--profile NAME]",
 		run:   runFix,
 	})
 }
 
 // fixOptions are fix's command line, checked.
 type fixOptions struct {
-	source, tasks, out, tokenizer string
-	write                         bool
-	opt                           analysis.FixOptions
+	source, tasks, out, tokenizer, profile string
+	write                                  bool
+	opt                                    analysis.FixOptions
 }
 
 func runFix(ctx context.Context, e *env, args []string) error {
@@ -46,6 +46,7 @@ func runFix(ctx context.Context, e *env, args []string) error {
 	diff := fs.Bool("diff", false, "print a unified diff of the changes (the default)")
 	write := fs.Bool("write", false, "rewrite SOURCE (and the task file) in place")
 	out := fs.String("out", "", "write the fixed listing to this file (SOURCE is left as it is)")
+	profile := profileFlag(fs)
 	tokenizer := fs.String("tokenizer", "approx", "how the budget rules count tokens for the findings before and after: approx (4 bytes a token), o200k_base (as check counts) or cl100k_base")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -54,7 +55,10 @@ func runFix(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usageError{fmt.Sprintf("fix takes one SOURCE (a listing file, or - for standard input), got %d arguments; usage: workbench fix %s", len(pos), c.usage)}
 	}
-	o := fixOptions{source: pos[0], tasks: *tasksPath, out: *out, write: *write, tokenizer: *tokenizer,
+	if err := checkProfile(*profile); err != nil {
+		return err
+	}
+	o := fixOptions{source: pos[0], tasks: *tasksPath, out: *out, write: *write, tokenizer: *tokenizer, profile: *profile,
 		opt: analysis.FixOptions{Rules: rules, Suggested: *suggested}}
 	if err := o.validate(*diff); err != nil {
 		return err
@@ -187,7 +191,7 @@ func fixFiles(ctx context.Context, l *listing.Listing, tasks []selection.Task, t
 	// No repair depends on a token count, so the budget rules estimate tokens (4 bytes a token)
 	// unless --tokenizer asks for a real count: counting with o200k_base is a third of the
 	// time fix takes on a large listing. The findings before and after are check's otherwise.
-	cfg := lint.Config{}
+	cfg := lint.Config{Profile: o.profile}
 	if o.tokenizer != "approx" {
 		tok, err := cost.NewTokenizer(o.tokenizer)
 		if err != nil {

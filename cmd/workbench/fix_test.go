@@ -36,6 +36,8 @@ func TestFixGolden(t *testing.T) {
 		{"draft", []string{filepath.Join(fx, "draft-tools.json"), "--tasks", filepath.Join(fx, "tasks-clear.json")}, -1},
 		{"draft-suggested", []string{filepath.Join(fx, "draft-tools.json"), "--tasks", filepath.Join(fx, "tasks-clear.json"), "--suggested"}, -1},
 		{"confusing-suggested", []string{filepath.Join(fx, "confusing-tools.json"), "--tasks", filepath.Join(fx, "tasks-confusing.json"), "--suggested"}, -1},
+		{"draft-claude-connectors", []string{filepath.Join(fx, "draft-tools.json"), "--profile", "claude-connectors", "--suggested"}, 1},
+		{"unknown-profile", []string{filepath.Join(td, "messy.json"), "--profile", "no-such-profile"}, 2},
 		{"malformed", []string{filepath.Join(td, "malformed.json")}, 2},
 		{"missing", []string{filepath.Join(td, "no-such-file.json")}, 2},
 		{"unknown-rule", []string{filepath.Join(td, "messy.json"), "--rule", "no-such-rule"}, 2},

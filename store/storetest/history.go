@@ -180,6 +180,13 @@ func testCoalescing(t *testing.T, s store.Store) {
 		{"two sets of one field coalesce", []step{
 			{"ada", set(desc, "S"), 0, 1, ""}, {"ada", append(set(desc, "Se"), set(desc, "Sea")...), time.Second, 1, ""}}},
 		{"the baseline is never extended", []step{{"ada", set(desc, "S"), 0, 1, ""}}},
+		// "ada!" is ada making an Alone edit (a quick fix).
+		{"an alone edit extends no typing", []step{
+			{"ada", set(desc, "S"), 0, 1, ""}, {"ada!", set(desc, "Se"), time.Second, 2, ""}}},
+		{"typing does not extend an alone edit", []step{
+			{"ada!", set(desc, "S"), 0, 1, ""}, {"ada", set(desc, "Se"), time.Second, 2, ""}, {"ada", set(desc, "Sea"), time.Second, 2, ""}}},
+		{"two alone edits of one field are two revisions", []step{
+			{"ada!", set(desc, "S"), 0, 1, ""}, {"ada!", set(desc, "Se"), time.Second, 2, ""}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -193,8 +200,9 @@ func testCoalescing(t *testing.T, s store.Store) {
 					}
 				}
 				// "name#id" is a display name with an author ID.
-				name, id, _ := strings.Cut(st.author, "#")
-				res, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: name, AuthorID: id, Ops: st.ops, Now: at})
+				author, alone := strings.CutSuffix(st.author, "!")
+				name, id, _ := strings.Cut(author, "#")
+				res, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: name, AuthorID: id, Ops: st.ops, Now: at, Alone: alone})
 				if err != nil {
 					t.Fatalf("edit %d: %v", i, err)
 				}

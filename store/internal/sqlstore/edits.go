@@ -38,7 +38,7 @@ func (s *DB) AppendEdit(ctx context.Context, e store.Edit) (store.EditResult, er
 		e.Undo = &u
 	}
 	return s.record(ctx, change{op: op, ws: e.Workspace, author: e.Author, authorID: e.AuthorID, message: e.Message, at: e.Now,
-		kind: store.KindEdit, restored: -1, undo: e.Undo, toolsBase: e.ToolsBase, paramsBase: e.ParamsBase, paramsTool: e.ParamsTool,
+		kind: store.KindEdit, restored: -1, undo: e.Undo, toolsBase: e.ToolsBase, paramsBase: e.ParamsBase, paramsTool: e.ParamsTool, alone: e.Alone,
 		// Coalescing reads the ops, which Make fills in first (next runs before it).
 		coalesce: func(head store.Revision) bool { return store.Coalesces(head, e) },
 		next: func(_ *sql.Tx, cur state) (outcome, error) {

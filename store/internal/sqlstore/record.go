@@ -75,6 +75,8 @@ type change struct {
 	// after them (store.Edit.ToolsBase, ParamsBase of ParamsTool).
 	toolsBase, paramsBase *int64
 	paramsTool            int
+	// alone: a revision of its own that nothing extends (store.Edit.Alone).
+	alone bool
 }
 
 // state is a workspace's head: its listing (with where its tools are stored) and task file.
@@ -271,7 +273,7 @@ func (r *recording) fields() (field, evField string) {
 	// The event names the field the edit set; the revision does not when the edit moved
 	// something: nothing coalesces into it either (an added parameter's rename is a step of
 	// its own in history).
-	if r.toolsMoved || len(r.movedParams) > 0 {
+	if r.toolsMoved || len(r.movedParams) > 0 || r.c.alone {
 		return "", field
 	}
 	return field, field
