@@ -15,24 +15,32 @@ func init() {
 	repairers["tool-shadowing"] = repairShadowing
 }
 
+// textAt returns the description or title f points at (rel: its pointer within the tool), or
+// ok false when f is about anything else: only texts meant for reading are repaired as text.
+func (c *fixCtx) textAt(f Finding) (text, rel string, ok bool) {
+	t, toks := findingTool(c.l, f)
+	if t == nil {
+		return "", "", false
+	}
+	rel = listing.JoinPointer(toks...)
+	if !c.isText(f.ToolIndex, rel) {
+		return "", "", false
+	}
+	return listing.Resolve(t, rel).String(), rel, true
+}
+
 // repairHidden removes the characters hiddenKind flags from a description or title. Elsewhere
 // (names, keys, enum values, defaults) the characters are part of what the tool accepts.
 func repairHidden(c *fixCtx, f Finding) []Repair {
-	l := c.l
-	t, toks := findingTool(l, f)
-	if t == nil {
+	s, rel, ok := c.textAt(f)
+	if !ok {
 		return nil
 	}
-	rel := listing.JoinPointer(toks...)
-	if !c.isText(f.ToolIndex, rel) {
-		return nil
-	}
-	v := listing.Resolve(t, rel)
-	clean, n := stripHidden(v.String())
+	clean, n := stripHidden(s)
 	if n == 0 {
 		return nil
 	}
-	return []Repair{newRepair(l, f, "", "Remove "+plural(n, "invisible character")+" from "+textName(rel), setString(f.Pointer, clean))}
+	return []Repair{newRepair(c.l, f, "", "Remove "+plural(n, "invisible character")+" from "+textName(rel), setString(f.Pointer, clean))}
 }
 
 // stripHidden returns s without the characters hiddenKind flags, and how many it removed.
@@ -50,21 +58,15 @@ func stripHidden(s string) (string, int) {
 
 // repairWhitespace trims a description or title as the rule trims it.
 func repairWhitespace(c *fixCtx, f Finding) []Repair {
-	l := c.l
-	t, toks := findingTool(l, f)
-	if t == nil {
+	s, rel, ok := c.textAt(f)
+	if !ok {
 		return nil
 	}
-	rel := listing.JoinPointer(toks...)
-	if !c.isText(f.ToolIndex, rel) {
-		return nil
-	}
-	s := listing.Resolve(t, rel).String()
 	trimmed := strings.TrimSpace(s) // as the rule tests it
 	if trimmed == s {
 		return nil
 	}
-	return []Repair{newRepair(l, f, "", "Trim the whitespace around "+textName(rel), setString(f.Pointer, trimmed))}
+	return []Repair{newRepair(c.l, f, "", "Trim the whitespace around "+textName(rel), setString(f.Pointer, trimmed))}
 }
 
 // repairDedent removes the indentation every continuation line of a docstring-style
@@ -129,21 +131,15 @@ func dedent(s string) string {
 // something, when what is left is not empty and offends finds nothing in it.
 func repairSentences(what string, offends func(string) bool) repairer {
 	return func(c *fixCtx, f Finding) []Repair {
-		l := c.l
-		t, toks := findingTool(l, f)
-		if t == nil {
+		s, rel, ok := c.textAt(f)
+		if !ok {
 			return nil
 		}
-		rel := listing.JoinPointer(toks...)
-		if !c.isText(f.ToolIndex, rel) {
-			return nil
-		}
-		s := listing.Resolve(t, rel).String()
 		kept, n := dropSentences(s, offends)
 		if n == 0 || strings.TrimSpace(kept) == "" || offends(kept) {
 			return nil
 		}
-		return []Repair{newRepair(l, f, "", "Remove "+plural(n, "sentence")+" "+what+" from "+textName(rel), setString(f.Pointer, kept))}
+		return []Repair{newRepair(c.l, f, "", "Remove "+plural(n, "sentence")+" "+what+" from "+textName(rel), setString(f.Pointer, kept))}
 	}
 }
 

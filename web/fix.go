@@ -123,6 +123,20 @@ func fixRound(ctx context.Context, eng *analysis.Engine, l *listing.Listing, tas
 	return res, nil
 }
 
+// repairsOf returns the repairs on offer in ws, and the engine that made them: the workspace
+// profile's, since the profile decides the findings and so the repairs.
+func (s *Server) repairsOf(ctx context.Context, ws Workspace) (*analysis.Engine, []lint.Repair, error) {
+	eng, err := s.engineFor(s.profileOf(ctx, ws.ID))
+	if err != nil {
+		return nil, nil, err
+	}
+	reps, err := eng.Repairs(ctx, ws.Listing, ws.Tasks)
+	if err != nil {
+		return nil, nil, fmt.Errorf("repairs of workspace %s: %w", ws.ID, err)
+	}
+	return eng, reps, nil
+}
+
 // fixPreview shows what the selected repairs change, made from the listing as it stands.
 func (s *Server) fixPreview(c echo.Context) error {
 	sel, order, err := readFixSel(c)
@@ -134,14 +148,9 @@ func (s *Server) fixPreview(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	// The workspace's profile decides its findings, and so the repairs on offer.
-	eng, err := s.engineFor(s.profileOf(ctx, ws.ID))
+	eng, reps, err := s.repairsOf(ctx, ws)
 	if err != nil {
 		return err
-	}
-	reps, err := eng.Repairs(ctx, ws.Listing, ws.Tasks)
-	if err != nil {
-		return fmt.Errorf("repairs of workspace %s: %w", ws.ID, err)
 	}
 	picked := sel.pick(reps)
 	p := views.FixPreview{WS: ws.ID, Query: sel.query(order), Heading: fixHeading(sel, picked)}
@@ -211,14 +220,9 @@ func (s *Server) fixApply(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	// The workspace's profile decides its findings, and so the repairs on offer.
-	eng, err := s.engineFor(s.profileOf(ctx, ws.ID))
+	eng, reps, err := s.repairsOf(ctx, ws)
 	if err != nil {
 		return err
-	}
-	reps, err := eng.Repairs(ctx, ws.Listing, ws.Tasks)
-	if err != nil {
-		return fmt.Errorf("repairs of workspace %s: %w", ws.ID, err)
 	}
 	var merged *outcome
 	var ch change
