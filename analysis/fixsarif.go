@@ -39,12 +39,13 @@ func (e *Engine) ReportFixes(ctx context.Context, l *listing.Listing, tasks []se
 	var out []ReportFix
 	var offsets []int
 	var changes [][]listing.Replacement
+	rw := listing.NewRewriter(l.Source)
 	for _, r := range repairs {
 		fixed, err := l.ApplyAll(r.Ops)
 		if err != nil {
 			continue
 		}
-		reps, err := listing.Replacements(l, fixed)
+		reps, err := rw.Replacements(l, fixed)
 		if err != nil || len(reps) == 0 {
 			continue
 		}

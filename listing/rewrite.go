@@ -23,10 +23,25 @@ type Replacement struct {
 // edited lines only. The changes are as small as the edits allow: a changed string replaces the
 // string, an added member is inserted after the last one.
 func Replacements(orig, fixed *Listing) ([]Replacement, error) {
+	return NewRewriter(orig.Source).Replacements(orig, fixed)
+}
+
+// Rewriter makes Replacements against one source. Making it reads the whole source (its
+// indentation, its escaping), so a caller with many separate edits of one listing (a SARIF log's
+// fixes, one per repair) makes one and keeps it: reading the source once per edit would be
+// quadratic in the listing.
+type Rewriter struct{ w *rewriter }
+
+// NewRewriter returns a Rewriter for src.
+func NewRewriter(src []byte) *Rewriter { return &Rewriter{w: newRewriter(src)} }
+
+// Replacements is the package's Replacements, against the Rewriter's source (orig's).
+func (r *Rewriter) Replacements(orig, fixed *Listing) ([]Replacement, error) {
+	r.w.reps = nil
 	if len(orig.Tools) != len(fixed.Tools) {
 		return nil, fmt.Errorf("the edits changed the number of tools (%d to %d); write the listing whole", len(orig.Tools), len(fixed.Tools))
 	}
-	w := newRewriter(orig.Source)
+	w := r.w
 	for i, o := range orig.Tools {
 		f := fixed.Tools[i]
 		if f == o {
