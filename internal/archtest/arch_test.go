@@ -29,7 +29,7 @@ var layers = map[string]int{
 
 	"lint": 2, "selection": 2, "store/internal/sqlstore": 2,
 
-	"selection/runner": 3, "selection/fake": 3, "store/sqlite": 3, "store/postgres": 3,
+	"selection/runner": 3, "selection/fake": 3, "selection/taskformat": 3, "store/sqlite": 3, "store/postgres": 3,
 	"store/storetest": 3, "analysis": 3,
 
 	"workspace": 4, "runs": 4,
