@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
@@ -41,11 +42,7 @@ func (e *Engine) ReportFixes(ctx context.Context, l *listing.Listing, tasks []se
 	var changes [][]listing.Replacement
 	rw := listing.NewRewriter(l.Source)
 	for _, r := range repairs {
-		fixed, err := l.ApplyAll(r.Ops)
-		if err != nil {
-			continue
-		}
-		reps, err := rw.Replacements(l, fixed)
+		reps, err := repairReplacements(rw, l, r)
 		if err != nil || len(reps) == 0 {
 			continue
 		}
@@ -63,6 +60,52 @@ func (e *Engine) ReportFixes(ctx context.Context, l *listing.Listing, tasks []se
 		}
 	}
 	return out, nil
+}
+
+// repairReplacements returns the changes r makes to l's source. A repair that stays inside one
+// tool is applied to that tool alone: applying it to the whole listing copies every tool's place,
+// which over one repair per tool made a 20,000-tool listing's SARIF log quadratic.
+func repairReplacements(rw *listing.Rewriter, l *listing.Listing, r lint.Repair) ([]listing.Replacement, error) {
+	if ops, ok := toolOps(r.Ops, r.ToolIndex, len(l.Tools)); ok {
+		orig := l.Tools[r.ToolIndex]
+		fixed := orig
+		for _, op := range ops {
+			next, err := listing.EditValue(fixed, op)
+			if err != nil {
+				return nil, fmt.Errorf("repair %s: %w", r.ID, err)
+			}
+			fixed = next
+		}
+		if !fixed.IsObject() || !fixed.Get("name").IsString() {
+			return nil, fmt.Errorf("repair %s would leave tool %d without a name", r.ID, r.ToolIndex+1)
+		}
+		one := func(t *listing.Value) *listing.Listing {
+			return &listing.Listing{Tools: []*listing.Value{t}, Source: l.Source}
+		}
+		return rw.Replacements(one(orig), one(fixed))
+	}
+	fixed, err := l.ApplyAll(r.Ops)
+	if err != nil {
+		return nil, fmt.Errorf("repair %s: %w", r.ID, err)
+	}
+	return rw.Replacements(l, fixed)
+}
+
+// toolOps returns ops relative to tool i when every one of them edits inside it.
+func toolOps(ops []listing.Op, i, n int) ([]listing.Op, bool) {
+	if i < 0 || i >= n || len(ops) == 0 {
+		return nil, false
+	}
+	prefix := "/tools/" + strconv.Itoa(i)
+	out := make([]listing.Op, len(ops))
+	for k, op := range ops {
+		if !strings.HasPrefix(op.Path, prefix+"/") {
+			return nil, false
+		}
+		op.Path = op.Path[len(prefix):]
+		out[k] = op
+	}
+	return out, true
 }
 
 // positions returns the 1-based line and character column of each byte offset of src, in one

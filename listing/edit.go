@@ -123,14 +123,22 @@ func (l *Listing) Apply(op Op) (*Listing, error) {
 	if out.Kind != Array {
 		return nil, &EditError{op, "the tools must stay an array"}
 	}
-	for i, t := range out.Items {
-		if !t.IsObject() || !t.Get("name").IsString() {
+	// Only the tool an edit went into can have lost its name; checking every tool on every op
+	// made a batch of one repair per tool quadratic (a SARIF log of 20,000 tools took minutes).
+	from, to := 0, len(out.Items)
+	if len(toks) >= 2 {
+		if i, err := strconv.Atoi(toks[1]); err == nil && i >= 0 && i < len(out.Items) {
+			from, to = i, i+1
+		}
+	}
+	for i := from; i < to; i++ {
+		if t := out.Items[i]; !t.IsObject() || !t.Get("name").IsString() {
 			return nil, &EditError{op, fmt.Sprintf("tool %d would have no string name", i+1)}
 		}
 	}
-	c := l.Clone()
+	c := *l // out.Items is already a new slice: copying l.Tools too doubled the work
 	c.Tools = out.Items
-	return c, nil
+	return &c, nil
 }
 
 // EditValue returns a copy of root with op applied at op.Path (relative to root; "" is root
