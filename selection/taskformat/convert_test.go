@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,11 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // examples are the files written in our words from each format's documented examples.
 var examples = []struct{ file, format string }{
@@ -32,24 +30,6 @@ func readExample(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, got)
-	}
 }
 
 // TestConvertGolden converts every example to every format of this file's, detected by shape,
@@ -72,7 +52,7 @@ func TestConvertGolden(t *testing.T) {
 					fmt.Fprintln(&b, l)
 				}
 				name := strings.NewReplacer("/", "_", ".", "_").Replace(ex.file) + "." + to
-				golden(t, name, b.Bytes())
+				testutil.Golden(t, filepath.Join("testdata", "golden", name), b.Bytes())
 			})
 		}
 	}
@@ -214,4 +194,20 @@ func shared(t selection.Task, format string) string {
 		s += fmt.Sprintf(" tags=%v", t.Tags)
 	}
 	return s
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func mustValue(s string) *listing.Value {
+	v, err := listing.ParseJSON([]byte(s))
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
