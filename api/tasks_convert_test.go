@@ -76,6 +76,7 @@ func TestTasksConvertRequests(t *testing.T) {
 		{"a JSON value", body("tasks", `[{"id": "a", "task": "q", "expect": "x"}]`, "to", `"mcpjam"`), 200, "", `"from":"workbench"`},
 		{"nothing lost", body("tasks", `[{"id": "a", "task": "q", "expect": "x"}]`, "to", `"promptfoo"`), 200, "", `"losses":[]`},
 		{"from named", body("tasks", suite, "from", `"mcpjam"`), 200, "", `"cases":4`},
+		{"to defaults to workbench", body("tasks", suite), 200, "", `"to":"workbench"`},
 		{"no tasks", body("to", `"mcpjam"`), 400, CodeMissingField, ""},
 		{"unknown format", body("tasks", suite, "to", `"nope"`), 400, CodeInvalidField, "use one of workbench"},
 		{"unknown member", body("tasks", suite, "strict", "true"), 400, CodeUnknownField, ""},
