@@ -21,6 +21,7 @@ var examples = []struct{ file, format string }{
 	{"mcpjam/suite.yaml", "mcpjam"},
 	{"mcpjam/legacy-tests.json", "mcpjam"},
 	{"promptfoo/promptfooconfig.yaml", "promptfoo"},
+	{"promptfoo/mcp-routing.yaml", "promptfoo"},
 }
 
 func readExample(t *testing.T, name string) []byte {

@@ -265,6 +265,20 @@ func (r *pfReader) assert(c *Case, a *listing.Value, i int, label, field string,
 		r.none = true
 	case "assert-set":
 		r.set(c, a, i, label, field, loss)
+	case "javascript":
+		tool, negated, checksErrors := pfRoutingScript(val.String())
+		switch {
+		case tool == "":
+			drop("is a script the workbench does not read (it reads the tool-routing check promptfoo's MCP page shows)")
+			return
+		case negated:
+			c.Reject = append(c.Reject, tool)
+		default:
+			c.Expect = addCall(c.Expect, Call{Tool: tool})
+		}
+		if checksErrors {
+			loss.add(i, label, field, "the script also requires the call to %s to succeed; a task checks the choice only", tool)
+		}
 	default:
 		drop("is no assertion about which tool is called")
 	}
@@ -487,4 +501,21 @@ func pfCallAsserts(calls []Call) []*yaml.Node {
 		return []*yaml.Node{ymap("type", ystr("trajectory:tool-used"), "value", ystrs(plain))}
 	}
 	return out
+}
+
+// pfRoutingScript is the tool-routing check of promptfoo's MCP provider page
+// (site/docs/providers/mcp.md, "Asserting on Executed Tool Calls"): a javascript assertion
+// that some call in context.metadata.toolCalls has a tool's name, optionally without error.
+// Only that shape is read, with any variable names and either quote; a negated one ("!calls.some")
+// says the tool must not be called. Any other script is not guessed at.
+var pfRouting = regexp.MustCompile(`^\s*const\s+(\w+)\s*=\s*context\.metadata\?\.toolCalls\s*\?\?\s*\[\]\s*;?\s*` +
+	`return\s+(!?)\s*(\w+)\.some\(\s*\(?\s*(\w+)\s*\)?\s*=>\s*(\w+)\.name\s*===?\s*(?:'([^'\\]+)'|"([^"\\]+)")` +
+	`(\s*&&\s*!\s*(\w+)\.is_error)?\s*\)\s*;?\s*$`)
+
+func pfRoutingScript(src string) (tool string, negated, checksErrors bool) {
+	m := pfRouting.FindStringSubmatch(src)
+	if m == nil || m[3] != m[1] || m[5] != m[4] || m[8] != "" && m[9] != m[4] {
+		return "", false, false
+	}
+	return m[6] + m[7], m[2] == "!", m[8] != ""
 }

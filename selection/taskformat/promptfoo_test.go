@@ -45,6 +45,12 @@ func TestPromptfooReadLosses(t *testing.T) {
 		{"any of beside all of", `{"vars": {"query": "q"}, "assert": [{"type": "tool-call-f1", "value": ["x"]}, {"type": "assert-set", "threshold": 0.5, "assert": [
 			{"type": "trajectory:tool-used", "value": "a"}, {"type": "trajectory:tool-used", "value": "b"}]}]}`,
 			"expect=[x] reject=[] none=false", "assert[1]"},
+		{"routing script", `{"vars": {"query": "q"}, "assert": [{"type": "javascript", "value": "const cs = context.metadata?.toolCalls ?? [];\nreturn cs.some((c) => c.name === 'x' && !c.is_error);"}]}`,
+			"expect=[x] reject=[] none=false", "assert[0]"},
+		{"negated routing script", `{"vars": {"query": "q"}, "assert": [{"type": "javascript", "value": "const cs = context.metadata?.toolCalls ?? []; return !cs.some(c => c.name === \"x\");"}]}`,
+			"expect=[] reject=[x] none=false", ""},
+		{"routing script on another variable", `{"vars": {"query": "q"}, "assert": [{"type": "javascript", "value": "const cs = context.metadata?.toolCalls ?? []; return other.some((c) => c.name === 'x');"}]}`,
+			"expect=[] reject=[] none=false", "assert[0]"},
 		{"other vars, metadata and options", `{"vars": {"query": "q", "city": "Oslo"}, "metadata": {"id": "i", "tags": ["t"], "owner": "me"}, "options": {"provider": "p"},
 			"assert": [{"type": "javascript", "value": "return true"}, {"type": "tool-call-f1", "value": ["x"], "metric": "routing"}]}`,
 			"expect=[x] reject=[] none=false", "vars.city metadata.owner options assert[0] assert[1].metric"},
