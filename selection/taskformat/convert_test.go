@@ -205,7 +205,7 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-func mustValue(s string) *listing.Value {
+func argsValue(s string) *listing.Value {
 	v, err := listing.ParseJSON([]byte(s))
 	if err != nil {
 		panic(err)

@@ -107,7 +107,7 @@ func TestPromptfooQueryVar(t *testing.T) {
 // TestPromptfooWriteCarriesAll writes every part of a case and reads it back unchanged:
 // promptfoo's assertions can say all the model holds.
 func TestPromptfooWriteCarriesAll(t *testing.T) {
-	args := mustValue(`{"city": "Oslo", "days": 3, "ok": true, "tags": ["a"], "x": null, "f": 1.5}`)
+	args := argsValue(`{"city": "Oslo", "days": 3, "ok": true, "tags": ["a"], "x": null, "f": 1.5}`)
 	cases := []Case{
 		{ID: "a", Title: "T", Query: "q1", Expect: []Call{{Tool: "x", Args: args}, {Tool: "y"}}, Reject: []string{"z"}, Tags: []string{"t1", "t2"}},
 		{Query: "multi\nline: 'quoted' #not a comment", Expect: []Call{{Tool: "a"}, {Tool: "b"}, {Tool: "c"}}, AnyOf: true},
