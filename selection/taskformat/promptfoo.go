@@ -26,10 +26,12 @@ func (promptfoo) Title() string { return "promptfoo config (promptfooconfig.yaml
 // site/docs/configuration/expected-outputs/deterministic.md (promptfoo/promptfoo commit
 // 012b9d3c33ad431ef80fce2bc7346dc932d66bad): tool-call-f1, trajectory:tool-used (a list means
 // every tool; its not- form means none of them), trajectory:tool-args-match (partial match by
-// default), trajectory:tool-sequence, trajectory:step-count, and assert-set with a threshold;
-// the trajectory assertions' semantics checked in its trajectory grader's source
-// (resolveToolMatchers, evaluateToolUsed: inverse passes when no listed tool matched); and
-// site/docs/providers/mcp.md (commit 02530bcd4d37ca2c6ba0fde800f2b451f5ea85a1) for MCP tests.
+// default), trajectory:tool-sequence and trajectory:step-count; assert-set's threshold (the
+// share of its assertions that must pass) from expected-outputs/index.md, "Grouping assertions
+// via Assertion Sets"; the trajectory assertions' semantics checked in src/assertions/
+// trajectory.ts (resolveToolMatchers, evaluateToolUsed: a list means every tool, its inverse
+// passes when no listed tool matched); and site/docs/providers/mcp.md (commit
+// 02530bcd4d37ca2c6ba0fde800f2b451f5ea85a1), whose tool-routing javascript check is read.
 // Writing uses the trajectory assertions, which alone say arguments, rejected tools and "no
 // tool" too; they read the eval's trace, so the config written says to enable tracing.
 func (promptfoo) Version() string {
