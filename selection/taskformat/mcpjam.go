@@ -292,10 +292,10 @@ func (mcpjam) Write(cases []Case) ([]byte, []Loss, error) {
 	var loss lossList
 	loss.add(-1, "", "target.servers", jamPlaceholder, jamServer)
 	loss.add(-1, "", "defaults.model", jamPlaceholder, jamModel)
-	out := yseq()
+	out := make([]*yaml.Node, len(cases))
 	ids := map[string]bool{}
 	for i, c := range cases {
-		out.Content = append(out.Content, writeJamCase(c, i, ids, &loss))
+		out[i] = writeJamCase(c, i, ids, &loss)
 	}
 	root := ymap(
 		"schemaVersion", ystr("1"),
@@ -304,9 +304,8 @@ func (mcpjam) Write(cases []Case) ([]byte, []Loss, error) {
 		"suite", ymap("id", ystr(jamSuiteID), "name", ystr(jamSuiteName)),
 		"target", ymap("servers", yseq(ymap("name", ystr(jamServer)))),
 		"defaults", ymap("model", ystr(jamModel), "repetitions", yscalar("!!int", "1"),
-			"passThreshold", yscalar("!!int", "1"), "validity", &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle}),
-		"cases", out)
-	b, err := encodeYAML(fmt.Sprintf("MCPJam eval suite file (schemaVersion 1) written by Tool Workbench from %d tasks.", len(cases)), root)
+			"passThreshold", yscalar("!!int", "1"), "validity", &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle}))
+	b, err := encodeYAML(fmt.Sprintf("MCPJam eval suite file (schemaVersion 1) written by Tool Workbench from %d tasks.", len(cases)), root, "cases", out)
 	return b, loss, err
 }
 

@@ -431,14 +431,13 @@ func (r *pfReader) finish(c *Case, i int, label string, loss *lossList) {
 }
 
 func (promptfoo) Write(cases []Case) ([]byte, []Loss, error) {
-	tests := yseq()
-	for _, c := range cases {
-		tests.Content = append(tests.Content, pfWriteCase(c))
+	tests := make([]*yaml.Node, len(cases))
+	for i, c := range cases {
+		tests[i] = pfWriteCase(c)
 	}
-	root := ymap("prompts", yseq(ystr("{{query}}")), "tests", tests)
 	comment := fmt.Sprintf("promptfoo tests written by Tool Workbench from %d tasks. The trajectory:* assertions read\n"+
 		"the eval's trace: add your providers (connected to your MCP server) and enable tracing.", len(cases))
-	b, err := encodeYAML(comment, root)
+	b, err := encodeYAML(comment, ymap("prompts", yseq(ystr("{{query}}"))), "tests", tests)
 	return b, nil, err
 }
 

@@ -261,19 +261,47 @@ func yvalue(v *listing.Value) *yaml.Node {
 	return n
 }
 
-// encodeYAML writes a document with a leading comment.
-func encodeYAML(comment string, root *yaml.Node) ([]byte, error) {
-	root.HeadComment = comment
+// encodeYAML writes a document, the mapping head with a leading comment and then key holding
+// items. Each item is encoded by itself and indented under key: yaml's emitter queues the
+// events of a whole document and shifts that queue as it goes, so one document of 10,000
+// tests took 3 s and 700 MB to write; item by item it takes a fraction of that.
+func encodeYAML(comment string, head *yaml.Node, key string, items []*yaml.Node) ([]byte, error) {
+	head.HeadComment = comment
 	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root}}); err != nil {
-		return nil, fmt.Errorf("encode YAML: %w", err)
+	if err := encodeNode(&buf, head); err != nil {
+		return nil, err
 	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("encode YAML: %w", err)
+	if len(items) == 0 {
+		buf.WriteString(key + ": []\n")
+		return buf.Bytes(), nil
+	}
+	buf.WriteString(key + ":\n")
+	var one bytes.Buffer
+	for _, it := range items {
+		one.Reset()
+		if err := encodeNode(&one, yseq(it)); err != nil {
+			return nil, err
+		}
+		for _, line := range bytes.SplitAfter(one.Bytes(), []byte("\n")) {
+			if len(line) > 1 {
+				buf.WriteString("  ")
+			}
+			buf.Write(line)
+		}
 	}
 	return buf.Bytes(), nil
+}
+
+func encodeNode(w *bytes.Buffer, n *yaml.Node) error {
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{n}}); err != nil {
+		return fmt.Errorf("encode YAML: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return fmt.Errorf("encode YAML: %w", err)
+	}
+	return nil
 }
 
 // lossList collects the losses of one Read or Write.
