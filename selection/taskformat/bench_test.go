@@ -1,6 +1,5 @@
 package taskformat
 
-
 import (
 	"fmt"
 	"testing"
