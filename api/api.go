@@ -120,6 +120,7 @@ func (a *API) routes() []route {
 		{http.MethodPost, "/fix", "fix", a.fix},
 		{http.MethodPost, "/cost", "cost", a.cost},
 		{http.MethodPost, "/export", "export", a.export},
+		{http.MethodPost, "/tasks/convert", "convertTasks", a.convertTasks},
 		{http.MethodPost, "/workspaces", "createWorkspace", a.createWorkspace},
 		{http.MethodPatch, "/workspaces/:id", "renameWorkspace", a.renameWorkspace},
 		{http.MethodGet, "/workspaces/:id/listing", "getWorkspaceListing", a.getListing},
