@@ -83,7 +83,7 @@ func (mcptest) Read(src []byte) ([]Case, []Loss, error) {
 	if s.Catalog.Kind != 0 {
 		fileLoss("catalog", "the spec's tool catalog is a listing, not tasks; dropped it (open it as the workspace's listing instead)")
 	}
-	if s.CatalogPath != "" {
+	if s.CatalogPath != "" && s.CatalogPath != mtCatalog {
 		fileLoss("catalog_path", fmt.Sprintf("dropped the catalog's path %q (written back as %q)", s.CatalogPath, mtCatalog))
 	}
 	if len(s.Mutations) > 0 {
