@@ -177,7 +177,9 @@ func (mcpchecker) Read(src []byte) ([]Case, []Loss, error) {
 	if len(r.cases) > selection.MaxTasks {
 		return nil, nil, fmt.Errorf("the file holds %d tasks; the workbench reads up to %d", len(r.cases), selection.MaxTasks)
 	}
-	r.apply(sets)
+	if err := r.apply(sets); err != nil {
+		return nil, nil, err
+	}
 	return r.cases, append(r.losses, r.fileLosses()...), nil
 }
 
@@ -293,11 +295,13 @@ func mcFileName(name string) string {
 	return strings.TrimLeft(safe, ".") + ".yaml"
 }
 
+// maxGlobWork bounds the (glob task set, task) pairs a file makes Read weigh.
+const maxGlobWork = 1 << 20
+
 // covers says whether a task set runs task i, as mcpchecker would find the task's file at
 // tasks/<name>.yaml or tasks/<name>/<name>.yaml: by its path's or glob's last element (or the
 // directory above it), and its label selector.
-func (r *mcReader) covers(ts mcTaskSet, i int) bool {
-	file := mcFileName(r.cases[i].ID)
+func (r *mcReader) covers(ts mcTaskSet, i int, file string) bool {
 	for k, v := range ts.LabelSelector {
 		if r.labels[i][k] != v {
 			return false
@@ -314,12 +318,18 @@ func (r *mcReader) covers(ts mcTaskSet, i int) bool {
 	return false
 }
 
-// apply gives each task the assertions of the first task set that runs it.
-func (r *mcReader) apply(sets []mcTaskSet) {
+// apply gives each task the assertions of the first task set that runs it. A path names its
+// tasks through an index; each glob weighs every task, within maxGlobWork.
+func (r *mcReader) apply(sets []mcTaskSet) error {
 	taken := make([]int, len(r.cases))
-	for i := range taken {
-		taken[i] = -1
+	files := make([]string, len(r.cases))
+	byFile := map[string][]int{}
+	all := make([]int, len(r.cases))
+	for i := range r.cases {
+		taken[i], files[i], all[i] = -1, mcFileName(r.cases[i].ID), i
+		byFile[files[i]] = append(byFile[files[i]], i)
 	}
+	work := 0
 	for s, ts := range sets {
 		field := fmt.Sprintf("taskSets[%d]", s)
 		if ts.Source != "" {
@@ -329,14 +339,28 @@ func (r *mcReader) apply(sets []mcTaskSet) {
 		for _, k := range sortedKeys(ts.Extra) {
 			r.lose(-1, field+"."+k, "a task file has no place for it; dropped it")
 		}
-		n := 0
-		for i := range r.cases {
-			if !r.covers(ts, i) {
+		var cand []int
+		switch {
+		case ts.Path != "":
+			cand = byFile[path.Base(ts.Path)]
+			if d := path.Base(path.Dir(ts.Path)) + ".yaml"; d != path.Base(ts.Path) {
+				cand = append(slices.Clip(cand), byFile[d]...)
+			}
+			slices.Sort(cand)
+		case ts.Glob != "":
+			if work += len(all); work > maxGlobWork {
+				return fmt.Errorf("the eval's glob task sets would weigh more than %d tasks; name the tasks' paths instead", maxGlobWork)
+			}
+			cand = all
+		}
+		n, again := 0, 0
+		for _, i := range cand {
+			if !r.covers(ts, i, files[i]) {
 				continue
 			}
 			n++
 			if taken[i] >= 0 {
-				r.lose(i, field, fmt.Sprintf("the task runs in taskSets[%d] too; a task has one set of expectations: kept the first", taken[i]))
+				again++
 				continue
 			}
 			taken[i] = s
@@ -344,10 +368,14 @@ func (r *mcReader) apply(sets []mcTaskSet) {
 				r.assert(i, field+".assertions", *ts.Assertions)
 			}
 		}
+		if again > 0 {
+			r.lose(-1, field, fmt.Sprintf("%d of its tasks run in an earlier task set too; a task has one set of expectations: kept the first", again))
+		}
 		if n == 0 && ts.Assertions != nil {
 			r.lose(-1, field, fmt.Sprintf("its path %q or glob %q names no task of the file; dropped its assertions", ts.Path, ts.Glob))
 		}
 	}
+	return nil
 }
 
 // assert turns a task set's assertions into task i's expectations.

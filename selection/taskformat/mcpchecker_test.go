@@ -1,6 +1,7 @@
 package taskformat
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -175,4 +176,29 @@ func FuzzMCPChecker(f *testing.F) {
 	fuzzSeeds(f, "mcpchecker/*.yaml")
 	f.Add([]byte("kind: Task\nmetadata: {name: t}\nsteps: {prompt: {inline: hi}}\n---\nkind: Eval\nconfig: {taskSets: [{glob: '*', assertions: {toolsNotUsed: [{server: s, tool: x}]}}]}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) { fuzzFormat(t, mcpchecker{}, src) })
+}
+
+// TestMCPCheckerManyTaskSets: a file of many tasks and task sets reads in linear work when the
+// sets name paths, and is refused when its globs would weigh every task many times over.
+func TestMCPCheckerManyTaskSets(t *testing.T) {
+	const n = 20000
+	var tasks, paths, globs strings.Builder
+	for i := range n {
+		fmt.Fprintf(&tasks, "kind: Task\nmetadata: {name: t%d}\nsteps: {prompt: {inline: q}}\n---\n", i)
+		fmt.Fprintf(&paths, "    - {path: tasks/t%d.yaml, assertions: {maxToolCalls: 0}}\n", i)
+		if i < 100 {
+			globs.WriteString("    - {glob: '*.yaml', assertions: {maxToolCalls: 0}}\n")
+		}
+	}
+	cases, losses, err := mcpchecker{}.Read([]byte(tasks.String() + "kind: Eval\nconfig:\n  taskSets:\n" + paths.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != n || !cases[n-1].None || len(losses) != 0 {
+		t.Fatalf("%d cases, the last %+v, %d losses", len(cases), cases[n-1], len(losses))
+	}
+	_, _, err = mcpchecker{}.Read([]byte(tasks.String() + "kind: Eval\nconfig:\n  taskSets:\n" + globs.String()))
+	if err == nil || !strings.Contains(err.Error(), "name the tasks' paths instead") {
+		t.Fatalf("err = %v, want the glob sets refused", err)
+	}
 }
