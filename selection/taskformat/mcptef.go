@@ -112,8 +112,11 @@ func tefItems(v *listing.Value) ([]*listing.Value, string, error) {
 	switch {
 	case v.Kind == listing.Object && v.Get("items") != nil && v.Get("query") == nil:
 		items := v.Get("items")
-		if items.Kind != listing.Array {
-			return nil, "", fmt.Errorf("/items is a %s; a page of mcp-tef's test cases holds them in an array", items.Kind)
+		if items.Kind != listing.Array || len(items.Items) == 0 {
+			return nil, "", fmt.Errorf("/items holds no test cases; a page of mcp-tef's test cases holds them in a non-empty array")
+		}
+		if len(items.Items) > selection.MaxTasks {
+			return nil, "", fmt.Errorf("the page holds %d test cases; the workbench reads up to %d", len(items.Items), selection.MaxTasks)
 		}
 		return items.Items, "/items", nil
 	case v.Kind == listing.Object:
