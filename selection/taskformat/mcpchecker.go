@@ -295,6 +295,14 @@ func mcFileName(name string) string {
 	return strings.TrimLeft(safe, ".") + ".yaml"
 }
 
+// yamlName spells a task file's name with .yaml, as mcFileName does, when it ends in .yml.
+func yamlName(base string) string {
+	if b, ok := strings.CutSuffix(base, ".yml"); ok {
+		return b + ".yaml"
+	}
+	return base
+}
+
 // maxGlobWork bounds the (glob task set, task) pairs a file makes Read weigh.
 const maxGlobWork = 1 << 20
 
@@ -310,7 +318,7 @@ func (r *mcReader) covers(ts mcTaskSet, i int, file string) bool {
 	switch {
 	case ts.Path != "":
 		dir := path.Base(path.Dir(ts.Path))
-		return path.Base(ts.Path) == file || dir+".yaml" == file
+		return yamlName(path.Base(ts.Path)) == file || dir+".yaml" == file
 	case ts.Glob != "":
 		ok, _ := path.Match(path.Base(ts.Glob), file)
 		return ok
@@ -342,8 +350,8 @@ func (r *mcReader) apply(sets []mcTaskSet) error {
 		var cand []int
 		switch {
 		case ts.Path != "":
-			cand = byFile[path.Base(ts.Path)]
-			if d := path.Base(path.Dir(ts.Path)) + ".yaml"; d != path.Base(ts.Path) {
+			cand = byFile[yamlName(path.Base(ts.Path))]
+			if d := path.Base(path.Dir(ts.Path)) + ".yaml"; d != yamlName(path.Base(ts.Path)) {
 				cand = append(slices.Clip(cand), byFile[d]...)
 			}
 			slices.Sort(cand)

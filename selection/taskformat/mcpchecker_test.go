@@ -77,6 +77,8 @@ func TestMCPCheckerReadLosses(t *testing.T) {
 			[]string{"taskSets[0].assertions.requireAny"}, "x"},
 		{"pattern", eval("        toolsUsed: [{server: server, toolPattern: 'pods_.*'}]\n"), []string{"taskSets[0].assertions.toolsUsed[0]"}, ""},
 		{"no calls", eval("        maxToolCalls: 0\n"), nil, "none"},
+		{"a .yml path", strings.Replace(eval("        maxToolCalls: 0\n"), "path: t.yaml", "path: tasks/t.yml", 1), nil, "none"},
+		{"a task's directory", strings.Replace(eval("        maxToolCalls: 0\n"), "path: t.yaml", "path: tasks/t/task.yaml", 1), nil, "none"},
 		{"call bounds", eval("        minToolCalls: 1\n        maxToolCalls: 4\n"),
 			[]string{"taskSets[0].assertions.maxToolCalls", "taskSets[0].assertions.minToolCalls"}, ""},
 		{"other assertions", eval("        callOrder: []\n        noDuplicateCalls: true\n"),
