@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -59,9 +60,16 @@ func taskOp(ws, op string, i, g int) string {
 	return fmt.Sprintf("@post('%s?op=%s&i=%d&g=%d')", wsURL(ws, "task"), op, i, g)
 }
 
-// pageSignals are the page's initial signals; pid is server-made hex, the rest are numbers.
-func pageSignals(pid string, version, selected int) string {
-	return fmt.Sprintf("{pid: '%s', ver: %d, tool: %d, val: '', sev: 'all', panel: 'findings'}", pid, version, selected)
+// panels are the result panels a page can open on.
+var panels = []string{"findings", "cost", "tasks", "server", "history", "runs"}
+
+// pageSignals are the page's initial signals; pid is server-made hex, panel one of panels, the
+// rest are numbers.
+func pageSignals(pid string, version, selected int, panel string) string {
+	if !slices.Contains(panels, panel) {
+		panel = "findings"
+	}
+	return fmt.Sprintf("{pid: '%s', ver: %d, tool: %d, val: '', sev: 'all', panel: '%s'}", pid, version, selected, panel)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

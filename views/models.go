@@ -216,6 +216,8 @@ type Tasks struct {
 	Ambiguous int
 	Wrong     int
 	Problem   string
+	Formats   []TaskFormat  // the import form's format choices besides "detect"
+	Imported  *TaskImported // what the import just made of another tool's task file
 }
 
 // Workspace is the whole workspace screen.
@@ -236,6 +238,9 @@ type Workspace struct {
 	Server   ServerPanel
 	// Presence is who is on the workspace (the History issue's live presence).
 	Presence []PresenceRow
+	// Panel is the result panel the page opens on ("findings" when empty): a task import's
+	// page opens on its tasks.
+	Panel string
 }
 
 // FetchForm is the "Fetch from server" form, on the start page and in a workspace. It never

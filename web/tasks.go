@@ -147,6 +147,7 @@ func (s *Server) importTasks(c echo.Context) error {
 			return err
 		}
 		m := s.workspaceModel(r.Context(), ws, st, 0, msg)
+		m.Panel = "tasks" // the refusal is said in the task panel
 		return htmlPage(c, k.Status(), views.WorkspacePage(m))
 	}
 	fh, err := c.FormFile("file")
@@ -166,13 +167,14 @@ func (s *Server) importTasks(c echo.Context) error {
 	if err != nil || len(b) > s.max {
 		return refuse(TooLarge, fmt.Sprintf("The task file is larger than %d MB.", s.max>>20))
 	}
-	tasks, err := selection.ParseTasks(b, false)
-	if err != nil {
-		return refuse(BadRequest, "The task file could not be used: "+err.Error()+
-			`. It should be a JSON array such as [{"task": "Renew my loan", "expect": "loans_renew"}].`)
+	up, problem := readTaskUpload(b, c.FormValue("format"))
+	if problem != "" {
+		return refuse(BadRequest, problem)
 	}
+	tasks := up.tasks
 	msg := "imported tasks from " + workspace.Title(fh.Filename)
-	if c.FormValue("mode") == "append" && len(ws.Tasks) > 0 {
+	appended := c.FormValue("mode") == "append" && len(ws.Tasks) > 0
+	if appended {
 		// The file's tasks after the workspace's: ids must stay unique across both.
 		if err := uniqueTaskIDs(ws.Tasks, tasks); err != nil {
 			return refuse(BadRequest, "The task file could not be appended: "+err.Error()+". Replace the tasks instead, or change the file's ids.")
@@ -180,11 +182,36 @@ func (s *Server) importTasks(c echo.Context) error {
 		tasks = append(slices.Clip(ws.Tasks), tasks...)
 		msg = "appended tasks from " + workspace.Title(fh.Filename)
 	}
+	if up.from != nil {
+		msg += " (" + up.from.Name() + ")"
+	}
 	if _, err := s.store.Apply(r.Context(), ws.ID, Edit{Tasks: tasks, SetTasks: true, Message: msg}, s.who(c)); err != nil {
 		return err
 	}
 	// Every page shows the imported tasks (its event alone may find this state shown already,
 	// by the importer's own reload).
 	s.hub.Publish(ws.ID, Notice{Full: true})
-	return c.Redirect(http.StatusSeeOther, "/w/"+ws.ID)
+	if up.from == nil {
+		return c.Redirect(http.StatusSeeOther, "/w/"+ws.ID)
+	}
+	// Another tool's file: the importer's page says what was made of it and what was not
+	// carried over, so it is rendered here rather than after a redirect that would forget it.
+	return s.importedPage(c, importedNotice(up, workspace.Title(fh.Filename), appended))
+}
+
+// importedPage shows the workspace as the import left it, on its tasks, with the import's
+// notice.
+func (s *Server) importedPage(c echo.Context, n *views.TaskImported) error {
+	ws, err := s.getPageWS(c) // after the import: its undo state included
+	if err != nil {
+		return err
+	}
+	st, err := s.currentCtx(c.Request().Context(), ws)
+	if err != nil {
+		return err
+	}
+	m := s.workspaceModel(c.Request().Context(), ws, st, 0, "")
+	m.Tasks.Imported, m.Panel = n, "tasks"
+	m.Page.Title = ws.Name + " · Tool Workbench"
+	return htmlPage(c, http.StatusOK, views.WorkspacePage(m))
 }

@@ -1,0 +1,93 @@
+package taskformat
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestMCPTestWriteLosses: an intent is a request and the tools that count as right: ids, tags,
+// rejected tools and arguments are reported, a case needing all of several calls keeps the
+// first, and a case expecting no tool is left out.
+func TestMCPTestWriteLosses(t *testing.T) {
+	args := mustValue(t, `{"book_id": "b-1"}`)
+	tests := []struct {
+		name    string
+		c       Case
+		want    []string
+		intents int
+	}{
+		{"carried whole", Case{Query: "q", Expect: []Call{{Tool: "x"}}}, []string{"catalog_path"}, 1},
+		{"any of", Case{Query: "q", AnyOf: true, Expect: []Call{{Tool: "x"}, {Tool: "y"}}}, []string{"catalog_path"}, 1},
+		{"all of", Case{Query: "q", Expect: []Call{{Tool: "x"}, {Tool: "y"}}}, []string{"expect", "catalog_path"}, 1},
+		{"none", Case{Query: "q", None: true}, []string{"expect", "catalog_path"}, 0},
+		{"nothing expected", Case{Query: "q"}, []string{"expect", "catalog_path"}, 0},
+		{"id, reject, tags, args", Case{ID: "a", Query: "q", Expect: []Call{{Tool: "x", Args: args}}, Reject: []string{"y"}, Tags: []string{"t"}},
+			[]string{"expect[0].args", "id", "reject", "tags", "catalog_path"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, losses, err := mcptest{}.Write([]Case{tt.c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := lossFields(losses); !slices.Equal(got, tt.want) {
+				t.Errorf("losses %v, want %v: %v", got, tt.want, losses)
+			}
+			back, _, err := mcptest{}.Read(out)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if len(back) != tt.intents {
+				t.Errorf("%d intents written, want %d:\n%s", len(back), tt.intents, out)
+			}
+		})
+	}
+}
+
+// TestMCPTestRead: gold tools become alternatives; the catalog, mutations and unknown members
+// are reported; a spec without what tool-bench needs is refused, saying what is missing.
+func TestMCPTestRead(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      []string // loss fields
+		expect    string
+		err       string
+	}{
+		{"one gold", "catalog_path: t.json\nintents:\n  - query: q\n    gold: [x]\n", []string{"catalog_path"}, "x", ""},
+		{"several gold", "catalog: {tools: []}\nintents:\n  - query: q\n    gold: [x, y]\n", []string{"catalog"}, "any x,y", ""},
+		{"json spec", `{"catalog_path": "tools.json", "intents": [{"query": "q", "gold": ["x"]}]}`, nil, "x", ""},
+		{"extras", "catalog_path: tools.json\nseed: 3\nmutations: [{tool: x, kind: blank}]\nintents:\n  - query: q\n    gold: [x]\n    weight: 2\n",
+			[]string{"mutations", "seed", "weight"}, "x", ""},
+		{"no gold", "intents:\n  - query: q\n", nil, "", "no gold tools"},
+		{"no query", "intents:\n  - gold: [x]\n", nil, "", "no query"},
+		{"gold not a list", "intents:\n  - query: q\n    gold: 3\n", nil, "", "tool-bench spec"},
+		{"two documents", "intents: []\n---\nintents: []\n", nil, "", "2 YAML documents"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cases, losses, err := mcptest{}.Read([]byte(tt.src))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want it to say %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := lossFields(losses); !slices.Equal(got, tt.want) {
+				t.Errorf("losses %v, want %v: %v", got, tt.want, losses)
+			}
+			if got := expectation(cases[0]); got != tt.expect {
+				t.Errorf("expectation %q, want %q", got, tt.expect)
+			}
+		})
+	}
+}
+
+func FuzzMCPTest(f *testing.F) {
+	fuzzSeeds(f, "mcptest/*.yaml")
+	f.Add([]byte(`{"catalog": [], "intents": [{"query": "q", "gold": ["a", "b"]}]}`))
+	f.Fuzz(func(t *testing.T, src []byte) { fuzzFormat(t, mcptest{}, src) })
+}
