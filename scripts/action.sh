@@ -6,7 +6,8 @@
 #   check    workbench check on INPUT_LISTING: annotations to the log, SARIF to INPUT_SARIF if
 #            set, the Markdown report to the job summary; output exit-code
 #   cost     with INPUT_BASELINE, the cost gate against it: a file, or a git ref at which the
-#            listing's own path is read; output exit-code (empty: no baseline, skipped)
+#            listing's own path is read; outputs exit-code (empty: no baseline, skipped) and
+#            report, the Markdown table's file (for a pull request comment)
 #   verdict  the summary table of both, and exit 1 if either failed
 #
 # Inputs come in the environment (INPUT_*), never in the script's text: a value cannot become
@@ -113,7 +114,11 @@ step_cost() {
 	if [ "$code" = 2 ]; then
 		printf '## workbench cost\n\nThe cost gate could not run (exit 2): the log says why.\n\n' | summary
 	else
-		{ "$wb" cost "${args[@]}" --format markdown 2>/dev/null || true; echo; } | summary
+		local report
+		report="$(tmpdir)/cost.md"
+		"$wb" cost "${args[@]}" --format markdown >"$report" 2>/dev/null || true
+		{ cat "$report"; echo; } | summary
+		out report "$report"
 	fi
 	out exit-code "$code"
 }

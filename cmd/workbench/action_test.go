@@ -279,6 +279,9 @@ func actionCostStep(t *testing.T, bin string) {
 		t.Run(c.name, func(t *testing.T) {
 			log, code, out := a.step(t, repo, "cost", append([]string{listing}, c.inputs...)...)
 			sum := a.takeSummary(t)
+			if report := out["report"]; c.code != "" && c.code != "2" && (report == "" || !strings.Contains(sum, mustRead(t, report))) {
+				t.Errorf("report output %q is not the summary's table", report)
+			}
 			if code != 0 || out["exit-code"] != c.code {
 				t.Errorf("exit %d, outputs %v; want exit 0 and exit-code %q\n%s", code, out, c.code, log)
 			}
@@ -325,5 +328,59 @@ func actionVerdictStep(t *testing.T, bin string) {
 		if sum := a.takeSummary(t); code != c.code || !strings.Contains(sum, "| Step | Result |") || !strings.Contains(sum, c.row) {
 			t.Errorf("check %q, cost %q: exit %d, want %d; summary lacks %q:\n%s%s", c.check, c.cost, code, c.code, c.row, sum, log)
 		}
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The README's workflow (examples/github-workflow.yml) passes the action only inputs it has, and
+// every required one, and asks for the permissions its steps need.
+func TestActionExampleWorkflow(t *testing.T) {
+	var a actionFile
+	var wf struct {
+		Permissions map[string]string
+		Jobs        map[string]struct {
+			Steps []struct {
+				ID, Uses, Run string
+				With          map[string]string
+			}
+		}
+	}
+	for path, v := range map[string]any{filepath.Join("..", "..", "action.yml"): &a, filepath.Join("..", "..", "examples", "github-workflow.yml"): &wf} {
+		if err := yaml.Unmarshal([]byte(mustRead(t, path)), v); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	found := false
+	for _, job := range wf.Jobs {
+		for _, s := range job.Steps {
+			if !strings.HasPrefix(s.Uses, "tool-workbench/workbench@") {
+				continue
+			}
+			found = true
+			for k := range s.With {
+				if _, ok := a.Inputs[k]; !ok {
+					t.Errorf("the workflow passes %s, which the action does not take", k)
+				}
+			}
+			for k, in := range a.Inputs {
+				if _, ok := s.With[k]; in.Required && !ok {
+					t.Errorf("the workflow lacks the required input %s", k)
+				}
+			}
+			if s.With["upload-sarif"] == "true" && wf.Permissions["security-events"] != "write" {
+				t.Error("upload-sarif needs security-events: write")
+			}
+		}
+	}
+	if !found {
+		t.Error("the workflow does not use the action")
 	}
 }
