@@ -34,20 +34,13 @@ step_build() {
 	out path "$bin"
 }
 
-# check_args prints the arguments common to every check run, one a line.
-check_args() {
-	printf '%s\n' "$INPUT_LISTING"
-	[ -z "${INPUT_TASKS:-}" ] || printf '%s\n' --tasks "$INPUT_TASKS"
-	[ -z "${INPUT_PROFILE:-}" ] || printf '%s\n' --profile "$INPUT_PROFILE"
-	[ -z "${INPUT_IGNORE:-}" ] || printf '%s\n' --ignore "$INPUT_IGNORE"
-	printf '%s\n' --fail-on "${INPUT_FAIL_ON:-error}"
-}
-
 step_check() {
 	local wb="${WORKBENCH:?WORKBENCH names the binary the build step made}" code
 	[ -n "${INPUT_LISTING:-}" ] || die "the listing input is empty: name the listing file to check"
-	local -a args
-	mapfile -t args < <(check_args)
+	local -a args=("$INPUT_LISTING" --fail-on "${INPUT_FAIL_ON:-error}")
+	[ -z "${INPUT_TASKS:-}" ] || args+=(--tasks "$INPUT_TASKS")
+	[ -z "${INPUT_PROFILE:-}" ] || args+=(--profile "$INPUT_PROFILE")
+	[ -z "${INPUT_IGNORE:-}" ] || args+=(--ignore "$INPUT_IGNORE")
 	echo "::group::workbench check ${INPUT_LISTING}"
 	code=0
 	"$wb" check "${args[@]}" --format github || code=$?
@@ -85,8 +78,10 @@ baseline_file() {
 		ref=FETCH_HEAD
 	fi
 	# The listing's path in the repository, as git names it at the ref.
-	path="$(git ls-files --full-name --error-unmatch -- "$INPUT_LISTING" 2>/dev/null ||
-		realpath --relative-to="$(git rev-parse --show-toplevel)" -- "$INPUT_LISTING")"
+	case "$INPUT_LISTING" in
+	/*) path="${INPUT_LISTING#"$(git rev-parse --show-toplevel)"/}" ;;
+	*) path="$(git rev-parse --show-prefix)${INPUT_LISTING#./}" ;;
+	esac
 	dest="$(tmpdir)/baseline.json"
 	if git cat-file -e "$ref:$path" 2>/dev/null; then
 		git show "$ref:$path" >"$dest"

@@ -192,6 +192,10 @@ func gitRepo(t *testing.T, a *actionEnv) string {
 	copyFile(gateBase, "listings/tools.json")
 	git("add", ".")
 	git("commit", "-q", "-m", "base")
+	// A branch only the remote has, as a pull request's base is in a shallow checkout.
+	git("init", "-q", "--bare", filepath.Join(a.dir, "origin.git"))
+	git("remote", "add", "origin", filepath.Join(a.dir, "origin.git"))
+	git("push", "-q", "origin", "HEAD:refs/heads/upstream-base")
 	copyFile(gateHead, "listings/tools.json")
 	copyFile(manyFails, "listings/odd.json")
 	return repo
@@ -267,6 +271,8 @@ func actionCostStep(t *testing.T, bin string) {
 		{"file, within", []string{"INPUT_BASELINE=" + base, "INPUT_MAX_INCREASE=40%"}, "0",
 			[]string{"::notice file=listings/tools.json,line=2,title=grown tool%3A search_books::"},
 			[]string{"**Within the limit:**", "2 added, 1 removed, 1 grown, 1 shrunk, 2 unchanged."}},
+		{"ref fetched from origin", []string{"INPUT_LISTING=./listings/tools.json", "INPUT_BASELINE=upstream-base", "INPUT_MAX_INCREASE=85"}, "0", nil,
+			[]string{"**Within the limit:** the listing grew by 85 tokens"}},
 		{"another tokenizer", []string{"INPUT_BASELINE=main", "INPUT_TOKENIZER=cl100k_base"}, "0", nil,
 			[]string{"| total tokens (compact, cl100k\\_base) |"}},
 		{"ref without the listing", []string{"INPUT_BASELINE=before-listing"}, "0",

@@ -13,7 +13,7 @@ import (
 func init() {
 	register(command{
 		name:    "cost",
-		summary: "bytes and tokens of a listing, per tool, as a host renders it (exit 2 unreadable)",
+		summary: "bytes and tokens of a listing, per tool, as a host renders it, and the change against a baseline (exit 1 past --max-increase, 2 unreadable)",
 		usage:   "SOURCE [--tokenizer o200k_base|cl100k_base|PATH] [--render NAME] [--context N] [--baseline FILE] [--format text|json|github|markdown] [--max-increase N|P%]",
 		run:     runCost,
 	})
