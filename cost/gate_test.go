@@ -172,3 +172,44 @@ func FuzzParseLimit(f *testing.F) {
 		}
 	})
 }
+
+// FuzzGateGitHub: whatever a tool's name and the file's name hold, --format github writes only
+// its own commands (each line one command, or its plain note), each with only its own
+// properties.
+func FuzzGateGitHub(f *testing.F) {
+	f.Add("search\n::error::x", "tools.json", 5)
+	f.Add("a,title=b:c%0A", "x,y:z.json", -3)
+	f.Add("\r::warning file=x::y", "\n::error::", 0)
+	f.Fuzz(func(t *testing.T, name, source string, delta int) {
+		g := &Gate{Before: Measure{Tokens: 100}, After: Measure{Tokens: 100 + delta}, Grown: 1,
+			Changes: []GateChange{{Name: name, Status: "grown", Index: 0, Before: 10, After: 10 + delta}}}
+		v := g.Check(Limit{Tokens: 0, Text: "0"})
+		var b strings.Builder
+		if err := WriteGateGitHub(&b, g, GateOptions{Source: source, Verdict: &v, Line: func(int) int { return 3 }}); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+		want := 2
+		if v.Over {
+			want = 3
+		}
+		if len(lines) != want {
+			t.Fatalf("%d lines, want %d:\n%s", len(lines), want, b.String())
+		}
+		for _, ln := range lines {
+			cmd, rest, ok := strings.Cut(ln, " ")
+			if !ok || (cmd != "::notice" && cmd != "::error") {
+				t.Fatalf("not one of the gate's commands: %q", ln)
+			}
+			props, _, ok := strings.Cut(rest, "::")
+			if !ok {
+				t.Fatalf("no message: %q", ln)
+			}
+			for _, p := range strings.Split(props, ",") {
+				if k, _, _ := strings.Cut(p, "="); k != "file" && k != "line" && k != "title" {
+					t.Fatalf("property %q in %q", k, ln)
+				}
+			}
+		}
+	})
+}
