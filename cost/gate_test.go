@@ -205,11 +205,24 @@ func FuzzGateGitHub(f *testing.F) {
 			if !ok {
 				t.Fatalf("no message: %q", ln)
 			}
+			seen := map[string]bool{}
 			for _, p := range strings.Split(props, ",") {
-				if k, _, _ := strings.Cut(p, "="); k != "file" && k != "line" && k != "title" {
+				k, val, _ := strings.Cut(p, "=")
+				if (k != "file" && k != "line" && k != "title") || seen[k] {
 					t.Fatalf("property %q in %q", k, ln)
+				}
+				seen[k] = true
+				// Each value reads back as what was written: the file's name, the tool's title.
+				val = ghUnescape.Replace(val)
+				if k == "file" && val != source {
+					t.Fatalf("file %q, want %q", val, source)
+				}
+				if k == "title" && strings.HasPrefix(val, "grown tool: ") && val != "grown tool: "+name {
+					t.Fatalf("title %q, want %q", val, "grown tool: "+name)
 				}
 			}
 		}
 	})
 }
+
+var ghUnescape = strings.NewReplacer("%25", "%", "%0D", "\r", "%0A", "\n", "%3A", ":", "%2C", ",")
