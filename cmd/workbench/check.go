@@ -23,7 +23,7 @@ func init() {
 	register(command{
 		name:    "check",
 		summary: "lint a listing and rank a task file against it (exit 0 clean, 1 findings fail, 2 unreadable)",
-		usage: "SOURCE [--tasks FILE] [--rules all|reference] [--format text|json|sarif|github|markdown] " +
+		usage: "SOURCE... [--tasks FILE] [--rules all|reference] [--format text|json|sarif|github|markdown] " +
 			"[--ignore FILE] [--fail-on error|warning|info] [--baseline FILE] [--merge FILE]... [--tokenizer approx|o200k_base|cl100k_base] [--profile NAME]",
 		run: runCheck,
 	})
@@ -64,12 +64,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
+	if len(pos) == 0 {
 		fs.Usage()
-		return usageError{"check takes one SOURCE (a file, or - for standard input)"}
 	}
-	if pos[0] == "-" && *tasksPath == "-" {
-		return usageError{"SOURCE and --tasks cannot both be standard input"}
+	if err := checkSources(pos, *tasksPath, *baseline); err != nil {
+		return err
 	}
 	out := bufio.NewWriterSize(e.stdout, 64<<10)
 	defer out.Flush()
@@ -86,7 +85,9 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		if len(given) > 0 {
 			return usageError{fmt.Sprintf("--%s needs --rules all: --rules reference prints exactly what the reference checker prints", given[0])}
 		}
-		return checkReference(ctx, out, e, pos[0], *tasksPath)
+		return checkEach(ctx, out, "text", pos, func(out *bufio.Writer, source string) error {
+			return checkReference(ctx, out, e, source, *tasksPath)
+		})
 	case "all":
 	default:
 		return usageError{fmt.Sprintf("unknown rule set %q; known: all, reference", *rules)}
@@ -107,7 +108,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err := checkProfile(*profile); err != nil {
 		return err
 	}
-	o := checkOptions{source: pos[0], tasks: *tasksPath, format: *format, ignore: *ignore, baseline: *baseline,
+	o := checkOptions{tasks: *tasksPath, format: *format, ignore: *ignore, baseline: *baseline,
 		tokenizer: *tokenizer, failOn: sev, merge: merge,
 		cfg: lint.Config{MaxTools: *maxTools, MaxListingTokens: *maxTokens, MaxDescriptionTokens: *maxDesc, Revision: *revision, Profile: *profile}}
 	if *profile != "" && !flagGiven(fs, "revision") {
@@ -120,7 +121,10 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		}
 		o.cfg.Tokens = tok.Count
 	}
-	return checkAll(ctx, out, e, o)
+	return checkEach(ctx, out, o.format, pos, func(out *bufio.Writer, source string) error {
+		o.source = source
+		return checkAll(ctx, out, e, o)
+	})
 }
 
 // checkAll runs the reference's checks and the extended rules and writes the report in o.format.

@@ -147,7 +147,7 @@ func TestCheckReadsStandardInput(t *testing.T) {
 }
 
 func TestCheckUsage(t *testing.T) {
-	for _, args := range [][]string{{"check"}, {"check", "a", "b"}, {"check", "x.json", "--rules", "nope"}, {"check", "--bogus"}, {"nosuchcommand"}} {
+	for _, args := range [][]string{{"check"}, {"check", "-", "-"}, {"check", "x.json", "--rules", "nope"}, {"check", "--bogus"}, {"nosuchcommand"}} {
 		_, errOut, code := runCLI(t, "", args...)
 		if code != 2 || errOut == "" {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and a message", args, code, errOut)

@@ -13,8 +13,8 @@ import (
 func init() {
 	register(command{
 		name:    "cost",
-		summary: "bytes and tokens of a listing, per tool, as a host renders it (exit 2 unreadable)",
-		usage:   "SOURCE [--tokenizer o200k_base|cl100k_base|PATH] [--render NAME] [--context N] [--baseline FILE] [--format text|json]",
+		summary: "bytes and tokens of a listing, per tool, as a host renders it, and the change against a baseline (exit 1 past --max-increase, 2 unreadable)",
+		usage:   "SOURCE [--tokenizer o200k_base|cl100k_base|PATH] [--render NAME] [--context N] [--baseline FILE] [--format text|json|github|markdown] [--max-increase N|P%]",
 		run:     runCost,
 	})
 }
@@ -26,7 +26,8 @@ func runCost(ctx context.Context, e *env, args []string) error {
 	render := fs.String("render", "compact", "rendering: "+strings.Join(cost.RenderingNames(), ", "))
 	contextN := fs.Int("context", 0, "context window in tokens, to report each tool's share of it (0: none)")
 	baseline := fs.String("baseline", "", "listing to compare against (a file, or - for standard input)")
-	format := fs.String("format", "text", "output format: text or json")
+	format := fs.String("format", "text", "output format: text, json, or with --baseline github (workflow commands) or markdown (a table of the change)")
+	maxIncrease := fs.String("max-increase", "", "with --baseline: exit 1 when the listing grows by more than N tokens or P% of the baseline's total")
 	model := fs.String("model", "", "model for an estimate's constants: openai gpt-4o|gpt-4o-mini|gpt-4|gpt-3.5-turbo, anthropic a Claude model id")
 	choice := fs.String("tool-choice", "", "anthropic tool_choice: auto, none, any or tool (the system prompt's size depends on it)")
 	parts := fs.Bool("parts", false, "text format: show what each part of a tool costs")
@@ -38,8 +39,9 @@ func runCost(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return usageError{"cost takes one SOURCE (a file, or - for standard input)"}
 	}
-	if *format != "text" && *format != "json" {
-		return usageError{fmt.Sprintf("unknown format %q; use text or json", *format)}
+	gate, err := costGateFlags(*format, *baseline, *maxIncrease)
+	if err != nil {
+		return err
 	}
 	if *contextN < 0 {
 		return usageError{fmt.Sprintf("--context %d: give a context window in tokens, or 0 for none", *contextN)}
@@ -85,11 +87,18 @@ func runCost(ctx context.Context, e *env, args []string) error {
 	e.log.Debug("costed listing", "source", pos[0], "tools", len(rep.Tools), "tokens", rep.Total.Tokens)
 	out := bufio.NewWriterSize(e.stdout, 64<<10)
 	defer out.Flush()
-	if *format == "json" {
+	switch *format {
+	case "json":
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	case "text":
+		cost.WriteText(out, rep, *parts)
 	}
-	cost.WriteText(out, rep, *parts)
-	return nil
+	if *baseline == "" {
+		return nil
+	}
+	return gate.write(out, e, &rep, pos[0], l)
 }
