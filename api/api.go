@@ -125,6 +125,8 @@ func (a *API) routes() []route {
 		{http.MethodGet, "/workspaces/:id/listing", "getWorkspaceListing", a.getListing},
 		{http.MethodPut, "/workspaces/:id/listing", "putWorkspaceListing", a.putListing},
 		{http.MethodGet, "/workspaces/:id/revisions", "listWorkspaceRevisions", a.revisions},
+		{http.MethodGet, "/workspaces/:id/tasks", "getWorkspaceTasks", a.getTasks},
+		{http.MethodPut, "/workspaces/:id/tasks", "putWorkspaceTasks", a.putTasks},
 	}
 }
 
