@@ -106,7 +106,9 @@ func TestHealthPostgres(t *testing.T) {
 // downListener is a store whose event listener has lost its connection.
 type downListener struct{ store.Store }
 
-func (downListener) Health() error { return errors.New("listen: connection refused (host=db.internal user=workbench)") }
+func (downListener) Health() error {
+	return errors.New("listen: connection refused (host=db.internal user=workbench)")
+}
 
 // TestHealthListenerDown: a replica that no longer hears the others is taken out of rotation.
 func TestHealthListenerDown(t *testing.T) {
