@@ -85,9 +85,11 @@ func TestGoInstallFromCleanCache(t *testing.T) {
 		"GOSUMDB=off",
 		"GOPRIVATE=", "GONOPROXY=", "GOWORK=off", "GOTOOLCHAIN=local",
 		"GOFLAGS=-modcacherw -trimpath")
+	start := time.Now()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go install %s@%s: %v\n%s", modulePath, pseudo, err, out)
 	}
+	t.Logf("go install %s@%s took %s", modulePath, pseudo, time.Since(start).Round(time.Second))
 	out, err := exec.CommandContext(ctx, filepath.Join(bin, "workbench"), "version", "--format", "json").CombinedOutput()
 	if err != nil {
 		t.Fatalf("the installed workbench version: %v\n%s", err, out)
