@@ -1,4 +1,4 @@
-package main
+package goinstall
 
 import (
 	"archive/zip"
@@ -94,7 +94,10 @@ func TestGoInstallFromCleanCache(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the installed workbench version: %v\n%s", err, out)
 	}
-	var f buildFacts
+	// The fields of `workbench version --format json` (cmd/workbench's buildFacts).
+	var f struct {
+		Module, Version, Revision, RevisionFrom string
+	}
 	if err := json.Unmarshal(out, &f); err != nil {
 		t.Fatalf("the installed workbench version --format json: %v\n%s", err, out)
 	}
