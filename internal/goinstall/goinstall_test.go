@@ -31,8 +31,9 @@ const modulePath = "github.com/tool-workbench/workbench"
 // generated templ code not committed), a version command that lies.
 //
 // The dependencies come from this machine's module cache (as a file:// proxy), so no network
-// is needed; -trimpath keeps the build cache's keys free of the temporary paths, so that only
-// the first run on a machine compiles everything.
+// is needed. -trimpath keeps the build cache's keys free of the temporary module cache's
+// path, so that the dependencies compile once per machine; the workbench's own packages
+// compile again at each commit (their trimmed paths name the version).
 func TestGoInstallFromCleanCache(t *testing.T) {
 	t.Parallel()
 	goBin, err := exec.LookPath("go")
