@@ -62,6 +62,19 @@ func TestDBTargetHidesPassword(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "s3cr3t") {
 		t.Errorf("mistyped scheme: %v", err)
 	}
+	// A password with a character a URL must encode (/ ? #) makes the URL invalid; the message
+	// names the host, never a piece of the password.
+	for _, dsn := range []string{"postgres://admin:s3cr/3t@db.internal:5432/wb", "postgres://admin:s3cr?3t@db.internal:5432/wb",
+		"postgres://admin:s3cr#3t@db.internal:5432/wb", "postgres://admin:s3cr@3t@db.internal:5432/wb"} {
+		tg, err := parseDB(dsn)
+		msg := tg.String()
+		if err != nil {
+			msg = err.Error()
+		}
+		if strings.Contains(msg, "s3cr") || strings.Contains(msg, "admin") || !strings.Contains(msg, "db.internal:5432") {
+			t.Errorf("%s: %s", dsn, msg)
+		}
+	}
 }
 
 func TestOpenStoreSQLite(t *testing.T) {
