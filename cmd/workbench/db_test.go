@@ -116,7 +116,7 @@ func TestOpenStoreSQLite(t *testing.T) {
 }
 
 func FuzzParseDB(f *testing.F) {
-	for _, s := range []string{"", "sqlite:x.db", "sqlite:///a", "postgres://u:pw@h:1/d?sslmode=disable", "postgresql://h/d", "postgres:", "mysql://a:b@c", "sqlite:\x00"} {
+	for _, s := range []string{"", "sqlite:x.db", "sqlite:///a", "postgres://u:pw@h:1/d?sslmode=disable", "postgresql://h/d", "postgres:", "mysql://a:b@c", "sqlite:\x00", "postgres://admin:s3cr3tpassword/x@h:1/d"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -129,6 +129,19 @@ func FuzzParseDB(f *testing.F) {
 			if u, perr := url.Parse(s); perr == nil && u.User != nil {
 				if pw, ok := u.User.Password(); ok && len(pw) >= 8 && strings.Contains(err.Error(), pw) {
 					t.Fatalf("error %q repeats the password", err)
+				}
+			}
+			// Nor any piece of one that made the URL invalid (an unencoded / ? or #), in what
+			// the message says of the input (the rest is its own words).
+			said, _, _ := strings.Cut(strings.TrimPrefix(err.Error(), "--db: "), " is not a valid")
+			if _, rest, ok := strings.Cut(s, "://"); ok {
+				if i := strings.LastIndex(rest, "@"); i >= 0 {
+					_, pw, _ := strings.Cut(rest[:i], ":")
+					for _, piece := range strings.FieldsFunc(pw, func(r rune) bool { return strings.ContainsRune("/?#", r) }) {
+						if len(piece) >= 8 && strings.Contains(said, piece) {
+							t.Fatalf("error %q repeats a piece of the password, %q", err, piece)
+						}
+					}
 				}
 			}
 			return
