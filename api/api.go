@@ -5,7 +5,9 @@
 // Every failure answers with one shape, {"error": {"code", "message", "hint", ...}}, and the
 // HTTP status follows from the code in one table (statusOf). Request bodies are JSON objects
 // (Content-Type application/json, UTF-8, at most Options.MaxBodyBytes); unknown members are
-// refused, so that a misspelt option is an error rather than a silent default.
+// refused, so that a misspelt option is an error rather than a silent default. The PUTs of a
+// workspace's listing and task file also take the document itself, as their GET answers it
+// (roundtrip.go).
 //
 // The API mounts on any Echo group (Register); the web server mounts it at /api/v1.
 package api
@@ -126,6 +128,8 @@ func (a *API) routes() []route {
 		{http.MethodGet, "/workspaces/:id/listing", "getWorkspaceListing", a.getListing},
 		{http.MethodPut, "/workspaces/:id/listing", "putWorkspaceListing", a.putListing},
 		{http.MethodGet, "/workspaces/:id/revisions", "listWorkspaceRevisions", a.revisions},
+		{http.MethodGet, "/workspaces/:id/tasks", "getWorkspaceTasks", a.getTasks},
+		{http.MethodPut, "/workspaces/:id/tasks", "putWorkspaceTasks", a.putTasks},
 	}
 }
 

@@ -180,7 +180,8 @@ func (a *API) getListing(c echo.Context) error {
 	return c.Blob(http.StatusOK, "application/json", export.JSON(rev.Listing, export.JSONOptions{}))
 }
 
-// putListing records a whole new listing as the workspace's next revision.
+// putListing records a whole new listing as the workspace's next revision. It takes what
+// getListing answers, or the wrapped form (see listingPut).
 func (a *API) putListing(c echo.Context) error {
 	id, err := workspaceID(c)
 	if err != nil {
@@ -190,15 +191,7 @@ func (a *API) putListing(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	req, err := a.read(c, "listing", "message")
-	if err != nil {
-		return err
-	}
-	msg, err := req.str("message", "replaced through the API")
-	if err != nil {
-		return err
-	}
-	l, err := req.listingOf("listing", "listing", a.opts.Limits, true, false)
+	l, msg, err := a.listingPut(c)
 	if err != nil {
 		return err
 	}

@@ -128,6 +128,9 @@ type Server struct {
 	profiles   profiles     // each workspace's profile and an engine per profile (profile.go)
 	repairs    *repairCache // the Fix buttons' repairs per tool (fixcache.go), in the costs' budget (CacheBytes)
 
+	// health is the last answer of HealthPath (health.go).
+	health health
+
 	mu     sync.Mutex
 	states map[string]*state // the last analysed state per workspace (a cache: any read sets it)
 	bases  map[string]*analysis.Result
@@ -194,8 +197,17 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Handler returns the server's HTTP handler.
-func (s *Server) Handler() http.Handler { return s.echo }
+// Handler returns the server's HTTP handler: HealthPath before the router and its
+// middleware (see HealthPath for why), everything else through them.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == HealthPath {
+			s.serveHealth(w, r)
+			return
+		}
+		s.echo.ServeHTTP(w, r)
+	})
+}
 
 // Hub returns the live hub (tests count pages with it).
 func (s *Server) Hub() *Hub { return s.hub }

@@ -125,7 +125,8 @@ func parseDB(s string) (dbTarget, error) {
 	case ok && (scheme == "postgres" || scheme == "postgresql"):
 		u, err := url.Parse(s)
 		if err != nil || !strings.HasPrefix(rest, "//") {
-			return dbTarget{}, fmt.Errorf("--db: %s is not a valid postgres:// URL; write postgres://USER:PASSWORD@HOST:PORT/DATABASE", redactedHost(s))
+			return dbTarget{}, fmt.Errorf("--db: %s is not a valid postgres:// URL; write postgres://USER:PASSWORD@HOST:PORT/DATABASE, "+
+				"with any / ? # @ : or %% in the password percent-encoded (%%2F %%3F %%23 %%40 %%3A %%25)", redactedHost(s))
 		}
 		if u.Host == "" {
 			return dbTarget{}, fmt.Errorf("--db: the postgres:// URL names no host; write postgres://USER@HOST:PORT/DATABASE")
@@ -141,14 +142,16 @@ func parseDB(s string) (dbTarget, error) {
 }
 
 // redactedHost returns what follows the scheme of a postgres:// URL up to the path, with any
-// user information dropped: enough to say which server was meant.
+// user information dropped: enough to say which server was meant. The user information ends
+// at the last @, looked for before the path is cut off: a password holding an unencoded / ? or
+// # (which makes the URL invalid, so this is what the message shows) must not show in part.
 func redactedHost(dsn string) string {
 	_, rest, _ := strings.Cut(dsn, "://")
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		rest = rest[:i]
-	}
 	if i := strings.LastIndex(rest, "@"); i >= 0 {
 		rest = rest[i+1:]
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
 	}
 	return rest
 }

@@ -62,6 +62,19 @@ func TestDBTargetHidesPassword(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "s3cr3t") {
 		t.Errorf("mistyped scheme: %v", err)
 	}
+	// A password with a character a URL must encode (/ ? #) makes the URL invalid; the message
+	// names the host, never a piece of the password.
+	for _, dsn := range []string{"postgres://admin:s3cr/3t@db.internal:5432/wb", "postgres://admin:s3cr?3t@db.internal:5432/wb",
+		"postgres://admin:s3cr#3t@db.internal:5432/wb", "postgres://admin:s3cr@3t@db.internal:5432/wb"} {
+		tg, err := parseDB(dsn)
+		msg := tg.String()
+		if err != nil {
+			msg = err.Error()
+		}
+		if strings.Contains(msg, "s3cr") || strings.Contains(msg, "admin") || !strings.Contains(msg, "db.internal:5432") {
+			t.Errorf("%s: %s", dsn, msg)
+		}
+	}
 }
 
 func TestOpenStoreSQLite(t *testing.T) {
@@ -103,7 +116,7 @@ func TestOpenStoreSQLite(t *testing.T) {
 }
 
 func FuzzParseDB(f *testing.F) {
-	for _, s := range []string{"", "sqlite:x.db", "sqlite:///a", "postgres://u:pw@h:1/d?sslmode=disable", "postgresql://h/d", "postgres:", "mysql://a:b@c", "sqlite:\x00"} {
+	for _, s := range []string{"", "sqlite:x.db", "sqlite:///a", "postgres://u:pw@h:1/d?sslmode=disable", "postgresql://h/d", "postgres:", "mysql://a:b@c", "sqlite:\x00", "postgres://admin:s3cr3tpassword/x@h:1/d"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -116,6 +129,19 @@ func FuzzParseDB(f *testing.F) {
 			if u, perr := url.Parse(s); perr == nil && u.User != nil {
 				if pw, ok := u.User.Password(); ok && len(pw) >= 8 && strings.Contains(err.Error(), pw) {
 					t.Fatalf("error %q repeats the password", err)
+				}
+			}
+			// Nor any piece of one that made the URL invalid (an unencoded / ? or #), in what
+			// the message says of the input (the rest is its own words).
+			said, _, _ := strings.Cut(strings.TrimPrefix(err.Error(), "--db: "), " is not a valid")
+			if _, rest, ok := strings.Cut(s, "://"); ok {
+				if i := strings.LastIndex(rest, "@"); i >= 0 {
+					_, pw, _ := strings.Cut(rest[:i], ":")
+					for _, piece := range strings.FieldsFunc(pw, func(r rune) bool { return strings.ContainsRune("/?#", r) }) {
+						if len(piece) >= 8 && strings.Contains(said, piece) {
+							t.Fatalf("error %q repeats a piece of the password, %q", err, piece)
+						}
+					}
 				}
 			}
 			return

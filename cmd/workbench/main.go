@@ -112,6 +112,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		printHelp(stdout)
 		return nil
 	}
+	if len(args) > 0 && args[0] == "--version" {
+		name, args = "version", args[1:]
+	}
 	c, ok := commands[name]
 	if !ok {
 		return usageError{fmt.Sprintf("unknown command %q; run 'workbench help' for the list", name)}

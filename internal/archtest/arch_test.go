@@ -37,6 +37,7 @@ var layers = map[string]int{
 	"api": 5, "web": 5,
 
 	"cmd/workbench": 6, "internal/hostile/measure": 6,
+	"internal/goinstall": 6,
 }
 
 // longFuncs are the functions allowed past 100 lines: line-for-line ports, which stay
