@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/selection"
 )
 
 func init() { register(mcpjam{}) }
@@ -87,8 +88,8 @@ func (mcpjam) Read(src []byte) ([]Case, []Loss, error) {
 	return cases, loss, nil
 }
 
-// MaxCases bounds the cases a file of another format may hold, as the task file is bounded.
-const MaxCases = 100000
+// MaxCases bounds the cases a file of any format may hold: the task file's bound.
+const MaxCases = selection.MaxTasks
 
 func orNull(v *listing.Value) *listing.Value {
 	if v == nil {

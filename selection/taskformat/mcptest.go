@@ -78,7 +78,7 @@ func (mcptest) Read(src []byte) ([]Case, []Loss, error) {
 	if len(s.Intents) > selection.MaxTasks {
 		return nil, nil, fmt.Errorf("the spec holds %d intents; the workbench reads up to %d", len(s.Intents), selection.MaxTasks)
 	}
-	var losses []Loss
+	var losses lossList
 	fileLoss := func(field, msg string) { losses = append(losses, Loss{Case: -1, Field: field, Message: msg}) }
 	if s.Catalog.Kind != 0 {
 		fileLoss("catalog", "the spec's tool catalog is a listing, not tasks; dropped it (open it as the workspace's listing instead)")
@@ -119,12 +119,10 @@ func (mcptest) Read(src []byte) ([]Case, []Loss, error) {
 // right, and an intent expects some tool: a case expecting several calls keeps the first, and
 // a case expecting none is left out.
 func (mcptest) Write(cases []Case) ([]byte, []Loss, error) {
-	var losses []Loss
+	var losses lossList
 	s := mtSpec{CatalogPath: mtCatalog, Intents: []mtIntent{}}
 	for i, c := range cases {
-		lose := func(field, msg string) {
-			losses = append(losses, Loss{Case: i, ID: caseLabel(c), Field: field, Message: msg})
-		}
+		lose := losses.of(i, c)
 		if c.None || len(c.Expect) == 0 {
 			lose("expect", "a tool-bench intent always has a right tool; the case expects none, so it was left out")
 			continue
@@ -150,26 +148,13 @@ func (mcptest) Write(cases []Case) ([]byte, []Loss, error) {
 		}
 		s.Intents = append(s.Intents, mtIntent{Query: c.Query, Gold: gold})
 	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(s); err != nil {
-		return nil, nil, fmt.Errorf("encode the tool-bench spec: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, nil, fmt.Errorf("encode the tool-bench spec: %w", err)
+	b, err := marshalYAML(s)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the tool-bench spec: %w", err)
 	}
 	if len(cases) > 0 {
 		losses = append(losses, Loss{Case: -1, Field: "catalog_path", Message: fmt.Sprintf(
 			"the tasks carry no tool catalog; wrote catalog_path %q: point it at the listing's tools/list (the workbench exports it)", mtCatalog)})
 	}
-	return buf.Bytes(), losses, nil
-}
-
-func toolNamesList(calls []Call) []string {
-	out := make([]string, len(calls))
-	for i, c := range calls {
-		out[i] = c.Tool
-	}
-	return out
+	return b, losses, nil
 }
