@@ -2,31 +2,10 @@ package taskformat
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/tool-workbench/workbench/listing"
 )
-
-func lossFields(ls []Loss) []string {
-	out := make([]string, len(ls))
-	for i, l := range ls {
-		out[i] = l.Field
-	}
-	return out
-}
-
-func mustValue(t *testing.T, src string) *listing.Value {
-	t.Helper()
-	v, err := listing.ParseJSON([]byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
 
 // TestMCPCheckerWriteLosses: what a case says that mcpchecker cannot is reported, field by
 // field; "server" is the file's note that the assertions name a placeholder server.
@@ -108,17 +87,6 @@ func TestMCPCheckerReadLosses(t *testing.T) {
 	}
 }
 
-// expectation sums up a case's expected calls for a table.
-func expectation(c Case) string {
-	switch {
-	case c.None:
-		return "none"
-	case c.AnyOf:
-		return "any " + strings.Join(toolNamesList(c.Expect), ",")
-	}
-	return strings.Join(toolNamesList(c.Expect), ",")
-}
-
 // TestMCPCheckerReadErrors: a file that is not mcpchecker's says what is wrong.
 func TestMCPCheckerReadErrors(t *testing.T) {
 	tests := []struct{ name, src, want string }{
@@ -138,46 +106,6 @@ func TestMCPCheckerReadErrors(t *testing.T) {
 			}
 		})
 	}
-}
-
-// fuzzSeeds adds a format's example files to its fuzz corpus.
-func fuzzSeeds(f *testing.F, glob string) {
-	names, err := filepath.Glob(filepath.Join("testdata", glob))
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, n := range names {
-		if strings.Contains(n, ".golden") {
-			continue
-		}
-		b, err := os.ReadFile(n)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-}
-
-// fuzzFormat: Read never panics, and what Write writes of what Read read reads back.
-func fuzzFormat(t *testing.T, f Format, src []byte) {
-	f.Detect(src)
-	cases, _, err := f.Read(src)
-	if err != nil {
-		return
-	}
-	out, _, err := f.Write(cases)
-	if err != nil {
-		t.Fatalf("writing what was read: %v", err)
-	}
-	if _, _, err := f.Read(out); err != nil {
-		t.Fatalf("reading what Write wrote: %v\n%s", err, out)
-	}
-}
-
-func FuzzMCPChecker(f *testing.F) {
-	fuzzSeeds(f, "mcpchecker/*.yaml")
-	f.Add([]byte("kind: Task\nmetadata: {name: t}\nsteps: {prompt: {inline: hi}}\n---\nkind: Eval\nconfig: {taskSets: [{glob: '*', assertions: {toolsNotUsed: [{server: s, tool: x}]}}]}\n"))
-	f.Fuzz(func(t *testing.T, src []byte) { fuzzFormat(t, mcpchecker{}, src) })
 }
 
 // TestMCPCheckerManyTaskSets: a file of many tasks and task sets reads in linear work when the

@@ -39,7 +39,8 @@ func (mcpjam) Version() string {
 }
 
 // Detect claims an object with schemaVersion, mode and cases (the suite file's required
-// members), or an array whose first element has query and expectedToolCalls (the old CLI).
+// members), or an array whose first element has query and an array of expectedToolCalls (the
+// old CLI).
 func (mcpjam) Detect(src []byte) bool {
 	if !bytes.Contains(src, []byte("schemaVersion")) && !bytes.Contains(src, []byte("expectedToolCalls")) {
 		return false
@@ -51,7 +52,11 @@ func (mcpjam) Detect(src []byte) bool {
 	if v.Kind == listing.Object {
 		return v.Has("schemaVersion") && v.Has("mode") && v.Has("cases")
 	}
-	return v.Kind == listing.Array && len(v.Items) > 0 && v.Items[0].Has("query") && v.Items[0].Has("expectedToolCalls")
+	if v.Kind != listing.Array || len(v.Items) == 0 {
+		return false
+	}
+	calls := v.Items[0].Get("expectedToolCalls")
+	return v.Items[0].Has("query") && calls != nil && calls.Kind == listing.Array
 }
 
 func (mcpjam) Read(src []byte) ([]Case, []Loss, error) {

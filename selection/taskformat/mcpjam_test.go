@@ -3,6 +3,8 @@ package taskformat
 import (
 	"strings"
 	"testing"
+
+	"github.com/tool-workbench/workbench/listing"
 )
 
 // jamSuite wraps cases in a suite file's required members.
@@ -18,7 +20,7 @@ func TestMCPJamReadLosses(t *testing.T) {
 	fileFields := "suite.id suite.name target.servers defaults.model defaults.repetitions defaults.passThreshold"
 	tests := []struct {
 		name, cases string
-		want        string // the case's parts as caseJSON would not show at a glance
+		want        string // the case's parts as casesJSON would not show at a glance
 		fields      string // the fields of the case-level losses, in order
 	}{
 		{"plain", `{"id": "c1", "title": "t", "steps": [{"id": "s", "kind": "prompt", "prompt": "q"},
@@ -82,7 +84,7 @@ func parts(c Case) string {
 		}
 		b.WriteString(e.Tool)
 		if e.Args != nil {
-			b.WriteString(string(mustJSON(e.Args)))
+			b.Write(listing.Marshal(e.Args, ""))
 		}
 	}
 	b.WriteString("] reject=[" + strings.Join(c.Reject, " ") + "]")

@@ -84,9 +84,3 @@ func TestMCPTefRead(t *testing.T) {
 		})
 	}
 }
-
-func FuzzMCPTef(f *testing.F) {
-	fuzzSeeds(f, "mcptef/*.json")
-	f.Add([]byte(`{"items": [{"id": 7, "query": "q", "expected_tool_calls": null}]}`))
-	f.Fuzz(func(t *testing.T, src []byte) { fuzzFormat(t, mcptef{}, src) })
-}

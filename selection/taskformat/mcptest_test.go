@@ -85,9 +85,3 @@ func TestMCPTestRead(t *testing.T) {
 		})
 	}
 }
-
-func FuzzMCPTest(f *testing.F) {
-	fuzzSeeds(f, "mcptest/*.yaml")
-	f.Add([]byte(`{"catalog": [], "intents": [{"query": "q", "gold": ["a", "b"]}]}`))
-	f.Fuzz(func(t *testing.T, src []byte) { fuzzFormat(t, mcptest{}, src) })
-}
