@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,4 +65,39 @@ func expectation(c Case) string {
 		return "any " + strings.Join(toolNamesList(c.Expect), ",")
 	}
 	return strings.Join(toolNamesList(c.Expect), ",")
+}
+
+// checkRead runs one row of a read table: the error says wantErr, or (without one) the read
+// reports the loss fields losses and its first case expects expect.
+func checkRead(t *testing.T, f Format, src, wantErr string, losses []string, expect string) {
+	t.Helper()
+	cases, got, err := f.Read([]byte(src))
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want it to say %q", err, wantErr)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fields := lossFields(got); !slices.Equal(fields, losses) {
+		t.Errorf("losses %v, want %v: %v", fields, losses, got)
+	}
+	if e := expectation(cases[0]); e != expect {
+		t.Errorf("expectation %q, want %q", e, expect)
+	}
+}
+
+// checkWriteLosses writes one case and checks the loss fields the write reports.
+func checkWriteLosses(t *testing.T, f Format, c Case, losses []string) []byte {
+	t.Helper()
+	out, got, err := f.Write([]Case{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fields := lossFields(got); !slices.Equal(fields, losses) {
+		t.Errorf("losses %v, want %v: %v", fields, losses, got)
+	}
+	return out
 }

@@ -2,7 +2,6 @@ package taskformat
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -26,13 +25,7 @@ func TestMCPCheckerWriteLosses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, losses, err := mcpchecker{}.Write([]Case{tt.c})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := lossFields(losses); !slices.Equal(got, tt.want) {
-				t.Errorf("losses %v, want %v: %v", got, tt.want, losses)
-			}
+			checkWriteLosses(t, mcpchecker{}, tt.c, tt.want)
 		})
 	}
 }
@@ -73,16 +66,7 @@ func TestMCPCheckerReadLosses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cases, losses, err := mcpchecker{}.Read([]byte(tt.src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := lossFields(losses); !slices.Equal(got, tt.want) {
-				t.Errorf("losses %v, want %v: %v", got, tt.want, losses)
-			}
-			if got := expectation(cases[0]); got != tt.expect {
-				t.Errorf("expectation %q, want %q", got, tt.expect)
-			}
+			checkRead(t, mcpchecker{}, tt.src, "", tt.want, tt.expect)
 		})
 	}
 }

@@ -1,8 +1,6 @@
 package taskformat
 
 import (
-	"slices"
-	"strings"
 	"testing"
 )
 
@@ -25,13 +23,7 @@ func TestMCPTefWriteLosses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, losses, err := mcptef{}.Write([]Case{tt.c})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := lossFields(losses); !slices.Equal(got, tt.want) {
-				t.Errorf("losses %v, want %v: %v", got, tt.want, losses)
-			}
+			checkWriteLosses(t, mcptef{}, tt.c, tt.want)
 		})
 	}
 }
@@ -65,22 +57,7 @@ func TestMCPTefRead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cases, losses, err := mcptef{}.Read([]byte(tt.src))
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want it to say %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := lossFields(losses); !slices.Equal(got, tt.want) {
-				t.Errorf("losses %v, want %v: %v", got, tt.want, losses)
-			}
-			if got := expectation(cases[0]); got != tt.expect {
-				t.Errorf("expectation %q, want %q", got, tt.expect)
-			}
+			checkRead(t, mcptef{}, tt.src, tt.err, tt.want, tt.expect)
 		})
 	}
 }

@@ -1,8 +1,6 @@
 package taskformat
 
 import (
-	"slices"
-	"strings"
 	"testing"
 )
 
@@ -27,13 +25,7 @@ func TestMCPTestWriteLosses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, losses, err := mcptest{}.Write([]Case{tt.c})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := lossFields(losses); !slices.Equal(got, tt.want) {
-				t.Errorf("losses %v, want %v: %v", got, tt.want, losses)
-			}
+			out := checkWriteLosses(t, mcptest{}, tt.c, tt.want)
 			back, _, err := mcptest{}.Read(out)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, out)
@@ -66,22 +58,7 @@ func TestMCPTestRead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cases, losses, err := mcptest{}.Read([]byte(tt.src))
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want it to say %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := lossFields(losses); !slices.Equal(got, tt.want) {
-				t.Errorf("losses %v, want %v: %v", got, tt.want, losses)
-			}
-			if got := expectation(cases[0]); got != tt.expect {
-				t.Errorf("expectation %q, want %q", got, tt.expect)
-			}
+			checkRead(t, mcptest{}, tt.src, tt.err, tt.want, tt.expect)
 		})
 	}
 }
