@@ -104,7 +104,7 @@ func yamlDocuments(src []byte) ([]*yaml.Node, error) {
 			return nil, fmt.Errorf("the file holds more than %d YAML documents; split it", maxYAMLDocs)
 		}
 		if _, err := m.size(&n, 0); err != nil {
-			return nil, fmt.Errorf("YAML document %d: %w", len(docs)+1, err)
+			return nil, err // its line says where, in the whole stream
 		}
 		docs = append(docs, &n)
 	}
@@ -141,7 +141,7 @@ type measure struct {
 	total int
 }
 
-var errTooManyNodes = fmt.Errorf("the YAML expands to more than %d values (aliases repeat what their anchors hold); write the values out, use fewer aliases, or split the file", MaxTreeNodes)
+var errTooManyNodes = fmt.Errorf("the YAML expands to more than %d values (aliases repeat what their anchors hold); write the values out, or use fewer aliases", MaxTreeNodes)
 
 func (m *measure) size(n *yaml.Node, depth int) (int, error) {
 	if depth > MaxTreeDepth {
