@@ -56,19 +56,8 @@ func lossLines(title string, ls []Loss) string {
 	return b.String()
 }
 
-// expectation sums up a case's expected calls for a table.
-func expectation(c Case) string {
-	switch {
-	case c.None:
-		return "none"
-	case c.AnyOf:
-		return "any " + strings.Join(toolNamesList(c.Expect), ",")
-	}
-	return strings.Join(toolNamesList(c.Expect), ",")
-}
-
 // checkRead runs one row of a read table: the error says wantErr, or (without one) the read
-// reports the loss fields losses and its first case expects expect.
+// reports the loss fields losses and its first case is expect (as parts shows it).
 func checkRead(t *testing.T, f Format, src, wantErr string, losses []string, expect string) {
 	t.Helper()
 	cases, got, err := f.Read([]byte(src))
@@ -84,8 +73,8 @@ func checkRead(t *testing.T, f Format, src, wantErr string, losses []string, exp
 	if fields := lossFields(got); !slices.Equal(fields, losses) {
 		t.Errorf("losses %v, want %v: %v", fields, losses, got)
 	}
-	if e := expectation(cases[0]); e != expect {
-		t.Errorf("expectation %q, want %q", e, expect)
+	if p := parts(cases[0]); p != expect {
+		t.Errorf("read %s, want %s", p, expect)
 	}
 }
 
@@ -100,4 +89,27 @@ func checkWriteLosses(t *testing.T, f Format, c Case, losses []string) []byte {
 		t.Errorf("losses %v, want %v: %v", fields, losses, got)
 	}
 	return out
+}
+
+// parts shows what of a case the loss tables check.
+func parts(c Case) string {
+	var b strings.Builder
+	b.WriteString("expect=[")
+	for i, e := range c.Expect {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(e.Tool)
+		if e.Args != nil {
+			b.Write(listing.Marshal(e.Args, ""))
+		}
+	}
+	b.WriteString("] reject=[" + strings.Join(c.Reject, " ") + "]")
+	if c.AnyOf {
+		b.WriteString(" anyOf")
+	}
+	if c.None {
+		return b.String() + " none=true"
+	}
+	return b.String() + " none=false"
 }

@@ -40,29 +40,29 @@ func TestMCPCheckerReadLosses(t *testing.T) {
 	tests := []struct {
 		name, src string
 		want      []string
-		expect    string // the case's expected tools, "none", or ""
+		expect    string // the case, as parts shows it
 	}{
-		{"plain task", task, nil, ""},
-		{"tools used", eval("        toolsUsed: [{server: s, tool: x}, {server: s, tool: y}]\n"), []string{"server"}, "x,y"},
-		{"require any", eval("        requireAny: [{server: server, tool: x}, {server: server, tool: y}]\n"), nil, "any x,y"},
+		{"plain task", task, nil, "expect=[] reject=[] none=false"},
+		{"tools used", eval("        toolsUsed: [{server: s, tool: x}, {server: s, tool: y}]\n"), []string{"server"}, "expect=[x y] reject=[] none=false"},
+		{"require any", eval("        requireAny: [{server: server, tool: x}, {server: server, tool: y}]\n"), nil, "expect=[x y] reject=[] anyOf none=false"},
 		{"both", eval("        toolsUsed: [{server: server, tool: x}]\n        requireAny: [{server: server, tool: y}]\n"),
-			[]string{"taskSets[0].assertions.requireAny"}, "x"},
-		{"pattern", eval("        toolsUsed: [{server: server, toolPattern: 'pods_.*'}]\n"), []string{"taskSets[0].assertions.toolsUsed[0]"}, ""},
-		{"no calls", eval("        maxToolCalls: 0\n"), nil, "none"},
-		{"a .yml path", strings.Replace(eval("        maxToolCalls: 0\n"), "path: t.yaml", "path: tasks/t.yml", 1), nil, "none"},
-		{"a task's directory", strings.Replace(eval("        maxToolCalls: 0\n"), "path: t.yaml", "path: tasks/t/task.yaml", 1), nil, "none"},
+			[]string{"taskSets[0].assertions.requireAny"}, "expect=[x] reject=[] none=false"},
+		{"pattern", eval("        toolsUsed: [{server: server, toolPattern: 'pods_.*'}]\n"), []string{"taskSets[0].assertions.toolsUsed[0]"}, "expect=[] reject=[] none=false"},
+		{"no calls", eval("        maxToolCalls: 0\n"), nil, "expect=[] reject=[] none=true"},
+		{"a .yml path", strings.Replace(eval("        maxToolCalls: 0\n"), "path: t.yaml", "path: tasks/t.yml", 1), nil, "expect=[] reject=[] none=true"},
+		{"a task's directory", strings.Replace(eval("        maxToolCalls: 0\n"), "path: t.yaml", "path: tasks/t/task.yaml", 1), nil, "expect=[] reject=[] none=true"},
 		{"call bounds", eval("        minToolCalls: 1\n        maxToolCalls: 4\n"),
-			[]string{"taskSets[0].assertions.maxToolCalls", "taskSets[0].assertions.minToolCalls"}, ""},
+			[]string{"taskSets[0].assertions.maxToolCalls", "taskSets[0].assertions.minToolCalls"}, "expect=[] reject=[] none=false"},
 		{"other assertions", eval("        callOrder: []\n        noDuplicateCalls: true\n"),
-			[]string{"taskSets[0].assertions.callOrder", "taskSets[0].assertions.noDuplicateCalls"}, ""},
+			[]string{"taskSets[0].assertions.callOrder", "taskSets[0].assertions.noDuplicateCalls"}, "expect=[] reject=[] none=false"},
 		{"unmatched set", task + "---\nkind: Eval\nconfig:\n  taskSets:\n    - path: other.yaml\n      assertions: {maxToolCalls: 0}\n",
-			[]string{"taskSets[0]"}, ""},
+			[]string{"taskSets[0]"}, "expect=[] reject=[] none=false"},
 		{"label selector", task + "---\nkind: Eval\nconfig:\n  taskSets:\n    - glob: '*.yaml'\n      labelSelector: {area: x}\n      assertions: {maxToolCalls: 0}\n",
-			[]string{"taskSets[0]"}, ""},
+			[]string{"taskSets[0]"}, "expect=[] reject=[] none=false"},
 		{"task steps", strings.Replace(task, "spec:\n", "spec:\n  setup: [{script: {file: s.sh}}]\n  limits: {timeout: 5m}\n", 1),
-			[]string{"spec.limits", "spec.setup"}, ""},
+			[]string{"spec.limits", "spec.setup"}, "expect=[] reject=[] none=false"},
 		{"metadata", strings.Replace(task, "  name: t\n", "  name: t\n  difficulty: hard\n  runs: 3\n", 1),
-			[]string{"metadata.difficulty", "metadata.runs"}, ""},
+			[]string{"metadata.difficulty", "metadata.runs"}, "expect=[] reject=[] none=false"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,8 +3,6 @@ package taskformat
 import (
 	"strings"
 	"testing"
-
-	"github.com/tool-workbench/workbench/listing"
 )
 
 // jamSuite wraps cases in a suite file's required members.
@@ -72,29 +70,6 @@ func TestMCPJamReadLosses(t *testing.T) {
 			}
 		})
 	}
-}
-
-// parts shows what of a case the loss tables check.
-func parts(c Case) string {
-	var b strings.Builder
-	b.WriteString("expect=[")
-	for i, e := range c.Expect {
-		if i > 0 {
-			b.WriteString(" ")
-		}
-		b.WriteString(e.Tool)
-		if e.Args != nil {
-			b.Write(listing.Marshal(e.Args, ""))
-		}
-	}
-	b.WriteString("] reject=[" + strings.Join(c.Reject, " ") + "]")
-	if c.AnyOf {
-		b.WriteString(" anyOf")
-	}
-	if c.None {
-		return b.String() + " none=true"
-	}
-	return b.String() + " none=false"
 }
 
 func TestMCPJamWriteLosses(t *testing.T) {

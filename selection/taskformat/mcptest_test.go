@@ -43,14 +43,14 @@ func TestMCPTestRead(t *testing.T) {
 	tests := []struct {
 		name, src string
 		want      []string // loss fields
-		expect    string
+		expect    string   // the first case, as parts shows it
 		err       string
 	}{
-		{"one gold", "catalog_path: t.json\nintents:\n  - query: q\n    gold: [x]\n", []string{"catalog_path"}, "x", ""},
-		{"several gold", "catalog: {tools: []}\nintents:\n  - query: q\n    gold: [x, y]\n", []string{"catalog"}, "any x,y", ""},
-		{"json spec", `{"catalog_path": "tools.json", "intents": [{"query": "q", "gold": ["x"]}]}`, nil, "x", ""},
+		{"one gold", "catalog_path: t.json\nintents:\n  - query: q\n    gold: [x]\n", []string{"catalog_path"}, "expect=[x] reject=[] none=false", ""},
+		{"several gold", "catalog: {tools: []}\nintents:\n  - query: q\n    gold: [x, y]\n", []string{"catalog"}, "expect=[x y] reject=[] anyOf none=false", ""},
+		{"json spec", `{"catalog_path": "tools.json", "intents": [{"query": "q", "gold": ["x"]}]}`, nil, "expect=[x] reject=[] none=false", ""},
 		{"extras", "catalog_path: tools.json\nseed: 3\nmutations: [{tool: x, kind: blank}]\nintents:\n  - query: q\n    gold: [x]\n    weight: 2\n",
-			[]string{"mutations", "seed", "weight"}, "x", ""},
+			[]string{"mutations", "seed", "weight"}, "expect=[x] reject=[] none=false", ""},
 		{"no gold", "intents:\n  - query: q\n", nil, "", "no gold tools"},
 		{"no query", "intents:\n  - gold: [x]\n", nil, "", "no query"},
 		{"gold not a list", "intents:\n  - query: q\n    gold: 3\n", nil, "", "tool-bench spec"},
