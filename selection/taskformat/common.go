@@ -7,7 +7,19 @@ import (
 	"strings"
 
 	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/selection"
 )
+
+// MaxCases bounds the cases a file of any format may hold: the task file's bound.
+const MaxCases = selection.MaxTasks
+
+// checkCount refuses a file of more than MaxCases cases, calling them what the format does.
+func checkCount(n int, what string) error {
+	if n > MaxCases {
+		return fmt.Errorf("the file holds %d %s; task files are read up to %d", n, what, MaxCases)
+	}
+	return nil
+}
 
 // lossList collects the losses of one Read or Write.
 type lossList []Loss

@@ -21,12 +21,12 @@ var examples = []struct {
 	statuses []selection.Status
 }{
 	{Workbench, "workbench/library.json", []selection.Status{selection.Clear, selection.Clear, selection.NoneClear}},
-	{"mcpjam", "mcpjam/suite.yaml", []selection.Status{selection.Clear, selection.Clear, selection.NoneClear, selection.Clear}},
+	{MCPJam, "mcpjam/suite.yaml", []selection.Status{selection.Clear, selection.Clear, selection.NoneClear, selection.Clear}},
 	// get_forecast shares no word with the first query, which fines_pay wins; the second
 	// expects two calls, its task keeps book_hotel, and search_flights ties with it.
-	{"mcpjam", "mcpjam/legacy-tests.json", []selection.Status{selection.Wrong, selection.Close}},
-	{"promptfoo", "promptfoo/promptfooconfig.yaml", []selection.Status{selection.Clear, selection.Close, selection.Wrong, selection.NoneClear}},
-	{"promptfoo", "promptfoo/mcp-routing.yaml", []selection.Status{selection.Clear, selection.NoneClear}},
+	{MCPJam, "mcpjam/legacy-tests.json", []selection.Status{selection.Wrong, selection.Close}},
+	{Promptfoo, "promptfoo/promptfooconfig.yaml", []selection.Status{selection.Clear, selection.Close, selection.Wrong, selection.NoneClear}},
+	{Promptfoo, "promptfoo/mcp-routing.yaml", []selection.Status{selection.Clear, selection.NoneClear}},
 	{MCPChecker, "mcpchecker/library.yaml", []selection.Status{selection.Clear, selection.Clear, selection.NoneClear}},
 	{MCPTest, "mcptest/library.yaml", []selection.Status{selection.Clear, selection.Clear}},
 	// The second case expects two calls; its task keeps the first, loans_list, which the
@@ -46,8 +46,8 @@ type carries struct {
 
 var carried = map[string]carries{
 	Workbench:   {args: true, tags: true, emptyIsNone: true},
-	"mcpjam":    {args: true, reject: true, allOf: true},
-	"promptfoo": {args: true, reject: true, tags: true, allOf: true, anyOf: true},
+	MCPJam:    {args: true, reject: true, allOf: true},
+	Promptfoo: {args: true, reject: true, tags: true, allOf: true, anyOf: true},
 	MCPChecker:  {reject: true, tags: true, allOf: true, anyOf: true},
 	MCPTest:     {anyOf: true, needsTool: true},
 	MCPTef:      {args: true, allOf: true, emptyIsNone: true},
@@ -135,7 +135,7 @@ func TestExamples(t *testing.T) {
 					return
 				}
 				want := cases
-				if to == "mcpjam" {
+				if to == MCPJam {
 					want = jamCarried(cases)
 				}
 				if got, want := casesJSON(t, back), casesJSON(t, want); got != want {
@@ -252,8 +252,8 @@ func TestDetectNarrow(t *testing.T) {
 		{"suite, no mode", "schemaVersion: \"1\"\ncases: []\n", ""},
 		{"listing", string(readTestdata(t, "listing.json")), ""},
 		{"one task", `[{"task": "Renew my loan", "expect": "loans_renew"}]`, Workbench},
-		{"legacy tests", `[{"query": "Renew my loan", "expectedToolCalls": ["loans_renew"]}]`, "mcpjam"},
-		{"promptfoo tests", "prompts: ['{{query}}']\ntests:\n  - vars: {query: Renew my loan}\n", "promptfoo"},
+		{"legacy tests", `[{"query": "Renew my loan", "expectedToolCalls": ["loans_renew"]}]`, MCPJam},
+		{"promptfoo tests", "prompts: ['{{query}}']\ntests:\n  - vars: {query: Renew my loan}\n", Promptfoo},
 		{"legacy task", "kind: Task\nmetadata: {name: t}\nsteps: {prompt: {inline: q}}\n", MCPChecker},
 		{"tool-bench spec", "catalog_path: t.json\nintents: []\n", MCPTest},
 		{"tef page", `{"items": [{"query": "q", "expected_tool_calls": []}], "total": 1}`, MCPTef},

@@ -25,14 +25,14 @@ func aliasBomb(levels int) string {
 }
 
 // The formats that read YAML, and so every bound of the one YAML reader.
-var yamlFormats = []string{"promptfoo", "mcpjam", MCPChecker, MCPTest}
+var yamlFormats = []string{Promptfoo, MCPJam, MCPChecker, MCPTest}
 
 // TestHostileYAML: hostile YAML and JSON fail fast, in every format that reads them, with a
 // message saying what bound it broke; none may hang or take memory in proportion to what the
 // aliases expand to.
 func TestHostileYAML(t *testing.T) {
 	deep := strings.Repeat("[", 200) + strings.Repeat("]", 200)
-	oneDoc := []string{"promptfoo", "mcpjam", MCPTest}
+	oneDoc := []string{Promptfoo, MCPJam, MCPTest}
 	tests := []struct {
 		name, src, want string
 		formats         []string // yamlFormats when nil

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/tool-workbench/workbench/selection"
 )
 
 // MCPChecker is the name of mcpchecker's task format.
@@ -174,8 +172,8 @@ func (mcpchecker) Read(src []byte) ([]Case, []Loss, error) {
 			return nil, nil, fmt.Errorf("YAML document %d is of kind %q; an mcpchecker file holds documents of kind Task and Eval", i+1, h.Kind)
 		}
 	}
-	if len(r.cases) > selection.MaxTasks {
-		return nil, nil, fmt.Errorf("the file holds %d tasks; the workbench reads up to %d", len(r.cases), selection.MaxTasks)
+	if err := checkCount(len(r.cases), "tasks"); err != nil {
+		return nil, nil, err
 	}
 	if err := r.apply(sets); err != nil {
 		return nil, nil, err

@@ -11,8 +11,10 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tool-workbench/workbench/listing"
-	"github.com/tool-workbench/workbench/selection"
 )
+
+// MCPJam is the name of MCPJam's eval suite format.
+const MCPJam = "mcpjam"
 
 func init() { register(mcpjam{}) }
 
@@ -20,7 +22,7 @@ func init() { register(mcpjam{}) }
 // it replaced.
 type mcpjam struct{}
 
-func (mcpjam) Name() string  { return "mcpjam" }
+func (mcpjam) Name() string  { return MCPJam }
 func (mcpjam) Title() string { return "MCPJam eval suite file (.mcpjam/evals/*.yaml)" }
 
 // Version names what this follows. The suite file is schemaVersion "1" as defined by
@@ -79,8 +81,8 @@ func (mcpjam) Read(src []byte) ([]Case, []Loss, error) {
 	if cs.Kind != listing.Array {
 		return nil, nil, fmt.Errorf("/cases is a %s; it must be an array of cases", cs.Kind)
 	}
-	if len(cs.Items) > MaxCases {
-		return nil, nil, fmt.Errorf("the file holds %d cases; task files are read up to %d", len(cs.Items), MaxCases)
+	if err := checkCount(len(cs.Items), "cases"); err != nil {
+		return nil, nil, err
 	}
 	cases := make([]Case, 0, len(cs.Items))
 	for i, it := range cs.Items {
@@ -92,9 +94,6 @@ func (mcpjam) Read(src []byte) ([]Case, []Loss, error) {
 	}
 	return cases, loss, nil
 }
-
-// MaxCases bounds the cases a file of any format may hold: the task file's bound.
-const MaxCases = selection.MaxTasks
 
 func orNull(v *listing.Value) *listing.Value {
 	if v == nil {
@@ -236,8 +235,8 @@ func toFront(expect []Call, tool string) []Call {
 
 // readJamLegacy reads the old evals CLI's tests file: every expected tool had to be called.
 func readJamLegacy(v *listing.Value) ([]Case, []Loss, error) {
-	if len(v.Items) > MaxCases {
-		return nil, nil, fmt.Errorf("the file holds %d tests; task files are read up to %d", len(v.Items), MaxCases)
+	if err := checkCount(len(v.Items), "tests"); err != nil {
+		return nil, nil, err
 	}
 	var loss lossList
 	cases := make([]Case, 0, len(v.Items))

@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/tool-workbench/workbench/listing"
-	"github.com/tool-workbench/workbench/selection"
 )
 
 // MCPTef is the name of Stacklok's mcp-tef test case format.
@@ -89,8 +88,8 @@ func tefItems(v *listing.Value) ([]*listing.Value, string, error) {
 		if items.Kind != listing.Array || len(items.Items) == 0 {
 			return nil, "", fmt.Errorf("/items holds no test cases; a page of mcp-tef's test cases holds them in a non-empty array")
 		}
-		if len(items.Items) > selection.MaxTasks {
-			return nil, "", fmt.Errorf("the page holds %d test cases; the workbench reads up to %d", len(items.Items), selection.MaxTasks)
+		if err := checkCount(len(items.Items), "test cases"); err != nil {
+			return nil, "", err
 		}
 		return items.Items, "/items", nil
 	case v.Kind == listing.Object:
@@ -99,8 +98,8 @@ func tefItems(v *listing.Value) ([]*listing.Value, string, error) {
 		if len(v.Items) == 0 {
 			return nil, "", fmt.Errorf("the array holds no test cases; write at least one {\"name\", \"query\", \"expected_tool_calls\"} object")
 		}
-		if len(v.Items) > selection.MaxTasks {
-			return nil, "", fmt.Errorf("the file holds %d test cases; the workbench reads up to %d", len(v.Items), selection.MaxTasks)
+		if err := checkCount(len(v.Items), "test cases"); err != nil {
+			return nil, "", err
 		}
 		return v.Items, "", nil
 	default:

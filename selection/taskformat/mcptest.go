@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/tool-workbench/workbench/selection"
 )
 
 // MCPTest is the name of mcptest's tool-bench spec format.
@@ -75,22 +73,21 @@ func (mcptest) Read(src []byte) ([]Case, []Loss, error) {
 	if err := decodeYAML(src, &s); err != nil {
 		return nil, nil, fmt.Errorf("not a tool-bench spec (catalog, intents, mutations): %w", err)
 	}
-	if len(s.Intents) > selection.MaxTasks {
-		return nil, nil, fmt.Errorf("the spec holds %d intents; the workbench reads up to %d", len(s.Intents), selection.MaxTasks)
+	if err := checkCount(len(s.Intents), "intents"); err != nil {
+		return nil, nil, err
 	}
 	var losses lossList
-	fileLoss := func(field, msg string) { losses = append(losses, Loss{Case: -1, Field: field, Message: msg}) }
 	if s.Catalog.Kind != 0 {
-		fileLoss("catalog", "the spec's tool catalog is a listing, not tasks; dropped it (open it as the workspace's listing instead)")
+		losses.add(-1, "", "catalog", "the spec's tool catalog is a listing, not tasks; dropped it (open it as the workspace's listing instead)")
 	}
 	if s.CatalogPath != "" && s.CatalogPath != mtCatalog {
-		fileLoss("catalog_path", fmt.Sprintf("dropped the catalog's path %q (written back as %q)", s.CatalogPath, mtCatalog))
+		losses.add(-1, "", "catalog_path", "dropped the catalog's path %q (written back as %q)", s.CatalogPath, mtCatalog)
 	}
 	if len(s.Mutations) > 0 {
-		fileLoss("mutations", fmt.Sprintf("dropped %d description mutations: the workbench's tasks say what is asked, not how to damage the descriptions", len(s.Mutations)))
+		losses.add(-1, "", "mutations", "dropped %d description mutations: the workbench's tasks say what is asked, not how to damage the descriptions", len(s.Mutations))
 	}
 	for _, k := range sortedKeys(s.Extra) {
-		fileLoss(k, "the tool-bench spec has no such member; dropped it")
+		losses.add(-1, "", k, "the tool-bench spec has no such member; dropped it")
 	}
 	cases := make([]Case, len(s.Intents))
 	for i, in := range s.Intents {
@@ -108,7 +105,7 @@ func (mcptest) Read(src []byte) ([]Case, []Loss, error) {
 			c.Expect = append(c.Expect, Call{Tool: g})
 		}
 		for _, k := range sortedKeys(in.Extra) {
-			losses = append(losses, Loss{Case: i, Field: k, Message: "a tool-bench intent has no such member; dropped it"})
+			losses.add(i, "", k, "a tool-bench intent has no such member; dropped it")
 		}
 		cases[i] = c
 	}
