@@ -45,12 +45,12 @@ type carries struct {
 }
 
 var carried = map[string]carries{
-	Workbench:   {args: true, tags: true, emptyIsNone: true},
-	MCPJam:    {args: true, reject: true, allOf: true},
-	Promptfoo: {args: true, reject: true, tags: true, allOf: true, anyOf: true},
-	MCPChecker:  {reject: true, tags: true, allOf: true, anyOf: true},
-	MCPTest:     {anyOf: true, needsTool: true},
-	MCPTef:      {args: true, allOf: true, emptyIsNone: true},
+	Workbench:  {args: true, tags: true, emptyIsNone: true},
+	MCPJam:     {args: true, reject: true, allOf: true},
+	Promptfoo:  {args: true, reject: true, tags: true, allOf: true, anyOf: true},
+	MCPChecker: {reject: true, tags: true, allOf: true, anyOf: true},
+	MCPTest:    {anyOf: true, needsTool: true},
+	MCPTef:     {args: true, allOf: true, emptyIsNone: true},
 }
 
 // project keeps of cases what the format carries, in a form both sides of a comparison share.
