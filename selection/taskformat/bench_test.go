@@ -10,7 +10,7 @@ import (
 func BenchmarkPromptfooWrite10k(b *testing.B) {
 	cases := make([]Case, 10000)
 	for i := range cases {
-		cases[i] = Case{ID: fmt.Sprintf("c%d", i), Query: fmt.Sprintf("Find the weather in city %d", i), Expect: []Call{{Tool: "get_forecast", Args: argsValue(`{"city": "C"}`)}}, Reject: []string{"x"}, Tags: []string{"a", "b"}}
+		cases[i] = Case{ID: fmt.Sprintf("c%d", i), Query: fmt.Sprintf("Find the weather in city %d", i), Expect: []Call{{Tool: "get_forecast", Args: mustValue(b, `{"city": "C"}`)}}, Reject: []string{"x"}, Tags: []string{"a", "b"}}
 	}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -1,32 +1,34 @@
 package taskformat
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 )
 
-// fuzzRead checks what any input may do to a format: fail, or read cases that the format
-// writes and reads back.
-func fuzzRead(f *testing.F, format Format, seeds ...string) {
-	for _, s := range seeds {
-		b, err := os.ReadFile(filepath.Join("testdata", s))
-		if err != nil {
-			f.Fatal(err)
+// fuzzFormat checks what any input may do to a format: fail, or read cases that the format
+// writes and reads back. Its seeds are the format's examples and the given files.
+func fuzzFormat(f *testing.F, format Format, seeds ...string) {
+	for _, ex := range examples {
+		if ex.format == format.Name() {
+			f.Add(readTestdata(f, ex.file))
 		}
-		f.Add(b)
 	}
-	f.Add([]byte(aliasBomb(3)))
-	f.Add([]byte("tests: [{vars: {query: q}, assert: [{type: assert-set, threshold: 0.5, assert: [{type: trajectory:tool-used, value: a}]}]}]\nprompts: [x]"))
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		format.Detect(src)
+		for _, n := range Names() {
+			registry[n].Detect(src)
+		}
 		cases, _, err := format.Read(src)
 		if err != nil {
 			return
 		}
 		out, _, err := format.Write(cases)
 		if err != nil {
-			return // a suite file refuses no cases or too many; that is said in words
+			if format.Name() == MCPJam {
+				return // a suite file refuses no cases or too many; that is said in words
+			}
+			t.Fatalf("writing what was read: %v", err)
 		}
 		if _, _, err := format.Read(out); err != nil {
 			t.Fatalf("%s does not read its own output: %v\n%s", format.Name(), err, out)
@@ -34,10 +36,21 @@ func fuzzRead(f *testing.F, format Format, seeds ...string) {
 	})
 }
 
-func FuzzMCPJam(f *testing.F) {
-	fuzzRead(f, mcpjam{}, "mcpjam/suite.yaml", "mcpjam/legacy-tests.json")
-}
+func FuzzMCPJam(f *testing.F) { fuzzFormat(f, mcpjam{}) }
 
 func FuzzPromptfoo(f *testing.F) {
-	fuzzRead(f, promptfoo{}, "promptfoo/promptfooconfig.yaml")
+	fuzzFormat(f, promptfoo{}, aliasBomb(3),
+		"tests: [{vars: {query: q}, assert: [{type: assert-set, threshold: 0.5, assert: [{type: trajectory:tool-used, value: a}]}]}]\nprompts: [x]")
+}
+
+func FuzzMCPChecker(f *testing.F) {
+	fuzzFormat(f, mcpchecker{}, "kind: Task\nmetadata: {name: t}\nsteps: {prompt: {inline: hi}}\n---\nkind: Eval\nconfig: {taskSets: [{glob: '*', assertions: {toolsNotUsed: [{server: s, tool: x}]}}]}\n")
+}
+
+func FuzzMCPTest(f *testing.F) {
+	fuzzFormat(f, mcptest{}, `{"catalog": [], "intents": [{"query": "q", "gold": ["a", "b"]}]}`)
+}
+
+func FuzzMCPTef(f *testing.F) {
+	fuzzFormat(f, mcptef{}, `{"items": [{"id": 7, "query": "q", "expected_tool_calls": null}]}`)
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/tool-workbench/workbench/selection"
 )
 
 // MCPChecker is the name of mcpchecker's task format.
@@ -174,8 +172,8 @@ func (mcpchecker) Read(src []byte) ([]Case, []Loss, error) {
 			return nil, nil, fmt.Errorf("YAML document %d is of kind %q; an mcpchecker file holds documents of kind Task and Eval", i+1, h.Kind)
 		}
 	}
-	if len(r.cases) > selection.MaxTasks {
-		return nil, nil, fmt.Errorf("the file holds %d tasks; the workbench reads up to %d", len(r.cases), selection.MaxTasks)
+	if err := checkCount(len(r.cases), "tasks"); err != nil {
+		return nil, nil, err
 	}
 	if err := r.apply(sets); err != nil {
 		return nil, nil, err
@@ -209,15 +207,6 @@ func (r *mcReader) fileExtra(where string, extra map[string]yaml.Node, why strin
 		}
 		r.lose(-1, where+k, msg)
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // mcStepWhy says why a task's steps are not carried.
@@ -446,38 +435,30 @@ func (r *mcReader) fileLosses() []Loss {
 // its tool assertions. mcpchecker reads one document a file: the Eval's paths say where each
 // Task goes (tasks/<name>.yaml, beside eval.yaml).
 func (mcpchecker) Write(cases []Case) ([]byte, []Loss, error) {
-	var losses []Loss
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
+	var losses lossList
+	var docs []any
 	var eval mcEval
 	eval.Kind, eval.APIVersion, eval.Metadata.Name = "Eval", "mcpchecker/v1alpha2", "workbench-tasks"
 	eval.Config.MCPConfigFile = "mcp-config.yaml"
 	eval.Config.TaskSets = []mcTaskSet{}
 	names := map[string]bool{}
 	for i, c := range cases {
-		lose := func(field, msg string) {
-			losses = append(losses, Loss{Case: i, ID: caseLabel(c), Field: field, Message: msg})
-		}
+		lose := losses.of(i, c)
 		name := mcName(c, i, names, lose)
 		t := mcTask{Kind: "Task", APIVersion: "mcpchecker/v1alpha2", Metadata: mcMeta{Name: name, Labels: tagLabels(c.Tags, lose)},
 			Spec: &mcSpec{Prompt: &mcPrompt{Inline: c.Query}}}
-		if err := enc.Encode(t); err != nil {
-			return nil, nil, fmt.Errorf("encode the mcpchecker task %q: %w", name, err)
-		}
+		docs = append(docs, t)
 		eval.Config.TaskSets = append(eval.Config.TaskSets, mcTaskSet{Path: "tasks/" + mcFileName(name), Assertions: mcAssert(c, lose)})
 	}
-	if err := enc.Encode(eval); err != nil {
-		return nil, nil, fmt.Errorf("encode the mcpchecker eval: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, nil, fmt.Errorf("encode the mcpchecker eval: %w", err)
+	b, err := marshalYAML(append(docs, eval)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the mcpchecker tasks and eval: %w", err)
 	}
 	if len(cases) > 0 {
 		losses = append(losses, Loss{Case: -1, Field: "server", Message: fmt.Sprintf(
 			"the tasks name no MCP server; the assertions name server %q and the Eval mcp-config.yaml: name your server as your MCP config does, and add the Eval's agent", mcServer)})
 	}
-	return buf.Bytes(), losses, nil
+	return b, losses, nil
 }
 
 // mcName is a case's task name, unique in the file: its id, else its title, else case-N.

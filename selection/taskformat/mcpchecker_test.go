@@ -2,31 +2,9 @@ package taskformat
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/tool-workbench/workbench/listing"
 )
-
-func lossFields(ls []Loss) []string {
-	out := make([]string, len(ls))
-	for i, l := range ls {
-		out[i] = l.Field
-	}
-	return out
-}
-
-func mustValue(t *testing.T, src string) *listing.Value {
-	t.Helper()
-	v, err := listing.ParseJSON([]byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
 
 // TestMCPCheckerWriteLosses: what a case says that mcpchecker cannot is reported, field by
 // field; "server" is the file's note that the assertions name a placeholder server.
@@ -47,13 +25,7 @@ func TestMCPCheckerWriteLosses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, losses, err := mcpchecker{}.Write([]Case{tt.c})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := lossFields(losses); !slices.Equal(got, tt.want) {
-				t.Errorf("losses %v, want %v: %v", got, tt.want, losses)
-			}
+			checkWriteLosses(t, mcpchecker{}, tt.c, tt.want)
 		})
 	}
 }
@@ -68,55 +40,35 @@ func TestMCPCheckerReadLosses(t *testing.T) {
 	tests := []struct {
 		name, src string
 		want      []string
-		expect    string // the case's expected tools, "none", or ""
+		expect    string // the case, as parts shows it
 	}{
-		{"plain task", task, nil, ""},
-		{"tools used", eval("        toolsUsed: [{server: s, tool: x}, {server: s, tool: y}]\n"), []string{"server"}, "x,y"},
-		{"require any", eval("        requireAny: [{server: server, tool: x}, {server: server, tool: y}]\n"), nil, "any x,y"},
+		{"plain task", task, nil, "expect=[] reject=[] none=false"},
+		{"tools used", eval("        toolsUsed: [{server: s, tool: x}, {server: s, tool: y}]\n"), []string{"server"}, "expect=[x y] reject=[] none=false"},
+		{"require any", eval("        requireAny: [{server: server, tool: x}, {server: server, tool: y}]\n"), nil, "expect=[x y] reject=[] anyOf none=false"},
 		{"both", eval("        toolsUsed: [{server: server, tool: x}]\n        requireAny: [{server: server, tool: y}]\n"),
-			[]string{"taskSets[0].assertions.requireAny"}, "x"},
-		{"pattern", eval("        toolsUsed: [{server: server, toolPattern: 'pods_.*'}]\n"), []string{"taskSets[0].assertions.toolsUsed[0]"}, ""},
-		{"no calls", eval("        maxToolCalls: 0\n"), nil, "none"},
-		{"a .yml path", strings.Replace(eval("        maxToolCalls: 0\n"), "path: t.yaml", "path: tasks/t.yml", 1), nil, "none"},
-		{"a task's directory", strings.Replace(eval("        maxToolCalls: 0\n"), "path: t.yaml", "path: tasks/t/task.yaml", 1), nil, "none"},
+			[]string{"taskSets[0].assertions.requireAny"}, "expect=[x] reject=[] none=false"},
+		{"pattern", eval("        toolsUsed: [{server: server, toolPattern: 'pods_.*'}]\n"), []string{"taskSets[0].assertions.toolsUsed[0]"}, "expect=[] reject=[] none=false"},
+		{"no calls", eval("        maxToolCalls: 0\n"), nil, "expect=[] reject=[] none=true"},
+		{"a .yml path", strings.Replace(eval("        maxToolCalls: 0\n"), "path: t.yaml", "path: tasks/t.yml", 1), nil, "expect=[] reject=[] none=true"},
+		{"a task's directory", strings.Replace(eval("        maxToolCalls: 0\n"), "path: t.yaml", "path: tasks/t/task.yaml", 1), nil, "expect=[] reject=[] none=true"},
 		{"call bounds", eval("        minToolCalls: 1\n        maxToolCalls: 4\n"),
-			[]string{"taskSets[0].assertions.maxToolCalls", "taskSets[0].assertions.minToolCalls"}, ""},
+			[]string{"taskSets[0].assertions.maxToolCalls", "taskSets[0].assertions.minToolCalls"}, "expect=[] reject=[] none=false"},
 		{"other assertions", eval("        callOrder: []\n        noDuplicateCalls: true\n"),
-			[]string{"taskSets[0].assertions.callOrder", "taskSets[0].assertions.noDuplicateCalls"}, ""},
+			[]string{"taskSets[0].assertions.callOrder", "taskSets[0].assertions.noDuplicateCalls"}, "expect=[] reject=[] none=false"},
 		{"unmatched set", task + "---\nkind: Eval\nconfig:\n  taskSets:\n    - path: other.yaml\n      assertions: {maxToolCalls: 0}\n",
-			[]string{"taskSets[0]"}, ""},
+			[]string{"taskSets[0]"}, "expect=[] reject=[] none=false"},
 		{"label selector", task + "---\nkind: Eval\nconfig:\n  taskSets:\n    - glob: '*.yaml'\n      labelSelector: {area: x}\n      assertions: {maxToolCalls: 0}\n",
-			[]string{"taskSets[0]"}, ""},
+			[]string{"taskSets[0]"}, "expect=[] reject=[] none=false"},
 		{"task steps", strings.Replace(task, "spec:\n", "spec:\n  setup: [{script: {file: s.sh}}]\n  limits: {timeout: 5m}\n", 1),
-			[]string{"spec.limits", "spec.setup"}, ""},
+			[]string{"spec.limits", "spec.setup"}, "expect=[] reject=[] none=false"},
 		{"metadata", strings.Replace(task, "  name: t\n", "  name: t\n  difficulty: hard\n  runs: 3\n", 1),
-			[]string{"metadata.difficulty", "metadata.runs"}, ""},
+			[]string{"metadata.difficulty", "metadata.runs"}, "expect=[] reject=[] none=false"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cases, losses, err := mcpchecker{}.Read([]byte(tt.src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := lossFields(losses); !slices.Equal(got, tt.want) {
-				t.Errorf("losses %v, want %v: %v", got, tt.want, losses)
-			}
-			if got := expectation(cases[0]); got != tt.expect {
-				t.Errorf("expectation %q, want %q", got, tt.expect)
-			}
+			checkRead(t, mcpchecker{}, tt.src, "", tt.want, tt.expect)
 		})
 	}
-}
-
-// expectation sums up a case's expected calls for a table.
-func expectation(c Case) string {
-	switch {
-	case c.None:
-		return "none"
-	case c.AnyOf:
-		return "any " + strings.Join(toolNamesList(c.Expect), ",")
-	}
-	return strings.Join(toolNamesList(c.Expect), ",")
 }
 
 // TestMCPCheckerReadErrors: a file that is not mcpchecker's says what is wrong.
@@ -138,46 +90,6 @@ func TestMCPCheckerReadErrors(t *testing.T) {
 			}
 		})
 	}
-}
-
-// fuzzSeeds adds a format's example files to its fuzz corpus.
-func fuzzSeeds(f *testing.F, glob string) {
-	names, err := filepath.Glob(filepath.Join("testdata", glob))
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, n := range names {
-		if strings.Contains(n, ".golden") {
-			continue
-		}
-		b, err := os.ReadFile(n)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-}
-
-// fuzzFormat: Read never panics, and what Write writes of what Read read reads back.
-func fuzzFormat(t *testing.T, f Format, src []byte) {
-	f.Detect(src)
-	cases, _, err := f.Read(src)
-	if err != nil {
-		return
-	}
-	out, _, err := f.Write(cases)
-	if err != nil {
-		t.Fatalf("writing what was read: %v", err)
-	}
-	if _, _, err := f.Read(out); err != nil {
-		t.Fatalf("reading what Write wrote: %v\n%s", err, out)
-	}
-}
-
-func FuzzMCPChecker(f *testing.F) {
-	fuzzSeeds(f, "mcpchecker/*.yaml")
-	f.Add([]byte("kind: Task\nmetadata: {name: t}\nsteps: {prompt: {inline: hi}}\n---\nkind: Eval\nconfig: {taskSets: [{glob: '*', assertions: {toolsNotUsed: [{server: s, tool: x}]}}]}\n"))
-	f.Fuzz(func(t *testing.T, src []byte) { fuzzFormat(t, mcpchecker{}, src) })
 }
 
 // TestMCPCheckerManyTaskSets: a file of many tasks and task sets reads in linear work when the

@@ -13,13 +13,16 @@ import (
 	"github.com/tool-workbench/workbench/listing"
 )
 
+// MCPJam is the name of MCPJam's eval suite format.
+const MCPJam = "mcpjam"
+
 func init() { register(mcpjam{}) }
 
 // mcpjam is MCPJam's eval suite file, and, for reading only, the tests file of the evals CLI
 // it replaced.
 type mcpjam struct{}
 
-func (mcpjam) Name() string  { return "mcpjam" }
+func (mcpjam) Name() string  { return MCPJam }
 func (mcpjam) Title() string { return "MCPJam eval suite file (.mcpjam/evals/*.yaml)" }
 
 // Version names what this follows. The suite file is schemaVersion "1" as defined by
@@ -38,7 +41,8 @@ func (mcpjam) Version() string {
 }
 
 // Detect claims an object with schemaVersion, mode and cases (the suite file's required
-// members), or an array whose first element has query and expectedToolCalls (the old CLI).
+// members), or an array whose first element has query and an array of expectedToolCalls (the
+// old CLI).
 func (mcpjam) Detect(src []byte) bool {
 	if !bytes.Contains(src, []byte("schemaVersion")) && !bytes.Contains(src, []byte("expectedToolCalls")) {
 		return false
@@ -50,7 +54,11 @@ func (mcpjam) Detect(src []byte) bool {
 	if v.Kind == listing.Object {
 		return v.Has("schemaVersion") && v.Has("mode") && v.Has("cases")
 	}
-	return v.Kind == listing.Array && len(v.Items) > 0 && v.Items[0].Has("query") && v.Items[0].Has("expectedToolCalls")
+	if v.Kind != listing.Array || len(v.Items) == 0 {
+		return false
+	}
+	calls := v.Items[0].Get("expectedToolCalls")
+	return v.Items[0].Has("query") && calls != nil && calls.Kind == listing.Array
 }
 
 func (mcpjam) Read(src []byte) ([]Case, []Loss, error) {
@@ -73,8 +81,8 @@ func (mcpjam) Read(src []byte) ([]Case, []Loss, error) {
 	if cs.Kind != listing.Array {
 		return nil, nil, fmt.Errorf("/cases is a %s; it must be an array of cases", cs.Kind)
 	}
-	if len(cs.Items) > MaxCases {
-		return nil, nil, fmt.Errorf("the file holds %d cases; task files are read up to %d", len(cs.Items), MaxCases)
+	if err := checkCount(len(cs.Items), "cases"); err != nil {
+		return nil, nil, err
 	}
 	cases := make([]Case, 0, len(cs.Items))
 	for i, it := range cs.Items {
@@ -86,9 +94,6 @@ func (mcpjam) Read(src []byte) ([]Case, []Loss, error) {
 	}
 	return cases, loss, nil
 }
-
-// MaxCases bounds the cases a file of another format may hold, as the task file is bounded.
-const MaxCases = 100000
 
 func orNull(v *listing.Value) *listing.Value {
 	if v == nil {
@@ -230,8 +235,8 @@ func toFront(expect []Call, tool string) []Call {
 
 // readJamLegacy reads the old evals CLI's tests file: every expected tool had to be called.
 func readJamLegacy(v *listing.Value) ([]Case, []Loss, error) {
-	if len(v.Items) > MaxCases {
-		return nil, nil, fmt.Errorf("the file holds %d tests; task files are read up to %d", len(v.Items), MaxCases)
+	if err := checkCount(len(v.Items), "tests"); err != nil {
+		return nil, nil, err
 	}
 	var loss lossList
 	cases := make([]Case, 0, len(v.Items))

@@ -18,7 +18,7 @@ func TestMCPJamReadLosses(t *testing.T) {
 	fileFields := "suite.id suite.name target.servers defaults.model defaults.repetitions defaults.passThreshold"
 	tests := []struct {
 		name, cases string
-		want        string // the case's parts as caseJSON would not show at a glance
+		want        string // the case's parts as casesJSON would not show at a glance
 		fields      string // the fields of the case-level losses, in order
 	}{
 		{"plain", `{"id": "c1", "title": "t", "steps": [{"id": "s", "kind": "prompt", "prompt": "q"},
@@ -70,29 +70,6 @@ func TestMCPJamReadLosses(t *testing.T) {
 			}
 		})
 	}
-}
-
-// parts shows what of a case the loss tables check.
-func parts(c Case) string {
-	var b strings.Builder
-	b.WriteString("expect=[")
-	for i, e := range c.Expect {
-		if i > 0 {
-			b.WriteString(" ")
-		}
-		b.WriteString(e.Tool)
-		if e.Args != nil {
-			b.WriteString(string(mustJSON(e.Args)))
-		}
-	}
-	b.WriteString("] reject=[" + strings.Join(c.Reject, " ") + "]")
-	if c.AnyOf {
-		b.WriteString(" anyOf")
-	}
-	if c.None {
-		return b.String() + " none=true"
-	}
-	return b.String() + " none=false"
 }
 
 func TestMCPJamWriteLosses(t *testing.T) {

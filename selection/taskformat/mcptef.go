@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/tool-workbench/workbench/listing"
-	"github.com/tool-workbench/workbench/selection"
 )
 
 // MCPTef is the name of Stacklok's mcp-tef test case format.
@@ -46,50 +44,25 @@ var tefKeys = []string{"name", "query", "expected_tool_calls", "order_dependent_
 // query and one of mcp-tef's snake_case expectation or server members, which no other format
 // spells.
 func (mcptef) Detect(src []byte) bool {
-	first := firstJSONObject(src)
-	if first == nil {
-		if page := jsonObject(src); page != nil && page["items"] != nil {
-			first = firstJSONObject(page["items"])
-		}
-	}
-	if first == nil || first["query"] == nil {
+	if !bytes.Contains(src, []byte(`"query"`)) {
 		return false
 	}
-	return first["available_mcp_servers"] != nil || first["expected_tool_calls"] != nil || first["expected_tool_name"] != nil
-}
-
-// jsonObject decodes src's top-level object shallowly, or returns nil.
-func jsonObject(src []byte) map[string]json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(src, &m) != nil {
-		return nil
+	v, err := readJSON(src)
+	if err != nil {
+		return false
 	}
-	return m
-}
-
-// firstJSONObject is src's object, or the first element of src's array of objects, or nil.
-func firstJSONObject(src []byte) map[string]json.RawMessage {
-	src = bytes.TrimSpace(src)
-	if len(src) > 0 && src[0] == '{' {
-		return jsonObject(src)
+	items, _, err := tefItems(v)
+	if err != nil {
+		return false
 	}
-	var arr []map[string]json.RawMessage
-	if json.Unmarshal(src, &arr) != nil || len(arr) == 0 {
-		return nil
-	}
-	return arr[0]
+	first := items[0]
+	return first.Has("query") && (first.Has("available_mcp_servers") || first.Has("expected_tool_calls") || first.Has("expected_tool_name"))
 }
 
 func (mcptef) Read(src []byte) ([]Case, []Loss, error) {
-	if len(src) > MaxSource {
-		return nil, nil, fmt.Errorf("the file is %d bytes; task files are read up to %d", len(src), MaxSource)
-	}
-	if err := listing.CheckUTF8(src); err != nil {
-		return nil, nil, err
-	}
-	v, err := listing.ParseJSON(src)
+	v, err := readJSON(src)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the JSON does not parse: %w", err)
+		return nil, nil, err
 	}
 	items, base, err := tefItems(v)
 	if err != nil {
@@ -115,8 +88,8 @@ func tefItems(v *listing.Value) ([]*listing.Value, string, error) {
 		if items.Kind != listing.Array || len(items.Items) == 0 {
 			return nil, "", fmt.Errorf("/items holds no test cases; a page of mcp-tef's test cases holds them in a non-empty array")
 		}
-		if len(items.Items) > selection.MaxTasks {
-			return nil, "", fmt.Errorf("the page holds %d test cases; the workbench reads up to %d", len(items.Items), selection.MaxTasks)
+		if err := checkCount(len(items.Items), "test cases"); err != nil {
+			return nil, "", err
 		}
 		return items.Items, "/items", nil
 	case v.Kind == listing.Object:
@@ -125,8 +98,8 @@ func tefItems(v *listing.Value) ([]*listing.Value, string, error) {
 		if len(v.Items) == 0 {
 			return nil, "", fmt.Errorf("the array holds no test cases; write at least one {\"name\", \"query\", \"expected_tool_calls\"} object")
 		}
-		if len(v.Items) > selection.MaxTasks {
-			return nil, "", fmt.Errorf("the file holds %d test cases; the workbench reads up to %d", len(v.Items), selection.MaxTasks)
+		if err := checkCount(len(v.Items), "test cases"); err != nil {
+			return nil, "", err
 		}
 		return v.Items, "", nil
 	default:
@@ -279,11 +252,7 @@ func (r *tefReader) serverURLs(it *listing.Value, ptr string, i int) error {
 func (r *tefReader) fileLosses() []Loss {
 	var out []Loss
 	if len(r.servers) > 0 {
-		urls := make([]string, 0, len(r.servers))
-		for u := range r.servers {
-			urls = append(urls, u)
-		}
-		slices.Sort(urls)
+		urls := sortedKeys(r.servers)
 		out = append(out, Loss{Case: -1, Field: "available_mcp_servers", Message: fmt.Sprintf(
 			"a task names no MCP server; dropped %s (written back as %s)", quoteList(urls, 5), tefServer)})
 	}
@@ -291,22 +260,6 @@ func (r *tefReader) fileLosses() []Loss {
 		out = append(out, Loss{Case: -1, Field: "created_at", Message: "dropped the server's created_at and updated_at times"})
 	}
 	return out
-}
-
-// quoteList quotes up to n strings, saying how many more there are.
-func quoteList(s []string, n int) string {
-	var b strings.Builder
-	for i, x := range s {
-		if i == n {
-			fmt.Fprintf(&b, " and %d more", len(s)-n)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%q", x)
-	}
-	return b.String()
 }
 
 func orRoot(ptr string) string {
@@ -332,12 +285,10 @@ type tefCall struct {
 }
 
 func (mcptef) Write(cases []Case) ([]byte, []Loss, error) {
-	var losses []Loss
+	var losses lossList
 	out := make([]tefCase, len(cases))
 	for i, c := range cases {
-		lose := func(field, msg string) {
-			losses = append(losses, Loss{Case: i, ID: caseLabel(c), Field: field, Message: msg})
-		}
+		lose := losses.of(i, c)
 		tc := tefCase{Name: c.Title, Query: c.Query, AvailableMCPServers: []string{tefServer}}
 		switch {
 		case tc.Name == "" && c.ID != "":

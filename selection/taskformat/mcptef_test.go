@@ -1,8 +1,6 @@
 package taskformat
 
 import (
-	"slices"
-	"strings"
 	"testing"
 )
 
@@ -25,13 +23,7 @@ func TestMCPTefWriteLosses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, losses, err := mcptef{}.Write([]Case{tt.c})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := lossFields(losses); !slices.Equal(got, tt.want) {
-				t.Errorf("losses %v, want %v: %v", got, tt.want, losses)
-			}
+			checkWriteLosses(t, mcptef{}, tt.c, tt.want)
 		})
 	}
 }
@@ -42,19 +34,19 @@ func TestMCPTefRead(t *testing.T) {
 	tests := []struct {
 		name, src string
 		want      []string
-		expect    string
+		expect    string // the first case, as parts shows it
 		err       string
 	}{
-		{"no tool", `{"name": "n", "query": "q", "available_mcp_servers": ["${MCP_SERVER_URL}"], "expected_tool_calls": []}`, nil, "none", ""},
+		{"no tool", `{"name": "n", "query": "q", "available_mcp_servers": ["${MCP_SERVER_URL}"], "expected_tool_calls": []}`, nil, "expect=[] reject=[] none=true", ""},
 		{"calls", `[{"name": "n", "query": "q", "expected_tool_calls": [{"mcp_server_url": "http://a/mcp", "tool_name": "x"}, {"mcp_server_url": "http://a/mcp", "tool_name": "y"}]}]`,
-			[]string{"available_mcp_servers"}, "x,y", ""},
+			[]string{"available_mcp_servers"}, "expect=[x y] reject=[] none=false", ""},
 		{"ordered", `[{"query": "q", "order_dependent_matching": true, "expected_tool_calls": [{"tool_name": "x"}, {"tool_name": "y"}]}]`,
-			[]string{"order_dependent_matching"}, "x,y", ""},
-		{"v0.0.3", `{"name": "n", "query": "q", "expected_mcp_server_url": "${MCP_SERVER_URL}", "expected_tool_name": "x", "expected_parameters": {"a": 1}}`, nil, "x", ""},
-		{"sse server", `{"query": "q", "available_mcp_servers": [{"url": "http://a/sse", "transport": "sse"}]}`, []string{"available_mcp_servers"}, "none", ""},
-		{"list page", `{"items": [{"id": "9f2", "name": "n", "query": "q", "created_at": "2026-01-01T00:00:00Z"}], "total": 1}`, []string{"created_at"}, "none", ""},
+			[]string{"order_dependent_matching"}, "expect=[x y] reject=[] none=false", ""},
+		{"v0.0.3", `{"name": "n", "query": "q", "expected_mcp_server_url": "${MCP_SERVER_URL}", "expected_tool_name": "x", "expected_parameters": {"a": 1}}`, nil, `expect=[x{"a":1}] reject=[] none=false`, ""},
+		{"sse server", `{"query": "q", "available_mcp_servers": [{"url": "http://a/sse", "transport": "sse"}]}`, []string{"available_mcp_servers"}, "expect=[] reject=[] none=true", ""},
+		{"list page", `{"items": [{"id": "9f2", "name": "n", "query": "q", "created_at": "2026-01-01T00:00:00Z"}], "total": 1}`, []string{"created_at"}, "expect=[] reject=[] none=true", ""},
 		{"unknown members", `{"query": "q", "model": "m", "expected_tool_calls": [{"tool_name": "x", "weight": 2}]}`,
-			[]string{"expected_tool_calls[0].weight", "model"}, "x", ""},
+			[]string{"expected_tool_calls[0].weight", "model"}, "expect=[x] reject=[] none=false", ""},
 		{"no query", `[{"name": "n"}]`, nil, "", "/0: test case 1 has no query"},
 		{"call without a tool", `{"query": "q", "expected_tool_calls": [{"parameters": {}}]}`, nil, "", "/expected_tool_calls/0"},
 		{"parameters not an object", `{"query": "q", "expected_tool_calls": [{"tool_name": "x", "parameters": [1]}]}`, nil, "", "/expected_tool_calls/0/parameters"},
@@ -65,28 +57,7 @@ func TestMCPTefRead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cases, losses, err := mcptef{}.Read([]byte(tt.src))
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want it to say %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := lossFields(losses); !slices.Equal(got, tt.want) {
-				t.Errorf("losses %v, want %v: %v", got, tt.want, losses)
-			}
-			if got := expectation(cases[0]); got != tt.expect {
-				t.Errorf("expectation %q, want %q", got, tt.expect)
-			}
+			checkRead(t, mcptef{}, tt.src, tt.err, tt.want, tt.expect)
 		})
 	}
-}
-
-func FuzzMCPTef(f *testing.F) {
-	fuzzSeeds(f, "mcptef/*.json")
-	f.Add([]byte(`{"items": [{"id": 7, "query": "q", "expected_tool_calls": null}]}`))
-	f.Fuzz(func(t *testing.T, src []byte) { fuzzFormat(t, mcptef{}, src) })
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/tool-workbench/workbench/selection"
 )
 
 // MCPTest is the name of mcptest's tool-bench spec format.
@@ -75,22 +73,21 @@ func (mcptest) Read(src []byte) ([]Case, []Loss, error) {
 	if err := decodeYAML(src, &s); err != nil {
 		return nil, nil, fmt.Errorf("not a tool-bench spec (catalog, intents, mutations): %w", err)
 	}
-	if len(s.Intents) > selection.MaxTasks {
-		return nil, nil, fmt.Errorf("the spec holds %d intents; the workbench reads up to %d", len(s.Intents), selection.MaxTasks)
+	if err := checkCount(len(s.Intents), "intents"); err != nil {
+		return nil, nil, err
 	}
-	var losses []Loss
-	fileLoss := func(field, msg string) { losses = append(losses, Loss{Case: -1, Field: field, Message: msg}) }
+	var losses lossList
 	if s.Catalog.Kind != 0 {
-		fileLoss("catalog", "the spec's tool catalog is a listing, not tasks; dropped it (open it as the workspace's listing instead)")
+		losses.add(-1, "", "catalog", "the spec's tool catalog is a listing, not tasks; dropped it (open it as the workspace's listing instead)")
 	}
 	if s.CatalogPath != "" && s.CatalogPath != mtCatalog {
-		fileLoss("catalog_path", fmt.Sprintf("dropped the catalog's path %q (written back as %q)", s.CatalogPath, mtCatalog))
+		losses.add(-1, "", "catalog_path", "dropped the catalog's path %q (written back as %q)", s.CatalogPath, mtCatalog)
 	}
 	if len(s.Mutations) > 0 {
-		fileLoss("mutations", fmt.Sprintf("dropped %d description mutations: the workbench's tasks say what is asked, not how to damage the descriptions", len(s.Mutations)))
+		losses.add(-1, "", "mutations", "dropped %d description mutations: the workbench's tasks say what is asked, not how to damage the descriptions", len(s.Mutations))
 	}
 	for _, k := range sortedKeys(s.Extra) {
-		fileLoss(k, "the tool-bench spec has no such member; dropped it")
+		losses.add(-1, "", k, "the tool-bench spec has no such member; dropped it")
 	}
 	cases := make([]Case, len(s.Intents))
 	for i, in := range s.Intents {
@@ -108,7 +105,7 @@ func (mcptest) Read(src []byte) ([]Case, []Loss, error) {
 			c.Expect = append(c.Expect, Call{Tool: g})
 		}
 		for _, k := range sortedKeys(in.Extra) {
-			losses = append(losses, Loss{Case: i, Field: k, Message: "a tool-bench intent has no such member; dropped it"})
+			losses.add(i, "", k, "a tool-bench intent has no such member; dropped it")
 		}
 		cases[i] = c
 	}
@@ -119,12 +116,10 @@ func (mcptest) Read(src []byte) ([]Case, []Loss, error) {
 // right, and an intent expects some tool: a case expecting several calls keeps the first, and
 // a case expecting none is left out.
 func (mcptest) Write(cases []Case) ([]byte, []Loss, error) {
-	var losses []Loss
+	var losses lossList
 	s := mtSpec{CatalogPath: mtCatalog, Intents: []mtIntent{}}
 	for i, c := range cases {
-		lose := func(field, msg string) {
-			losses = append(losses, Loss{Case: i, ID: caseLabel(c), Field: field, Message: msg})
-		}
+		lose := losses.of(i, c)
 		if c.None || len(c.Expect) == 0 {
 			lose("expect", "a tool-bench intent always has a right tool; the case expects none, so it was left out")
 			continue
@@ -150,26 +145,13 @@ func (mcptest) Write(cases []Case) ([]byte, []Loss, error) {
 		}
 		s.Intents = append(s.Intents, mtIntent{Query: c.Query, Gold: gold})
 	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(s); err != nil {
-		return nil, nil, fmt.Errorf("encode the tool-bench spec: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, nil, fmt.Errorf("encode the tool-bench spec: %w", err)
+	b, err := marshalYAML(s)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the tool-bench spec: %w", err)
 	}
 	if len(cases) > 0 {
 		losses = append(losses, Loss{Case: -1, Field: "catalog_path", Message: fmt.Sprintf(
 			"the tasks carry no tool catalog; wrote catalog_path %q: point it at the listing's tools/list (the workbench exports it)", mtCatalog)})
 	}
-	return buf.Bytes(), losses, nil
-}
-
-func toolNamesList(calls []Call) []string {
-	out := make([]string, len(calls))
-	for i, c := range calls {
-		out[i] = c.Tool
-	}
-	return out
+	return b, losses, nil
 }

@@ -1,8 +1,6 @@
 package taskformat
 
 import (
-	"slices"
-	"strings"
 	"testing"
 )
 
@@ -27,13 +25,7 @@ func TestMCPTestWriteLosses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, losses, err := mcptest{}.Write([]Case{tt.c})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := lossFields(losses); !slices.Equal(got, tt.want) {
-				t.Errorf("losses %v, want %v: %v", got, tt.want, losses)
-			}
+			out := checkWriteLosses(t, mcptest{}, tt.c, tt.want)
 			back, _, err := mcptest{}.Read(out)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, out)
@@ -51,14 +43,14 @@ func TestMCPTestRead(t *testing.T) {
 	tests := []struct {
 		name, src string
 		want      []string // loss fields
-		expect    string
+		expect    string   // the first case, as parts shows it
 		err       string
 	}{
-		{"one gold", "catalog_path: t.json\nintents:\n  - query: q\n    gold: [x]\n", []string{"catalog_path"}, "x", ""},
-		{"several gold", "catalog: {tools: []}\nintents:\n  - query: q\n    gold: [x, y]\n", []string{"catalog"}, "any x,y", ""},
-		{"json spec", `{"catalog_path": "tools.json", "intents": [{"query": "q", "gold": ["x"]}]}`, nil, "x", ""},
+		{"one gold", "catalog_path: t.json\nintents:\n  - query: q\n    gold: [x]\n", []string{"catalog_path"}, "expect=[x] reject=[] none=false", ""},
+		{"several gold", "catalog: {tools: []}\nintents:\n  - query: q\n    gold: [x, y]\n", []string{"catalog"}, "expect=[x y] reject=[] anyOf none=false", ""},
+		{"json spec", `{"catalog_path": "tools.json", "intents": [{"query": "q", "gold": ["x"]}]}`, nil, "expect=[x] reject=[] none=false", ""},
 		{"extras", "catalog_path: tools.json\nseed: 3\nmutations: [{tool: x, kind: blank}]\nintents:\n  - query: q\n    gold: [x]\n    weight: 2\n",
-			[]string{"mutations", "seed", "weight"}, "x", ""},
+			[]string{"mutations", "seed", "weight"}, "expect=[x] reject=[] none=false", ""},
 		{"no gold", "intents:\n  - query: q\n", nil, "", "no gold tools"},
 		{"no query", "intents:\n  - gold: [x]\n", nil, "", "no query"},
 		{"gold not a list", "intents:\n  - query: q\n    gold: 3\n", nil, "", "tool-bench spec"},
@@ -66,28 +58,7 @@ func TestMCPTestRead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cases, losses, err := mcptest{}.Read([]byte(tt.src))
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want it to say %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := lossFields(losses); !slices.Equal(got, tt.want) {
-				t.Errorf("losses %v, want %v: %v", got, tt.want, losses)
-			}
-			if got := expectation(cases[0]); got != tt.expect {
-				t.Errorf("expectation %q, want %q", got, tt.expect)
-			}
+			checkRead(t, mcptest{}, tt.src, tt.err, tt.want, tt.expect)
 		})
 	}
-}
-
-func FuzzMCPTest(f *testing.F) {
-	fuzzSeeds(f, "mcptest/*.yaml")
-	f.Add([]byte(`{"catalog": [], "intents": [{"query": "q", "gold": ["a", "b"]}]}`))
-	f.Fuzz(func(t *testing.T, src []byte) { fuzzFormat(t, mcptest{}, src) })
 }

@@ -13,13 +13,16 @@ import (
 	"github.com/tool-workbench/workbench/listing"
 )
 
+// Promptfoo is the name of promptfoo's config format.
+const Promptfoo = "promptfoo"
+
 func init() { register(promptfoo{}) }
 
 // promptfoo is promptfoo's configuration (promptfooconfig.yaml or .json): its tests, each with
 // vars (one of them the query) and assertions about the tools the model called.
 type promptfoo struct{}
 
-func (promptfoo) Name() string  { return "promptfoo" }
+func (promptfoo) Name() string  { return Promptfoo }
 func (promptfoo) Title() string { return "promptfoo config (promptfooconfig.yaml tests)" }
 
 // Version names what this follows: promptfoo's documentation at
@@ -82,8 +85,8 @@ func (promptfoo) Read(src []byte) ([]Case, []Loss, error) {
 	default:
 		return nil, nil, fmt.Errorf("tests is a %s; it must be a list of test cases with vars and assert", tests.Kind)
 	}
-	if len(tests.Items) > MaxCases {
-		return nil, nil, fmt.Errorf("the config holds %d tests; task files are read up to %d", len(tests.Items), MaxCases)
+	if err := checkCount(len(tests.Items), "tests"); err != nil {
+		return nil, nil, err
 	}
 	cases := make([]Case, 0, len(tests.Items))
 	for i, t := range tests.Items {

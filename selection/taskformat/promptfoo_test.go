@@ -107,7 +107,7 @@ func TestPromptfooQueryVar(t *testing.T) {
 // TestPromptfooWriteCarriesAll writes every part of a case and reads it back unchanged:
 // promptfoo's assertions can say all the model holds.
 func TestPromptfooWriteCarriesAll(t *testing.T) {
-	args := argsValue(`{"city": "Oslo", "days": 3, "ok": true, "tags": ["a"], "x": null, "f": 1.5}`)
+	args := mustValue(t, `{"city": "Oslo", "days": 3, "ok": true, "tags": ["a"], "x": null, "f": 1.5}`)
 	cases := []Case{
 		{ID: "a", Title: "T", Query: "q1", Expect: []Call{{Tool: "x", Args: args}, {Tool: "y"}}, Reject: []string{"z"}, Tags: []string{"t1", "t2"}},
 		{Query: "multi\nline: 'quoted' #not a comment", Expect: []Call{{Tool: "a"}, {Tool: "b"}, {Tool: "c"}}, AnyOf: true},
@@ -122,7 +122,7 @@ func TestPromptfooWriteCarriesAll(t *testing.T) {
 	if err != nil || len(losses) > 0 {
 		t.Fatalf("read back: %v %v\n%s", err, losses, out)
 	}
-	if a, b := caseJSON(t, cases), caseJSON(t, back); a != b {
+	if a, b := casesJSON(t, cases), casesJSON(t, back); a != b {
 		t.Errorf("wrote\n%s\nread back\n%s\nfrom\n%s", a, b, out)
 	}
 }

@@ -74,7 +74,7 @@ func FromTasks(tasks []selection.Task) []Case {
 // one expected tool (or none), so a second expected call or alternative, and rejected tools,
 // are lost; a title becomes the id when the case has none.
 func ToTasks(cases []Case) ([]selection.Task, []Loss) {
-	var losses []Loss
+	var losses lossList
 	ids := map[string]bool{}
 	for _, c := range cases {
 		if c.ID != "" {
@@ -83,9 +83,7 @@ func ToTasks(cases []Case) ([]selection.Task, []Loss) {
 	}
 	tasks := make([]selection.Task, len(cases))
 	for i, c := range cases {
-		lose := func(field, msg string) {
-			losses = append(losses, Loss{Case: i, ID: caseLabel(c), Field: field, Message: msg})
-		}
+		lose := losses.of(i, c)
 		t := selection.Task{ID: c.ID, Task: c.Query, Tags: c.Tags}
 		switch {
 		case c.ID == "" && c.Title != "" && len(c.Title) <= selection.MaxIDLength && !ids[c.Title]:
@@ -115,15 +113,4 @@ func ToTasks(cases []Case) ([]selection.Task, []Loss) {
 		tasks[i] = t
 	}
 	return tasks, losses
-}
-
-func toolNames(calls []Call) string {
-	var b bytes.Buffer
-	for i, c := range calls {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(c.Tool)
-	}
-	return b.String()
 }
