@@ -3,13 +3,19 @@ package web
 // The task export writes the workspace's tasks in any task file format (issue 20). The task
 // panel's format choice posts here and gets back the download link and what that format
 // leaves out of the tasks, so a person sees it before downloading; the download itself is
-// GET tasks.json?format=NAME (the workbench's own file without it, as before).
+// GET tasks.json?format=NAME (the workbench's own file without it, as before). The link also
+// carries a digest of the losses it was shown with (seen): should the tasks change meanwhile so
+// that the format leaves out something else, the download is refused saying so, rather than
+// leave out what the person was not shown.
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -89,6 +95,9 @@ func (s *Server) exportTasks(c echo.Context) error {
 		}
 		return fail(k, upperFirst(err.Error())+".")
 	}
+	if seen := c.QueryParam("seen"); seen != "" && seen != lossDigest(w.losses) {
+		return fail(Conflict, staleLosses(w))
+	}
 	file := fileOf(w.format.Name())
 	h := c.Response().Header()
 	h.Set("Content-Disposition", `attachment; filename="`+file.name+`"`)
@@ -142,7 +151,7 @@ func taskExportModel(ws string, tasks []selection.Task, name string) (views.Task
 	x.File = fileOf(x.Format).name
 	x.Href = "/w/" + ws + "/tasks.json"
 	if x.Format != taskformat.Workbench {
-		x.Href += "?format=" + url.QueryEscape(x.Format)
+		x.Href += "?" + url.Values{"format": {x.Format}, "seen": {lossDigest(w.losses)}}.Encode()
 	}
 	if len(w.losses) > 0 {
 		x.Summary = fmt.Sprintf("Exporting as %s leaves out, or needs you to fill in (%d):", w.format.Title(), len(w.losses))
@@ -155,4 +164,32 @@ func taskExportModel(ws string, tasks []selection.Task, name string) (views.Task
 		x.Losses = append(x.Losses, clip(l.String(), maxLossText))
 	}
 	return x, nil
+}
+
+// lossDigest names a list of losses in a few characters, for the download link to say which
+// list the person saw.
+func lossDigest(losses []taskformat.Loss) string {
+	h := sha256.New()
+	for _, l := range losses {
+		fmt.Fprintln(h, l.String())
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// staleLosses refuses a download whose format now leaves out other things than the page
+// showed, naming the first few.
+func staleLosses(w writtenTasks) string {
+	var first []string
+	for i, l := range w.losses {
+		if i == 3 {
+			first = append(first, fmt.Sprintf("and %d more", len(w.losses)-i))
+			break
+		}
+		first = append(first, clip(l.String(), maxLossText))
+	}
+	now := "now leaves out nothing"
+	if len(first) > 0 {
+		now = fmt.Sprintf("now leaves out %d: %s", len(w.losses), strings.Join(first, "; "))
+	}
+	return fmt.Sprintf("The tasks changed since the task panel listed what %s leaves out, and the file %s. Choose the format in the task panel again to see the list as it stands, then download.", w.format.Title(), now)
 }

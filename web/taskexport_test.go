@@ -85,11 +85,14 @@ func TestTaskExportFormats(t *testing.T) {
 			// The panel's choice: the link to this download, and what it leaves out, as text.
 			x := patched(post(t, s, "/w/"+id+"/tasks/export", map[string]any{"val": tc.format}))["task-export"]
 			links := find(t, x, "task-export-download")
-			if len(links) != 1 || attr(links[0], "download") != tc.file {
+			if len(links) != 1 || text(links[0]) != "Download "+tc.file {
 				t.Fatalf("the region links no download of %s: %s", tc.file, x)
 			}
-			if got, want := attr(links[0], "href"), "/w/"+id+"/tasks.json"; name != taskformat.Workbench && got != want+"?format="+name || name == taskformat.Workbench && got != want {
+			// The link is the download above, with the digest of the losses the notice shows.
+			if got, want := attr(links[0], "href"), "/w/"+id+"/tasks.json"; name != taskformat.Workbench && !strings.HasPrefix(got, want+"?format="+name+"&seen=") || name == taskformat.Workbench && got != want {
 				t.Errorf("the link's href %q is not the %s download", got, name)
+			} else if rec := do(t, s, httptest.NewRequest(http.MethodGet, got, nil)); rec.Code != http.StatusOK {
+				t.Errorf("the link's download: %d %s", rec.Code, rec.Body.String())
 			}
 			if sel := find(t, x, "task-export-format"); len(sel) != 1 || !strings.Contains(x, `value="`+name+`" selected`) {
 				t.Errorf("the select does not show %s chosen: %s", name, x)
@@ -194,7 +197,7 @@ func TestTaskExportViewLink(t *testing.T) {
 		t.Errorf("a viewer's export: %d %s", rec.Code, rec.Body.String())
 	}
 	rec := b.datastar(t, http.MethodPost, "/w/"+r.ws+"/tasks/export", map[string]any{"val": "promptfoo"})
-	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `download="promptfooconfig.yaml"`) {
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "Download promptfooconfig.yaml") {
 		t.Errorf("a viewer's format choice: %d %s", rec.Code, rec.Body.String())
 	}
 	// The rig's workspace has no tasks, which an MCPJam suite file cannot be: the panel says
@@ -208,5 +211,42 @@ func TestTaskExportViewLink(t *testing.T) {
 	}
 	if after := r.head(t); after.Seq != before.Seq {
 		t.Errorf("a viewer's export changed the workspace: seq %d → %d", before.Seq, after.Seq)
+	}
+}
+
+// TestTaskExportStaleLosses: a download whose format leaves out something else than the panel
+// showed (the tasks changed since) is refused saying what it leaves out now; chosen again, the
+// format downloads.
+func TestTaskExportStaleLosses(t *testing.T) {
+	s, id := exportWorkspace(t, exportTaskFile)
+	hrefOf := func() string {
+		x := patched(post(t, s, "/w/"+id+"/tasks/export", map[string]any{"val": "mcptest"}))["task-export"]
+		links := find(t, x, "task-export-download")
+		if len(links) != 1 {
+			t.Fatalf("no download link: %s", x)
+		}
+		return attr(links[0], "href")
+	}
+	shown := hrefOf()
+	// Task 1 now expects no tool, which an mcptest intent cannot say: the case is left out.
+	post(t, s, "/w/"+id+"/task?op=set&i=0&k=expect", map[string]any{"val": ""})
+	rec := do(t, s, httptest.NewRequest(http.MethodGet, shown, nil))
+	if rec.Code != http.StatusConflict {
+		t.Fatalf("a download with losses the panel did not show: %d, want 409: %s", rec.Code, rec.Body.String())
+	}
+	for _, want := range []string{"The tasks changed since the task panel listed what mcptest", "now leaves out", "Choose the format in the task panel again"} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("the refusal does not say %q: %s", want, rec.Body.String())
+		}
+	}
+	// A change that leaves the losses as they were does not stop the download.
+	post(t, s, "/w/"+id+"/task?op=set&i=1&k=task", map[string]any{"val": "Say hello again"})
+	again := hrefOf()
+	if again == shown {
+		t.Fatalf("the link did not change with the losses: %s", again)
+	}
+	post(t, s, "/w/"+id+"/task?op=set&i=1&k=task", map[string]any{"val": "Say hello once more"})
+	if rec := do(t, s, httptest.NewRequest(http.MethodGet, again, nil)); rec.Code != http.StatusOK {
+		t.Errorf("the format chosen again: %d %s", rec.Code, rec.Body.String())
 	}
 }
