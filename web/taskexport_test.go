@@ -250,3 +250,22 @@ func TestTaskExportStaleLosses(t *testing.T) {
 		t.Errorf("the format chosen again: %d %s", rec.Code, rec.Body.String())
 	}
 }
+
+// BenchmarkTaskExportModel is the work of one format choice in the task panel on 5,000 tasks,
+// each with an id and a tag that the format cannot carry.
+func BenchmarkTaskExportModel(b *testing.B) {
+	tasks := make([]selection.Task, 5000)
+	tool := "loans_renew"
+	for i := range tasks {
+		tasks[i] = selection.Task{ID: fmt.Sprintf("t%d", i), Task: fmt.Sprintf("Renew loan %d", i), Expect: &tool, Tags: []string{"loans"}}
+	}
+	for _, name := range []string{"mcptest", "promptfoo", "mcptef"} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := taskExportModel("w", tasks, name); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
