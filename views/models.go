@@ -218,6 +218,7 @@ type Tasks struct {
 	Problem   string
 	Formats   []TaskFormat  // the import form's format choices besides "detect"
 	Imported  *TaskImported // what the import just made of another tool's task file
+	Export    TaskExport    // the export's format choice and download (the workbench's own at first)
 }
 
 // Workspace is the whole workspace screen.

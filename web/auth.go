@@ -447,6 +447,7 @@ var readPOSTs = map[string]bool{
 	"/w/:id/select":       true, // which tool the page shows
 	"/w/:id/tools":        true, // the tool list's search and window
 	"/w/:id/export/notes": true, // the Go export's notes for the current revision
+	"/w/:id/tasks/export": true, // the task export's link and losses for a format
 }
 
 // openRoutes need nothing.

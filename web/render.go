@@ -167,7 +167,7 @@ func tasksModel(ws Workspace, res *analysis.Result) views.Tasks {
 	n := min(len(ws.Tasks), maxTaskRows)
 	typed := len(names) > maxToolNames || len(names)*n > maxTaskOptions
 	t := views.Tasks{WS: ws.ID, Gen: ws.Version, Total: len(ws.Tasks), ToolNames: names[:min(len(names), maxToolNames)],
-		Clear: res.Clear, Ambiguous: res.Ambiguous, Wrong: res.Wrong, Formats: taskFormats}
+		Clear: res.Clear, Ambiguous: res.Ambiguous, Wrong: res.Wrong, Formats: taskFormats, Export: workbenchExport(ws.ID)}
 	var known map[string]bool
 	if n > 0 {
 		known = make(map[string]bool, len(names))

@@ -4,7 +4,6 @@ package web
 // the task file.
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -96,23 +95,6 @@ func (s *Server) taskOp(c echo.Context) error {
 		return s.staleTaskOp(c, cur, tc.Op, i, tc.Value, st.Busy)
 	}
 	return err
-}
-
-func (s *Server) exportTasks(c echo.Context) error {
-	ws, err := s.getWS(c)
-	if err != nil {
-		return err
-	}
-	tasks := ws.Tasks
-	if tasks == nil {
-		tasks = []selection.Task{}
-	}
-	b, err := json.MarshalIndent(tasks, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode tasks: %w", err)
-	}
-	c.Response().Header().Set("Content-Disposition", `attachment; filename="tasks.json"`)
-	return c.Blob(http.StatusOK, "application/json", append(b, '\n'))
 }
 
 // uniqueTaskIDs refuses an append whose task ids repeat the workspace's.
