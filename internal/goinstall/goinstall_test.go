@@ -127,6 +127,9 @@ func writeProxy(ctx context.Context, t *testing.T, proxy, root, version string, 
 			continue
 		}
 		files = append(files, archived{f})
+		// git reads the files, not this process, so go test's cache would not see them change:
+		// a stat of each makes the cached result depend on the committed files as they are here.
+		_, _ = os.Stat(filepath.Join(root, filepath.FromSlash(f.Name)))
 		if f.Name == "go.mod" {
 			gomod = readZipped(t, f)
 		}

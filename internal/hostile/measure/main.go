@@ -4,7 +4,8 @@
 //
 //	go run ./internal/hostile/measure [-cases REGEXP] [-time 10s] [-rss 1024]
 //
-// The CLI's commands run as processes of their own (peak RSS from rusage); the API and the
+// The CLI's commands (check: text, reference, SARIF with --merge; cost; export --format go; fix
+// --suggested) run as processes of their own (peak RSS from rusage); the API and the
 // pages are served by a fresh `workbench serve` per case (peak RSS from /proc). It exits 1 if
 // any entry point went over a bound or crashed.
 package main
@@ -76,7 +77,7 @@ func measure(only string, maxTime time.Duration, maxRSS int64) error {
 			return err
 		}
 		var rs []result
-		for _, args := range [][]string{{"check", src}, {"check", src, "--rules", "reference"}, {"cost", src}, {"export", src, "--format", "go"}} {
+		for _, args := range [][]string{{"check", src}, {"check", src, "--rules", "reference"}, {"cost", src}, {"export", src, "--format", "go"}, {"check", src, "--format", "sarif", "--merge", src}, {"fix", src, "--suggested"}} {
 			rs = append(rs, runCLI(bin, dir, args, maxTime*3))
 		}
 		rs = append(rs, serveCase(bin, dir, c.Listing, maxTime*3)...)
