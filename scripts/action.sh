@@ -21,7 +21,13 @@ die() {
 	case "${STEP:-}" in check | cost) [ -z "${GITHUB_OUTPUT:-}" ] || printf 'exit-code=2\n' >>"$GITHUB_OUTPUT" ;; esac
 	exit 2
 }
-out() { printf '%s=%s\n' "$1" "$2" >>"${GITHUB_OUTPUT:?GITHUB_OUTPUT is not set: run as a GitHub Actions step}"; }
+# out writes a step output; a value with a line break would write a second output of its own.
+out() {
+	case "$2" in *$'\n'* | *$'\r'*) die "the $1 output would hold a line break: name files without one" ;; esac
+	printf '%s=%s\n' "$1" "$2" >>"${GITHUB_OUTPUT:?GITHUB_OUTPUT is not set: run as a GitHub Actions step}"
+}
+# oneline is s with line breaks made spaces, for a workflow command's text.
+oneline() { local s="${1//$'\r'/ }"; printf '%s' "${s//$'\n'/ }"; }
 summary() { cat >>"${GITHUB_STEP_SUMMARY:?GITHUB_STEP_SUMMARY is not set: run as a GitHub Actions step}"; }
 tmpdir() { local d="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/workbench-action"; mkdir -p "$d"; printf '%s' "$d"; }
 
@@ -37,24 +43,24 @@ step_build() {
 step_check() {
 	local wb="${WORKBENCH:?WORKBENCH names the binary the build step made}" code
 	[ -n "${INPUT_LISTING:-}" ] || die "the listing input is empty: name the listing file to check"
-	local -a args=("$INPUT_LISTING" --fail-on "${INPUT_FAIL_ON:-error}")
+	local -a args=(--fail-on "${INPUT_FAIL_ON:-error}")
 	[ -z "${INPUT_TASKS:-}" ] || args+=(--tasks "$INPUT_TASKS")
 	[ -z "${INPUT_PROFILE:-}" ] || args+=(--profile "$INPUT_PROFILE")
 	[ -z "${INPUT_IGNORE:-}" ] || args+=(--ignore "$INPUT_IGNORE")
-	echo "::group::workbench check ${INPUT_LISTING}"
+	echo "::group::workbench check $(oneline "$INPUT_LISTING")"
 	code=0
-	"$wb" check "${args[@]}" --format github || code=$?
+	"$wb" check "${args[@]}" --format github -- "$INPUT_LISTING" || code=$?
 	echo "::endgroup::"
 	if [ -n "${INPUT_SARIF:-}" ]; then
 		mkdir -p "$(dirname "$INPUT_SARIF")"
 		# The same findings as above: its exit code is that one's.
-		"$wb" check "${args[@]}" --format sarif >"$INPUT_SARIF" || true
+		"$wb" check "${args[@]}" --format sarif -- "$INPUT_LISTING" >"$INPUT_SARIF" || true
 		out sarif "$INPUT_SARIF"
 	fi
 	if [ "$code" = 2 ]; then
 		printf '## workbench check\n\nThe check could not run on the listing (exit 2): the log says why.\n\n' | summary
 	else
-		{ "$wb" check "${args[@]}" --format markdown || true; echo; } | summary
+		{ "$wb" check "${args[@]}" --format markdown -- "$INPUT_LISTING" || true; echo; } | summary
 	fi
 	out exit-code "$code"
 }
@@ -86,8 +92,9 @@ baseline_file() {
 	if git cat-file -e "$ref:$path" 2>/dev/null; then
 		git show "$ref:$path" >"$dest"
 	else
-		printf 'workbench action: %s is not at %s: every tool counts as added\n' "$path" "$INPUT_BASELINE" >&2
+		printf 'workbench action: %s is not at %s: every tool counts as added, and max-increase does not apply\n' "$path" "$INPUT_BASELINE" >&2
 		printf '{"tools": []}\n' >"$dest"
+		: >"$(tmpdir)/baseline-absent"
 	fi
 	printf '%s' "$dest"
 }
@@ -99,19 +106,27 @@ step_cost() {
 		return
 	fi
 	[ -n "${INPUT_LISTING:-}" ] || die "the listing input is empty: name the listing file to cost"
+	rm -f "$(tmpdir)/baseline-absent"
 	base="$(baseline_file)"
-	local -a args=("$INPUT_LISTING" --baseline "$base")
-	[ -z "${INPUT_MAX_INCREASE:-}" ] || args+=(--max-increase "$INPUT_MAX_INCREASE")
+	local -a args=(--baseline "$base")
+	# A listing the base does not have yet grows from nothing: any percent of nothing is nothing,
+	# so a limit would fail every pull request that adds the listing. Report it without one.
+	if [ -n "${INPUT_MAX_INCREASE:-}" ] && [ ! -e "$(tmpdir)/baseline-absent" ]; then
+		args+=(--max-increase "$INPUT_MAX_INCREASE")
+	fi
 	[ -z "${INPUT_TOKENIZER:-}" ] || args+=(--tokenizer "$INPUT_TOKENIZER")
 	[ -z "${INPUT_RENDER:-}" ] || args+=(--render "$INPUT_RENDER")
 	code=0
-	"$wb" cost "${args[@]}" --format github || code=$?
+	"$wb" cost "${args[@]}" --format github -- "$INPUT_LISTING" || code=$?
 	if [ "$code" = 2 ]; then
 		printf '## workbench cost\n\nThe cost gate could not run (exit 2): the log says why.\n\n' | summary
 	else
 		local report
 		report="$(tmpdir)/cost.md"
-		"$wb" cost "${args[@]}" --format markdown >"$report" 2>/dev/null || true
+		"$wb" cost "${args[@]}" --format markdown -- "$INPUT_LISTING" >"$report" 2>/dev/null || true
+		if [ -n "${INPUT_MAX_INCREASE:-}" ] && [ -e "$(tmpdir)/baseline-absent" ]; then
+			printf '\nThe listing is new at %s, so max-increase (%s) does not apply.\n' "$(oneline "$INPUT_BASELINE")" "$(oneline "$INPUT_MAX_INCREASE")" >>"$report"
+		fi
 		{ cat "$report"; echo; } | summary
 		out report "$report"
 	fi

@@ -97,14 +97,7 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "a health probe uses GET or HEAD", http.StatusMethodNotAllowed)
 		return
 	}
-	h := &s.health
-	h.mu.Lock()
-	if h.at.IsZero() || time.Since(h.at) >= healthReuse {
-		// Not the probe's context: a probe that hangs up must not leave a failure for the next.
-		h.last, h.at = s.checkHealth(context.WithoutCancel(r.Context())), time.Now()
-	}
-	a := h.last
-	h.mu.Unlock()
+	a := s.lastHealth(r)
 	code := http.StatusOK
 	if a.Status != "ok" {
 		code = http.StatusServiceUnavailable
@@ -116,4 +109,18 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
 		_, _ = w.Write(append(b, '\n'))
 	}
+}
+
+// lastHealth is the last check's answer, checking again when it is older than healthReuse. The
+// lock is released even if a store driver panics (this path runs outside Echo's recoverer), so a
+// panic cannot leave every later probe waiting.
+func (s *Server) lastHealth(r *http.Request) healthAnswer {
+	h := &s.health
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.at.IsZero() || time.Since(h.at) >= healthReuse {
+		// Not the probe's context: a probe that hangs up must not leave a failure for the next.
+		h.last, h.at = s.checkHealth(context.WithoutCancel(r.Context())), time.Now()
+	}
+	return h.last
 }

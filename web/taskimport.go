@@ -79,9 +79,9 @@ func readTaskUpload(b []byte, format string) (taskUpload, string) {
 // convertUpload reads b as f and makes the workbench's tasks of it, which must then pass the
 // task file's own checks (unique ids, a task's text, its bounds).
 func convertUpload(b []byte, f taskformat.Format) (taskUpload, string) {
-	cases, readLoss, err := f.Read(b)
+	cases, readLoss, err := taskformat.ReadCases(f, b)
 	if err != nil {
-		return taskUpload{}, fmt.Sprintf("The file could not be read as %s: %s. Choose the format it has in the Format list, or fix the file.", f.Title(), err.Error())
+		return taskUpload{}, fmt.Sprintf("The file could not be used: %s. Choose the format it has in the Format list, or fix the file.", err.Error())
 	}
 	var tasks []selection.Task
 	var writeLoss []taskformat.Loss

@@ -63,7 +63,7 @@ func TestTaskImportOtherFormats(t *testing.T) {
 		{"unknown shape", "x.json", `{"foo": 1}`, "", http.StatusBadRequest, 0,
 			[]string{"It should be a JSON array such as", "mcptest tool-bench spec", "choose its format in the Format list"}, nil},
 		{"wrong format named", "cases.json", tefFile, "mcptest", http.StatusBadRequest, 0,
-			[]string{"could not be read as mcptest tool-bench spec (YAML)", "Choose the format it has"}, nil},
+			[]string{"reading it as mcptest tool-bench spec (YAML)", "Choose the format it has"}, nil},
 		{"no such format", "cases.json", tefFile, "nope", http.StatusBadRequest, 0, []string{"No task file format is named &#34;nope&#34;"}, nil},
 		{"converted tasks refused", "two.yaml", checker + "---\n" + checker, "", http.StatusBadRequest, 0,
 			[]string{"its tasks could not be used", "Fix that in the file"}, nil},

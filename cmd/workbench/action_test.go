@@ -275,9 +275,9 @@ func actionCostStep(t *testing.T, bin string) {
 			[]string{"**Within the limit:** the listing grew by 85 tokens"}},
 		{"another tokenizer", []string{"INPUT_BASELINE=main", "INPUT_TOKENIZER=cl100k_base"}, "0", nil,
 			[]string{"| total tokens (compact, cl100k\\_base) |"}},
-		{"ref without the listing", []string{"INPUT_BASELINE=before-listing"}, "0",
-			[]string{"listings/tools.json is not at before-listing: every tool counts as added"},
-			[]string{"6 added, 0 removed"}},
+		{"ref without the listing", []string{"INPUT_BASELINE=before-listing", "INPUT_MAX_INCREASE=2%"}, "0",
+			[]string{"listings/tools.json is not at before-listing: every tool counts as added, and max-increase does not apply"},
+			[]string{"6 added, 0 removed", "The listing is new at before-listing, so max-increase (2%) does not apply."}},
 		{"bad limit", []string{"INPUT_BASELINE=main", "INPUT_MAX_INCREASE=ten"}, "2",
 			[]string{`--max-increase: "ten" is not a limit`}, []string{"could not run (exit 2)"}},
 	}

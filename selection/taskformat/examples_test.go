@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tool-workbench/workbench/internal/testutil"
@@ -241,7 +242,8 @@ func TestExamplesThroughWorkbench(t *testing.T) {
 // format's output are checked in TestExamples.
 func TestDetectNarrow(t *testing.T) {
 	tests := []struct{ what, src, want string }{
-		{"empty array", `[]`, ""},
+		{"empty array: the workbench's empty task file", ` [ ] `, "workbench"},
+		{"workbench, a later task malformed: ParseTasks names it", `[{"task": "a", "expect": "b"}, 7]`, "workbench"},
 		{"empty object", `{}`, ""},
 		{"camelCase json", `[{"query": "Renew my loan", "expectedToolCalls": "loans_renew"}]`, ""},
 		{"yaml tests", "tests:\n  - vars:\n      query: Renew my loan\n", ""},
@@ -266,5 +268,43 @@ func TestDetectNarrow(t *testing.T) {
 		case tt.want != "" && (err != nil || f.Name() != tt.want):
 			t.Errorf("the %s file: DetectFormat = %v, %v; want %s", tt.what, f, err, tt.want)
 		}
+	}
+}
+
+// TestReadCasesRefusesNothing: another tool's file that holds no test case (an mcpchecker Eval
+// without its Tasks) is refused, not converted to an empty task file that an import would put
+// in place of a workspace's tasks; the workbench's own empty file converts.
+func TestReadCasesRefusesNothing(t *testing.T) {
+	tests := []struct {
+		from, src, wantErr string
+	}{
+		{MCPChecker, "kind: Eval\napiVersion: mcpchecker/v1alpha2\nmetadata:\n  name: e\nconfig:\n  taskSets:\n    - glob: tasks/*.yaml\n", "found no test case"},
+		{Workbench, "[]", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.from, func(t *testing.T) {
+			_, err := Convert([]byte(tt.src), tt.from, Workbench)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("Convert: %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("Convert: %v; want an error saying %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestMCPCheckerWriteBounded: a stream is written for up to mcMaxWrite tasks and refused past
+// it, saying how to split them.
+func TestMCPCheckerWriteBounded(t *testing.T) {
+	cases := make([]Case, mcMaxWrite+1)
+	for i := range cases {
+		cases[i] = Case{ID: fmt.Sprintf("t%d", i), Query: "q", None: true}
+	}
+	if _, _, err := (mcpchecker{}).Write(cases); err == nil || !strings.Contains(err.Error(), "split the tasks") {
+		t.Fatalf("writing %d tasks: %v; want a refusal saying to split them", len(cases), err)
+	}
+	if _, _, err := (mcpchecker{}).Write(cases[:10]); err != nil {
+		t.Fatalf("writing 10 tasks: %v", err)
 	}
 }

@@ -174,9 +174,9 @@ func Convert(src []byte, from, to string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	cases, readLoss, err := in.Read(src)
+	cases, readLoss, err := ReadCases(in, src)
 	if err != nil {
-		return Result{}, fmt.Errorf("reading it as %s: %w", in.Title(), err)
+		return Result{}, err
 	}
 	b, writeLoss, err := out.Write(cases)
 	if err != nil {
@@ -192,4 +192,19 @@ func caseLabel(c Case) string {
 		return c.ID
 	}
 	return c.Title
+}
+
+// ReadCases reads src as f. Another tool's file that reads as no test case at all is refused
+// rather than converted to an empty task file (an mcpchecker Eval without its Task documents,
+// say): importing it would replace a workspace's tasks with nothing. The workbench's own empty
+// task file is a task file.
+func ReadCases(f Format, src []byte) ([]Case, []Loss, error) {
+	cases, losses, err := f.Read(src)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading it as %s: %w", f.Title(), err)
+	}
+	if len(cases) == 0 && f.Name() != Workbench {
+		return nil, nil, fmt.Errorf("reading it as %s found no test case to convert (%d other parts of it were not carried); give the file that holds the cases", f.Title(), len(losses))
+	}
+	return cases, losses, nil
 }

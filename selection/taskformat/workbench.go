@@ -26,12 +26,22 @@ func (workbench) Version() string {
 // Detect claims a JSON array whose first element is an object with a "task" member: the
 // workbench's and the reference checker's shape, which no other format has.
 func (workbench) Detect(src []byte) bool {
-	var first []map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(src))
-	if err := dec.Decode(&first); err != nil || len(first) == 0 {
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 		return false
 	}
-	_, ok := first[0]["task"]
+	if !dec.More() {
+		// An empty array is an empty task file (the workbench exports one): no other format has
+		// nothing in a bare array.
+		_, err := dec.Token()
+		return err == nil
+	}
+	// Only the first element: a later one that is not an object is ParseTasks' to name.
+	var first map[string]json.RawMessage
+	if err := dec.Decode(&first); err != nil {
+		return false
+	}
+	_, ok := first["task"]
 	return ok
 }
 
