@@ -29,4 +29,7 @@
 //
 // A Counter caches each tool's cost by its content hash (listing.HashOf) and is safe for
 // concurrent use, so one Counter can serve every open workspace of a server.
+//
+// The cost gate (gate.go, gatefmt.go) compares a report with its baseline's tool by tool and
+// holds the change to a limit (ParseLimit, Gate.Check), for a pull request's job summary or comment.
 package cost

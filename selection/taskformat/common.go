@@ -21,6 +21,23 @@ func checkCount(n int, what string) error {
 	return nil
 }
 
+// Bounds on the cases a YAML format writes in one file. The YAML encoder holds the whole file's
+// node tree while it writes: about 9 KB a case for promptfoo and mcptest (100,000 tasks took
+// 845 and 973 MB), and some 40 KB for mcpchecker's Task document per case. A page's export or an
+// API call can ask for any of them, so each is refused past its bound rather than written.
+const (
+	maxYAMLWrite       = 20000
+	maxMCPCheckerWrite = 5000
+)
+
+// checkWriteCount refuses writing n cases past max, saying how to get the file anyway.
+func checkWriteCount(n, max int, title string) error {
+	if n > max {
+		return fmt.Errorf("the workbench writes up to %d cases a %s; there are %d: split the tasks into several files", max, title, n)
+	}
+	return nil
+}
+
 // lossList collects the losses of one Read or Write.
 type lossList []Loss
 

@@ -294,17 +294,25 @@ func TestReadCasesRefusesNothing(t *testing.T) {
 	}
 }
 
-// TestMCPCheckerWriteBounded: a stream is written for up to mcMaxWrite tasks and refused past
-// it, saying how to split them.
-func TestMCPCheckerWriteBounded(t *testing.T) {
-	cases := make([]Case, mcMaxWrite+1)
-	for i := range cases {
-		cases[i] = Case{ID: fmt.Sprintf("t%d", i), Query: "q", None: true}
-	}
-	if _, _, err := (mcpchecker{}).Write(cases); err == nil || !strings.Contains(err.Error(), "split the tasks") {
-		t.Fatalf("writing %d tasks: %v; want a refusal saying to split them", len(cases), err)
-	}
-	if _, _, err := (mcpchecker{}).Write(cases[:10]); err != nil {
-		t.Fatalf("writing 10 tasks: %v", err)
+// TestYAMLWriteBounded: the YAML formats write up to their bound and refuse past it, saying how
+// to split the tasks.
+func TestYAMLWriteBounded(t *testing.T) {
+	tests := []struct {
+		f   Format
+		max int
+	}{{mcpchecker{}, maxMCPCheckerWrite}, {mcptest{}, maxYAMLWrite}, {promptfoo{}, maxYAMLWrite}}
+	for _, tt := range tests {
+		t.Run(tt.f.Name(), func(t *testing.T) {
+			cases := make([]Case, tt.max+1)
+			for i := range cases {
+				cases[i] = Case{ID: fmt.Sprintf("t%d", i), Query: "q", Expect: []Call{{Tool: "x"}}}
+			}
+			if _, _, err := tt.f.Write(cases); err == nil || !strings.Contains(err.Error(), "split the tasks") {
+				t.Fatalf("writing %d cases: %v; want a refusal saying to split them", len(cases), err)
+			}
+			if _, _, err := tt.f.Write(cases[:10]); err != nil {
+				t.Fatalf("writing 10 cases: %v", err)
+			}
+		})
 	}
 }

@@ -431,16 +431,12 @@ func (r *mcReader) fileLosses() []Loss {
 	return []Loss{{Case: -1, Field: "server", Message: fmt.Sprintf("a task names no MCP server; dropped the server names %s (written back as %q)", quoteList(sortedKeys(r.servers), 5), mcServer)}}
 }
 
-// mcMaxWrite bounds a written stream: a Task document per case costs far more to build than a
-// line of the other formats (100,000 tasks took 3 GB), and a page's export can ask for one.
-const mcMaxWrite = 5000
-
 // Write writes a Task document per case, then an Eval document whose taskSets give each task
 // its tool assertions. mcpchecker reads one document a file: the Eval's paths say where each
 // Task goes (tasks/<name>.yaml, beside eval.yaml).
 func (mcpchecker) Write(cases []Case) ([]byte, []Loss, error) {
-	if len(cases) > mcMaxWrite {
-		return nil, nil, fmt.Errorf("the workbench writes up to %d mcpchecker tasks a file (a Task document each, about 50 KB of memory apiece while written); there are %d: split the tasks into several files", mcMaxWrite, len(cases))
+	if err := checkWriteCount(len(cases), maxMCPCheckerWrite, "mcpchecker stream"); err != nil {
+		return nil, nil, err
 	}
 	var losses lossList
 	var docs []any

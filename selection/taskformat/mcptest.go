@@ -116,6 +116,9 @@ func (mcptest) Read(src []byte) ([]Case, []Loss, error) {
 // right, and an intent expects some tool: a case expecting several calls keeps the first, and
 // a case expecting none is left out.
 func (mcptest) Write(cases []Case) ([]byte, []Loss, error) {
+	if err := checkWriteCount(len(cases), maxYAMLWrite, "mcptest spec"); err != nil {
+		return nil, nil, err
+	}
 	var losses lossList
 	s := mtSpec{CatalogPath: mtCatalog, Intents: []mtIntent{}}
 	for i, c := range cases {

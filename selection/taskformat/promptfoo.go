@@ -434,6 +434,9 @@ func (r *pfReader) finish(c *Case, i int, label string, loss *lossList) {
 }
 
 func (promptfoo) Write(cases []Case) ([]byte, []Loss, error) {
+	if err := checkWriteCount(len(cases), maxYAMLWrite, "promptfoo config"); err != nil {
+		return nil, nil, err
+	}
 	tests := make([]*yaml.Node, len(cases))
 	for i, c := range cases {
 		tests[i] = pfWriteCase(c)
