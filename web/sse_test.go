@@ -147,6 +147,19 @@ func TestStreamFramingHoldsForEveryLineEnd(t *testing.T) {
 				answers[p.path] = postRaw(t, s, p.path, sig(0, p.val))
 			}
 			answers["select"] = postRaw(t, s, "/w/"+id+"/select", sig(0, nil))
+			// The task export's choice lists what a format leaves out of the tasks: ids and tags
+			// (from an imported file, since the table edits neither) are named in it.
+			file, _ := json.Marshal([]map[string]any{{"id": in, "task": in, "expect": "t_1", "tags": []string{in}}})
+			if rec := postTaskFile(t, s, id, "t.json", string(file), "workbench", "replace"); rec.Code >= 400 {
+				t.Fatalf("importing the hostile task file: %d %s", rec.Code, rec.Body)
+			}
+			for _, f := range []string{"mcptest", "mcptef"} {
+				body := postRaw(t, s, "/w/"+id+"/tasks/export", sig(0, f))
+				if !strings.Contains(body, "Harmless") {
+					t.Errorf("export as %s: the answer does not name the task's id or tags, so it tests nothing", f)
+				}
+				answers["export "+f] = body
+			}
 			for what, body := range answers {
 				checkFraming(t, what, body)
 			}
