@@ -25,3 +25,6 @@ func clipN(s string, n int) string {
 // Clip is clip for the engine, which names tools in the findings it builds from the
 // reference's lines and the ranker's verdicts.
 func Clip(s string) string { return clip(s) }
+
+// ClipN is clipN for the pages, which show other bounded texts (a task file's losses).
+func ClipN(s string, n int) string { return clipN(s, n) }

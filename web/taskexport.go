@@ -19,6 +19,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/selection/taskformat"
 	"github.com/tool-workbench/workbench/views"
@@ -156,13 +157,7 @@ func taskExportModel(ws string, tasks []selection.Task, name string) (views.Task
 	if len(w.losses) > 0 {
 		x.Summary = fmt.Sprintf("Exporting as %s leaves out, or needs you to fill in (%d):", w.format.Title(), len(w.losses))
 	}
-	for i, l := range w.losses {
-		if i == maxLossesShown {
-			x.More = len(w.losses) - maxLossesShown
-			break
-		}
-		x.Losses = append(x.Losses, clip(l.String(), maxLossText))
-	}
+	x.Losses, x.More = shownLosses(w.losses)
 	return x, nil
 }
 
@@ -185,7 +180,7 @@ func staleLosses(w writtenTasks) string {
 			first = append(first, fmt.Sprintf("and %d more", len(w.losses)-i))
 			break
 		}
-		first = append(first, clip(l.String(), maxLossText))
+		first = append(first, lint.ClipN(l.String(), maxLossText))
 	}
 	now := "now leaves out nothing"
 	if len(first) > 0 {

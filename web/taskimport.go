@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/selection/taskformat"
 	"github.com/tool-workbench/workbench/views"
@@ -118,14 +119,20 @@ func importedNotice(u taskUpload, file string, appended bool) *views.TaskImporte
 	}
 	n := &views.TaskImported{Summary: fmt.Sprintf("%s %d %s from %s, read as %s. What the workbench's tasks could not carry over (%d):",
 		verb, len(u.tasks), plural(len(u.tasks), "task", "tasks"), file, u.from.Title(), len(u.losses))}
-	for i, l := range u.losses {
-		if i == maxLossesShown {
-			n.More = len(u.losses) - maxLossesShown
-			break
-		}
-		n.Losses = append(n.Losses, clip(l.String(), maxLossText))
-	}
+	n.Losses, n.More = shownLosses(u.losses)
 	return n
+}
+
+// shownLosses is what a page lists of losses: the first maxLossesShown, each clipped to
+// maxLossText, and how many more there are.
+func shownLosses(losses []taskformat.Loss) (shown []string, more int) {
+	for i, l := range losses {
+		if i == maxLossesShown {
+			return shown, len(losses) - maxLossesShown
+		}
+		shown = append(shown, lint.ClipN(l.String(), maxLossText))
+	}
+	return shown, 0
 }
 
 func plural(n int, one, many string) string {
@@ -133,17 +140,6 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// clip cuts s to at most n bytes on a character boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 func upperFirst(s string) string {
