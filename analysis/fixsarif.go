@@ -79,10 +79,7 @@ func repairReplacements(rw *listing.Rewriter, l *listing.Listing, r lint.Repair)
 		if !fixed.IsObject() || !fixed.Get("name").IsString() {
 			return nil, fmt.Errorf("repair %s would leave tool %d without a name", r.ID, r.ToolIndex+1)
 		}
-		one := func(t *listing.Value) *listing.Listing {
-			return &listing.Listing{Tools: []*listing.Value{t}, Source: l.Source}
-		}
-		return rw.Replacements(one(orig), one(fixed))
+		return rw.ToolReplacements(orig, fixed, r.ToolIndex)
 	}
 	fixed, err := l.ApplyAll(r.Ops)
 	if err != nil {

@@ -41,18 +41,34 @@ func (r *Rewriter) Replacements(orig, fixed *Listing) ([]Replacement, error) {
 	if len(orig.Tools) != len(fixed.Tools) {
 		return nil, fmt.Errorf("the edits changed the number of tools (%d to %d); write the listing whole", len(orig.Tools), len(fixed.Tools))
 	}
-	w := r.w
 	for i, o := range orig.Tools {
-		f := fixed.Tools[i]
-		if f == o {
-			continue
+		if err := r.tool(o, fixed.Tools[i], i); err != nil {
+			return nil, err
 		}
-		if o.Pos < 0 || o.Pos >= len(orig.Source) {
-			return nil, fmt.Errorf("tool %d has no place in the source; write the listing whole", i+1)
-		}
-		w.diff(o, f)
 	}
-	return w.reps, nil
+	return r.w.reps, nil
+}
+
+// ToolReplacements returns the changes that turn tool i (o, a value of the Rewriter's source)
+// into f: Replacements for an edit known to stay inside one tool, without comparing the others.
+func (r *Rewriter) ToolReplacements(o, f *Value, i int) ([]Replacement, error) {
+	r.w.reps = nil
+	if err := r.tool(o, f, i); err != nil {
+		return nil, err
+	}
+	return r.w.reps, nil
+}
+
+// tool adds the replacements that turn tool i, o, into f.
+func (r *Rewriter) tool(o, f *Value, i int) error {
+	if f == o {
+		return nil
+	}
+	if o.Pos < 0 || o.Pos >= len(r.w.src) {
+		return fmt.Errorf("tool %d has no place in the source; write the listing whole", i+1)
+	}
+	r.w.diff(o, f)
+	return nil
 }
 
 // ValueReplacement returns the change that writes v over the value at old's place in src
