@@ -56,7 +56,7 @@ func TestCounterCacheBytesBounded(t *testing.T) {
 
 // TestListingCancelled: a cancelled context stops a count between tools.
 func TestListingCancelled(t *testing.T) {
-	c := counter(t, "o200k_base", "compact", Options{Whole: true})
+	c := counter(t, "o200k_base", "compact", Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := c.ListingContext(ctx, distinctListing(t, 20000, "")); !errors.Is(err, context.Canceled) {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
@@ -65,6 +66,8 @@ func (r *recorder) Count(s string) int {
 	return r.Tokenizer.Count(s)
 }
 
+func (r *recorder) Cut(s string, i int) bool { return r.Tokenizer.(Cutter).Cut(s, i) }
+
 // reference answers with the counts js-tiktoken gave (testdata/reference_tokens.json).
 type reference struct {
 	name    string
@@ -84,13 +87,17 @@ func (r *reference) Count(s string) int {
 	return n
 }
 
+// Cut is tiktoken's, so that the reference report is the same attribution.
+func (r *reference) Cut(s string, i int) bool { return utf8.RuneStart(s[i]) && exactBoundary(s, i) }
+
 type referenceFile struct {
 	Generator string                    `json:"generator"`
 	Counts    map[string]map[string]int `json:"counts"`
 }
 
 // TestTokensMatchReference counts every listing of the corpus in every rendering with both
-// encodings, and checks every text tokenized against js-tiktoken's count of the same text.
+// encodings, and checks every text tokenized against js-tiktoken's count of the same text, and
+// the total of a rendering that is one text against js-tiktoken's count of that text, uncut.
 // Regenerate the reference with: node tools/tokref/gen.mjs
 func TestTokensMatchReference(t *testing.T) {
 	listings := corpus(t)
@@ -123,12 +130,12 @@ func TestTokensMatchReference(t *testing.T) {
 		for _, render := range RenderingNames() {
 			for _, name := range names {
 				t.Run(enc+"/"+render+"/"+name, func(t *testing.T) {
-					ours, err := NewCounter(tok, render, Options{Whole: true})
+					ours, err := NewCounter(tok, render, Options{})
 					if err != nil {
 						t.Fatal(err)
 					}
 					refTok := &reference{name: enc, counts: counts}
-					theirs, err := NewCounter(refTok, render, Options{Whole: true})
+					theirs, err := NewCounter(refTok, render, Options{})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -138,6 +145,15 @@ func TestTokensMatchReference(t *testing.T) {
 					}
 					if got.Total != want.Total {
 						t.Errorf("total %+v, js-tiktoken %+v", got.Total, want.Total)
+					}
+					if text, outside, ok := wholeText(ours, listings[name]); ok {
+						n, found := counts[textKey(text)]
+						if !found {
+							t.Fatalf("the whole text has no reference count (regenerate with node tools/tokref/gen.mjs)")
+						}
+						if got.Total.Tokens != n+outside {
+							t.Errorf("total %d tokens, js-tiktoken counts the whole text %d (+%d outside it)", got.Total.Tokens, n, outside)
+						}
 					}
 					if !reflect.DeepEqual(got, want) {
 						for i := range got.Tools {
@@ -167,12 +183,16 @@ func dump(t *testing.T, listings map[string]*listing.Listing, names []string) {
 		for _, render := range RenderingNames() {
 			// The openai constants depend on the encoding's name, not the texts, so one
 			// recording tokenizer stands in for both encodings.
-			c, err := NewCounter(named{rec, enc}, render, Options{Whole: true})
+			c, err := NewCounter(named{rec, enc}, render, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, n := range names {
 				c.Listing(listings[n])
+				// The whole text, counted uncut by js-tiktoken for the total's check.
+				if text, _, ok := wholeText(c, listings[n]); ok {
+					rec.texts[text] = true
+				}
 			}
 		}
 	}
@@ -196,7 +216,8 @@ type named struct {
 	name string
 }
 
-func (n named) Name() string { return n.name }
+func (n named) Name() string             { return n.name }
+func (n named) Cut(s string, i int) bool { return n.Tokenizer.(Cutter).Cut(s, i) }
 
 var infoLine = regexp.MustCompile(`(?m)^INFO (\d+) tools, (\d+) bytes as compact JSON`)
 

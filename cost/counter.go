@@ -37,6 +37,11 @@ type ToolCost struct {
 	Parts []Part `json:"parts"`
 	// Share is the tool's tokens as a fraction of the context window, when one is set.
 	Share float64 `json:"share,omitempty"`
+	// Boundary is the part of Tokens (already in the syntax part) that forms across the
+	// boundaries the tool is charged with, when the rendering is one text (see Report.Boundary).
+	Boundary int `json:"boundary,omitempty"`
+	// edge is the tool's text at its ends, for counting the rendering as one text.
+	edge *edges
 }
 
 // Ranked names a tool and its tokens, for the cheapest and dearest lists.
@@ -52,25 +57,38 @@ type Report struct {
 	Render    string `json:"render"`
 	// Estimate is true when the rendering's tokens are an estimate (openai, anthropic) rather
 	// than a count of the rendered text.
-	Estimate bool   `json:"estimate"`
-	Source   string `json:"source"`
+	Estimate bool `json:"estimate"`
+	// OneText is true when the rendering is one text (wire, compact, harmony, anthropic): Total
+	// is then the exact count of that text, tokenized at once as a host does, plus the frame's
+	// tokens outside it (special tokens, Anthropic's system prompt). Otherwise Total adds up
+	// texts counted one by one (seed-host's lines) or an estimate (openai).
+	OneText bool   `json:"one_text"`
+	Source  string `json:"source"`
 	// Model is the model whose constants an estimate used, if any.
-	Model string     `json:"model,omitempty"`
-	Total Measure    `json:"total"`
+	Model string `json:"model,omitempty"`
+	// Total is the listing's cost; the tools' and the overhead's figures add up to it exactly.
+	Total Measure `json:"total"`
+	// Tools are the tools' figures: each tool counted on its own, plus, when the rendering is
+	// one text, the tokens that form across the boundaries it is charged with (Boundary).
 	Tools []ToolCost `json:"tools"`
 	// Overhead is the rendering's frame: the envelope, brackets and separators, headings, fixed
-	// tokens such as the cookbook's func_end or Anthropic's tool-use system prompt.
-	Overhead Measure  `json:"overhead"`
+	// tokens such as the cookbook's func_end or Anthropic's tool-use system prompt, each text
+	// counted on its own.
+	Overhead Measure `json:"overhead"`
+	// Boundary is the tokens that form across the boundaries between the tools and the frame's
+	// texts when the rendering is counted as one text, less those texts counted one by one:
+	// usually negative ("}},{" is one token where "}}", "," and "{" are three). Each boundary's
+	// tokens are charged to the tool after it (the prefix's to the first tool, the suffix's to
+	// the last; where tools have no place to cut, their boundaries join and go to the first of
+	// them), in its syntax part; when the tokenizer cannot say where to cut (not a Cutter), all
+	// of them to Overhead.
+	Boundary int      `json:"boundary"`
 	Cheapest []Ranked `json:"cheapest"`
 	Dearest  []Ranked `json:"dearest"`
 	// Context is the context window the shares are of, in tokens (0: none chosen).
 	Context      int     `json:"context,omitempty"`
 	ContextShare float64 `json:"context_share,omitempty"`
 	Baseline     *Delta  `json:"baseline,omitempty"`
-	// Whole is the rendering tokenized as one text, when Options.Whole is set and the rendering
-	// is one text (wire, compact, harmony, anthropic). It differs from Total because tokens form
-	// across the boundaries between tools; Total adds up tools counted one by one.
-	Whole *Measure `json:"whole,omitempty"`
 }
 
 // Options tune a Counter.
@@ -88,9 +106,6 @@ type Options struct {
 	Cache *lru.Budget
 	// Ranked is how many cheapest and dearest tools a report lists (default 3).
 	Ranked int
-	// Whole also tokenizes the complete rendering at once (Report.Whole), as a host's tokenizer
-	// sees it. It costs a full count, so a per-keystroke caller leaves it off.
-	Whole bool
 }
 
 // Counter measures listings with one tokenizer and one rendering, caching each tool's cost by
@@ -102,8 +117,11 @@ type Counter struct {
 	model  string
 	limit  int
 	ranked int
-	whole  bool
 	source string
+	// joined: the rendering is one text (its frame is built by separated).
+	joined bool
+	// cutter is the tokenizer if it says where a text may be cut (Cutter), else nil.
+	cutter Cutter
 
 	byHash *lru.Cache[listing.Hash, toolEntry]
 	// byPtr remembers the hashes of the tools counted. Listings share unedited tool values
@@ -118,11 +136,15 @@ type toolEntry struct {
 	name  string
 	m     Measure
 	parts []Part
+	edge  *edges
 }
 
 // size estimates the bytes e keeps reachable.
 func (e toolEntry) size() int64 {
 	n := int64(len(e.name) + 64)
+	if e.edge != nil {
+		n += int64(len(e.edge.head) + len(e.edge.tail) + 64)
+	}
 	for _, p := range e.parts {
 		n += int64(len(p.Name) + 48)
 	}
@@ -138,7 +160,7 @@ func NewCounter(tok Tokenizer, render string, opts Options) (*Counter, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Counter{tok: tok, r: r, limit: opts.CacheSize, ranked: opts.Ranked, whole: opts.Whole, source: r.source}
+	c := &Counter{tok: tok, r: r, limit: opts.CacheSize, ranked: opts.Ranked, source: r.source}
 	if c.limit <= 0 {
 		c.limit = 8192
 	}
@@ -175,6 +197,9 @@ func NewCounter(tok Tokenizer, render string, opts Options) (*Counter, error) {
 			return nil, fmt.Errorf("the %s rendering takes no model (only openai and anthropic do)", render)
 		}
 	}
+	// Whether the rendering is one text shows in the frame of a listing of one tool.
+	c.joined = r.frame(&c.o, &listing.Listing{Tools: []*listing.Value{listing.NewObject()}}).joint != nil
+	c.cutter, _ = tok.(Cutter)
 	return c, nil
 }
 
@@ -311,6 +336,9 @@ func (c *Counter) measureTool(t *listing.Value) toolEntry {
 		restB -= pm.Bytes
 	}
 	e.parts = append(e.parts, Part{Name: PartSyntax, Measure: Measure{Tokens: restT, Bytes: restB}})
+	if c.joined {
+		e.edge = c.edgesOf(strings.Join(r.texts, ""), e.m.Tokens-r.fixed)
+	}
 	return e
 }
 
@@ -322,7 +350,7 @@ func (c *Counter) Tool(t *listing.Value) ToolCost {
 		e = c.measureTool(t)
 		c.byHash.Add(h, e, e.size())
 	}
-	return ToolCost{Name: e.name, Measure: e.m, Parts: e.parts}
+	return ToolCost{Name: e.name, Measure: e.m, Parts: e.parts, edge: e.edge}
 }
 
 // hash returns the content hash of t, remembered by t's identity.
@@ -343,12 +371,7 @@ func (c *Counter) CacheBytes() int64 { return c.byHash.Bytes() + c.byPtr.Bytes()
 func (c *Counter) frameTokens(r rendered) int {
 	n := r.fixed
 	for _, s := range r.texts {
-		k, ok := c.texts.Get(s)
-		if !ok {
-			k = c.tok.Count(s)
-			c.texts.Add(s, k, int64(len(s)))
-		}
-		n += k
+		n += c.textTokens(s)
 	}
 	return n
 }
@@ -384,7 +407,7 @@ func (c *Counter) ListingContext(ctx context.Context, l *listing.Listing) (Repor
 		entries[i] = e
 	}
 	for i, e := range entries {
-		rep.Tools[i] = ToolCost{Index: i, Name: e.name, Measure: e.m, Parts: e.parts}
+		rep.Tools[i] = ToolCost{Index: i, Name: e.name, Measure: e.m, Parts: e.parts, edge: e.edge}
 	}
 	return c.finish(ctx, l, rep)
 }
@@ -395,69 +418,43 @@ func (c *Counter) ReportOf(l *listing.Listing, tools []ToolCost) Report {
 	rep := Report{Tokenizer: c.tok.Name(), Render: c.r.name, Estimate: c.r.estimate, Source: c.source, Model: c.model,
 		Tools: make([]ToolCost, len(tools))}
 	for i, t := range tools {
-		rep.Tools[i] = ToolCost{Index: i, Name: t.Name, Measure: t.Measure, Parts: t.Parts}
+		rep.Tools[i] = ToolCost{Index: i, Name: t.Name, Measure: t.Measure, Parts: t.Parts, edge: t.edge}
+		if c.joined && t.edge == nil {
+			// Not a cost this Counter's Tool returned: its ends are needed for the one text.
+			rep.Tools[i].edge = c.Tool(l.Tools[i]).edge
+		}
 	}
 	rep, _ = c.finish(context.Background(), l, rep)
 	return rep
 }
 
-// finish adds the tools' totals, the frame, the cheapest and dearest tools and, with Whole, the
-// whole text's count to a report whose Tools are set.
+// finish adds the tools' totals, the frame, the tokens that form across the boundaries when
+// the rendering is one text, and the cheapest and dearest tools to a report whose Tools are
+// set (each counted on its own).
 func (c *Counter) finish(ctx context.Context, l *listing.Listing, rep Report) (Report, error) {
+	f := c.r.frame(&c.o, l)
+	rep.Overhead = Measure{Tokens: c.frameTokens(f), Bytes: f.bytes}
+	if f.joint != nil && c.joined {
+		rep.OneText = true
+		byTool, frame, err := c.boundaries(ctx, f.joint, rep.Tools)
+		if err != nil {
+			return Report{}, err
+		}
+		for i, d := range byTool {
+			rep.Tools[i].charge(d)
+			rep.Boundary += d
+		}
+		rep.Overhead.Tokens += frame
+		rep.Boundary += frame
+	}
 	for _, t := range rep.Tools {
 		rep.Total.Tokens += t.Tokens
 		rep.Total.Bytes += t.Bytes
 	}
-	f := c.r.frame(&c.o, l)
-	rep.Overhead = Measure{Tokens: c.frameTokens(f), Bytes: f.bytes}
 	rep.Total.Tokens += rep.Overhead.Tokens
 	rep.Total.Bytes += rep.Overhead.Bytes
 	rep.Cheapest, rep.Dearest = rank(rep.Tools, c.ranked)
-	if c.whole {
-		if text, fixed, ok := c.wholeText(l); ok {
-			rep.Whole = &Measure{Tokens: fixed, Bytes: rep.Total.Bytes}
-			for _, piece := range splitLong(text) {
-				if err := ctx.Err(); err != nil {
-					return Report{}, fmt.Errorf("cost: %w", err)
-				}
-				rep.Whole.Tokens += c.tok.Count(piece)
-			}
-		}
-	}
 	return rep, nil
-}
-
-// wholeText joins the rendering's frame and tools into the one text a host would tokenize, and
-// returns the tokens the frame adds outside that text.
-func (c *Counter) wholeText(l *listing.Listing) (string, int, bool) {
-	var b strings.Builder
-	f := c.r.frame(&c.o, l)
-	switch c.r.name {
-	case "wire", "compact", "anthropic":
-		// The frame's texts are the prefix, the separators and the suffix.
-		b.WriteString(f.texts[0])
-		for i, t := range l.Tools {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			b.WriteString(c.r.tool(&c.o, t).texts[0])
-		}
-		if len(f.texts) > 1 {
-			b.WriteString(f.texts[len(f.texts)-1])
-		}
-		return b.String(), f.fixed, true
-	case "harmony":
-		if len(l.Tools) == 0 {
-			return "", 0, true
-		}
-		b.WriteString(harmonyPrefix)
-		for _, t := range l.Tools {
-			b.WriteString(c.r.tool(&c.o, t).texts[0])
-		}
-		b.WriteString(harmonySuffix)
-		return b.String(), f.fixed + c.tok.Count("developer"), true
-	}
-	return "", 0, false
 }
 
 // rank returns the n cheapest and n dearest tools by tokens, ties in listing order.

@@ -15,7 +15,13 @@ type rendered struct {
 	fixed int
 	bytes int
 	parts []partText
+	// joint is set on the frame of a rendering that is one text (see separated).
+	joint *joint
 }
+
+// joint is how a rendering that is one text joins its tools: the text a host tokenizes is
+// pre + tool_0 + sep + tool_1 + ... + tool_n-1 + post. The counter's total is that text's count.
+type joint struct{ pre, sep, post string }
 
 type partText struct {
 	name  string
@@ -235,9 +241,12 @@ func wireFrame(_ *options, l *listing.Listing) rendered {
 	return separated(pre.String(), post.String(), ",", len(l.Tools))
 }
 
-// separated is a frame of a prefix, a suffix and n-1 separators between n tools.
+// separated is a frame of a prefix, a suffix and n-1 separators between n tools: the frame of a
+// rendering that is one text, pre + tool_0 + sep + ... + tool_n-1 + post, which the counter
+// counts as that one text. Frame tokens outside that text go in the frame's fixed tokens or
+// its other texts.
 func separated(pre, post, sep string, n int) rendered {
-	r := rendered{texts: []string{pre}}
+	r := rendered{texts: []string{pre}, joint: &joint{pre: pre, sep: sep, post: post}}
 	for i := 1; i < n; i++ {
 		r.texts = append(r.texts, sep)
 	}
@@ -467,7 +476,7 @@ func openaiFrame(o *options, l *listing.Listing) rendered {
 	r := arrayFrame(o, l)
 	// The cookbook adds func_end once for the whole list of functions, and the brackets and
 	// commas of the request's JSON are not tokens of the prompt.
-	r.texts = nil
+	r.texts, r.joint = nil, nil
 	if len(l.Tools) > 0 {
 		r.fixed = o.openai.FuncEnd
 	}
@@ -522,11 +531,12 @@ func harmonyFrame(_ *options, l *listing.Listing) rendered {
 	if len(l.Tools) == 0 {
 		return rendered{}
 	}
-	r := rendered{texts: []string{"developer", harmonyPrefix, harmonySuffix}, fixed: 3}
-	for _, s := range r.texts {
-		r.bytes += len(s)
-	}
-	r.bytes += len("<|start|><|message|><|end|>")
+	// The tools follow one another with nothing between them; the role name is text outside
+	// the block, between <|start|> and <|message|>.
+	r := separated(harmonyPrefix, harmonySuffix, "", len(l.Tools))
+	r.texts = append(r.texts, "developer")
+	r.fixed = 3
+	r.bytes += len("developer") + len("<|start|><|message|><|end|>")
 	return r
 }
 

@@ -22,8 +22,20 @@ func WriteText(w io.Writer, r Report, parts bool) {
 		fmt.Fprintf(w, ", %.1f%% of a %d-token context", 100*r.ContextShare, r.Context)
 	}
 	fmt.Fprintf(w, " (frame and overhead %d tokens, %d bytes)\n", r.Overhead.Tokens, r.Overhead.Bytes)
-	if r.Whole != nil {
-		fmt.Fprintf(w, "as one text %d tokens (tools counted one by one add up to %+d more)\n", r.Whole.Tokens, r.Total.Tokens-r.Whole.Tokens)
+	switch inTools := 0; {
+	case r.OneText:
+		for _, t := range r.Tools {
+			inTools += t.Boundary
+		}
+		where := "each tool's figure holds those at its start, the last tool's also those at its end"
+		if inTools != r.Boundary {
+			where = "in the frame, as the tokenizer cannot place them"
+		}
+		fmt.Fprintf(w, "the total counts the rendering as one text; %+d tokens form across the boundaries of tools (%s)\n", r.Boundary, where)
+	case r.Estimate:
+		fmt.Fprintln(w, "the total is an estimate: the tools' and the frame's estimates added up")
+	default:
+		fmt.Fprintln(w, "the total adds up the tools' texts counted one by one (the rendering is not one text)")
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%8s %8s", "tokens", "bytes")
