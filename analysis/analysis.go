@@ -355,6 +355,13 @@ func (e *Engine) AnalyzeContext(ctx context.Context, l *listing.Listing, tasks [
 	}
 	if !e.noCost {
 		r.Cost = e.costReport(l, facts)
+		// The report charges each tool with the tokens that form at its boundaries, so that
+		// the tools add up to the total: the tool rows show the same figures.
+		for i := range r.Tools {
+			c := r.Cost.Tools[i]
+			c.Index, c.Name = r.Tools[i].Cost.Index, r.Tools[i].Cost.Name
+			r.Tools[i].Cost = c
+		}
 	}
 	if verdicts != nil {
 		rv := <-verdicts

@@ -188,3 +188,25 @@ func refPointer(ln reference.Line) string {
 	}
 	return "/tools"
 }
+
+// TestToolCostsAddUpToTotal: the tools' costs the engine reports (the tool rows, the review)
+// are the report's, boundary tokens included, so they and the frame add up to the total, which
+// is the rendering counted as one text.
+func TestToolCostsAddUpToTotal(t *testing.T) {
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := githubListing(t)
+	r := e.Analyze(l, nil)
+	sum := r.Cost.Overhead.Tokens
+	for i, tr := range r.Tools {
+		sum += tr.Cost.Tokens
+		if tr.Cost.Tokens != r.Cost.Tools[i].Tokens || tr.Cost.Name != tr.Name {
+			t.Errorf("tool %d (%s): %d tokens, the report says %d", i, tr.Name, tr.Cost.Tokens, r.Cost.Tools[i].Tokens)
+		}
+	}
+	if sum != r.Cost.Total.Tokens || r.Cost.Total.Tokens != 35274 {
+		t.Errorf("tools and frame add up to %d, the total is %d (the compact text counts 35274)", sum, r.Cost.Total.Tokens)
+	}
+}

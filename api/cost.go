@@ -44,8 +44,7 @@ func (a *API) cost(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	// A request is one-shot, as the CLI is: also count the rendering as one text.
-	counter, err := a.counter(tokName, render, cost.Options{Model: model, ToolChoice: choice, Whole: true})
+	counter, err := a.counter(tokName, render, cost.Options{Model: model, ToolChoice: choice})
 	if err != nil {
 		return err
 	}
@@ -91,7 +90,7 @@ func costJSON(rep cost.Report) ([]byte, error) {
 
 // counter returns a cost counter for one option set, shared between requests.
 func (a *API) counter(tokName, render string, opts cost.Options) (*cost.Counter, error) {
-	key := fmt.Sprintf("%s|%s|%s|%s|%t", tokName, render, opts.Model, opts.ToolChoice, opts.Whole)
+	key := fmt.Sprintf("%s|%s|%s|%s", tokName, render, opts.Model, opts.ToolChoice)
 	a.mu.Lock()
 	ct := a.counters[key]
 	a.mu.Unlock()

@@ -484,7 +484,7 @@ func (s *Server) costReport(c echo.Context) error {
 	if err != nil {
 		return fail(BadRequest, err.Error())
 	}
-	counter, err := cost.NewCounter(t, render, cost.Options{Model: model, ToolChoice: choice, Whole: true})
+	counter, err := cost.NewCounter(t, render, cost.Options{Model: model, ToolChoice: choice})
 	if err != nil {
 		return fail(BadRequest, err.Error())
 	}

@@ -23,7 +23,7 @@ func cliTokens(t *testing.T, l *listing.Listing, tok, render string, opts ...cos
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := cost.Options{Whole: true}
+	o := cost.Options{}
 	if len(opts) > 0 {
 		o = opts[0]
 	}

@@ -57,8 +57,7 @@ func runCost(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fail(err)
 	}
-	// One-shot: also count the rendering as one text, as the host's tokenizer would.
-	counter, err := cost.NewCounter(tok, *render, cost.Options{Model: *model, ToolChoice: *choice, Whole: true})
+	counter, err := cost.NewCounter(tok, *render, cost.Options{Model: *model, ToolChoice: *choice})
 	if err != nil {
 		return fail(err)
 	}
