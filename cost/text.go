@@ -27,11 +27,11 @@ func WriteText(w io.Writer, r Report, parts bool) {
 		for _, t := range r.Tools {
 			inTools += t.Boundary
 		}
-		where := "each tool's figure holds those at its start, the last tool's also those at its end"
+		where := "in the tools' figures: each tool has those where it starts, the last tool also those where it ends"
 		if inTools != r.Boundary {
-			where = "in the frame, as the tokenizer cannot place them"
+			where = "in the frame's figure: this tokenizer cannot say where text may be cut, so they cannot be placed"
 		}
-		fmt.Fprintf(w, "the total counts the rendering as one text; %+d tokens form across the boundaries of tools (%s)\n", r.Boundary, where)
+		fmt.Fprintf(w, "the total is the rendering counted as one text; %+d tokens form across the boundaries between tools and frame (%s)\n", r.Boundary, where)
 	case r.Estimate:
 		fmt.Fprintln(w, "the total is an estimate: the tools' and the frame's estimates added up")
 	default:

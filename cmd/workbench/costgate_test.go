@@ -25,9 +25,9 @@ func TestCostGateGolden(t *testing.T) {
 	}{
 		{"markdown", []string{gateHead, "--baseline", gateBase, "--format", "markdown"}, 0},
 		{"github", []string{gateHead, "--baseline", gateBase, "--format", "github"}, 0},
-		// head grows by 85 tokens (+36.6%) on o200k_base's compact rendering.
-		{"markdown-within", []string{gateHead, "--baseline", gateBase, "--format", "markdown", "--max-increase", "85"}, 0},
-		{"markdown-over", []string{gateHead, "--baseline", gateBase, "--format", "markdown", "--max-increase", "84"}, 1},
+		// head grows by 84 tokens (+37.0%) on o200k_base's compact rendering.
+		{"markdown-within", []string{gateHead, "--baseline", gateBase, "--format", "markdown", "--max-increase", "84"}, 0},
+		{"markdown-over", []string{gateHead, "--baseline", gateBase, "--format", "markdown", "--max-increase", "83"}, 1},
 		{"github-over-percent", []string{gateHead, "--baseline", gateBase, "--format", "github", "--max-increase", "10%"}, 1},
 		{"github-within-percent", []string{gateHead, "--baseline", gateBase, "--format", "github", "--max-increase", "40%"}, 0},
 		{"github-shrink", []string{gateBase, "--baseline", gateHead, "--format", "github", "--max-increase", "0"}, 0},
