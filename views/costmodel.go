@@ -24,6 +24,11 @@ type Cost struct {
 	// tokens (the CLI's "frame and overhead").
 	OverheadTokens int
 	OverheadBytes  int
+	// OneText is set when the rendering is one text and TotalTokens its exact count; Boundary
+	// is then the tokens that form across the boundaries between tools and frame, which the
+	// tools' figures (their syntax part) hold.
+	OneText  bool
+	Boundary int
 	Window         int     // context window in tokens (0: none chosen)
 	Share          float64 // percent of Window
 	// Parts are the listing's parts, each summed over its tools (the CLI's per-tool parts

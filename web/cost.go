@@ -213,7 +213,8 @@ func (s *Server) costFor(st *state, ch costChoice) (views.Cost, error) {
 func costView(rep cost.Report, base cost.Measure, window int) views.Cost {
 	c := views.Cost{Tokenizer: rep.Tokenizer, Render: rep.Render, Estimate: rep.Estimate, Source: rep.Source, Model: rep.Model,
 		TotalTokens: rep.Total.Tokens, TotalBytes: rep.Total.Bytes, BaselineTokens: base.Tokens, BaselineBytes: base.Bytes,
-		OverheadTokens: rep.Overhead.Tokens, OverheadBytes: rep.Overhead.Bytes, Window: window, Options: costOptions()}
+		OverheadTokens: rep.Overhead.Tokens, OverheadBytes: rep.Overhead.Bytes, OneText: rep.OneText, Boundary: rep.Boundary,
+		Window: window, Options: costOptions()}
 	if window > 0 {
 		c.Share = 100 * float64(c.TotalTokens) / float64(window)
 	}

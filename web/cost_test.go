@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tool-workbench/workbench/cost"
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
@@ -70,4 +72,37 @@ func BenchmarkEditCostChoice(b *testing.B) {
 		}
 		return nil
 	})
+}
+
+// TestCostViewAddsUp: the Cost tab's figures add up to its total, the rendering counted as one
+// text: the parts (tools' parts and the frame), and the bars with the overhead.
+func TestCostViewAddsUp(t *testing.T) {
+	l, err := listing.Parse(testutil.ReadShared(t, "listings", "real", "github-mcp-server.json"), listing.Options{Name: "github"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, render := range []string{"compact", "harmony"} {
+		tok, err := cost.NewTokenizer("o200k_base")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := cost.NewCounter(tok, render, cost.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := costView(c.Listing(l), cost.Measure{}, 0)
+		parts, bars := 0, v.OverheadTokens+v.MoreTokens
+		for _, p := range v.Parts {
+			parts += p.Tokens
+		}
+		for _, b := range v.Bars {
+			bars += b.Tokens
+		}
+		if parts != v.TotalTokens || bars != v.TotalTokens || !v.OneText || v.Boundary >= 0 {
+			t.Errorf("%s: parts add up to %d, bars and frame to %d, total %d (one text %v, boundary %d)", render, parts, bars, v.TotalTokens, v.OneText, v.Boundary)
+		}
+		if render == "compact" && v.TotalTokens != 35274 {
+			t.Errorf("compact total %d, the text counts 35274", v.TotalTokens)
+		}
+	}
 }
