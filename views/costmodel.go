@@ -29,8 +29,8 @@ type Cost struct {
 	// tools' figures (their syntax part) hold.
 	OneText  bool
 	Boundary int
-	Window         int     // context window in tokens (0: none chosen)
-	Share          float64 // percent of Window
+	Window   int     // context window in tokens (0: none chosen)
+	Share    float64 // percent of Window
 	// Parts are the listing's parts, each summed over its tools (the CLI's per-tool parts
 	// added up), in the CLI's order.
 	Parts      []CostPart
