@@ -24,13 +24,8 @@ type Cost struct {
 	// tokens (the CLI's "frame and overhead").
 	OverheadTokens int
 	OverheadBytes  int
-	// OneText is set when the rendering is one text and TotalTokens its exact count; Boundary
-	// is then the tokens that form across the boundaries between tools and frame, which the
-	// tools' figures (their syntax part) hold.
-	OneText  bool
-	Boundary int
-	Window   int     // context window in tokens (0: none chosen)
-	Share    float64 // percent of Window
+	Window         int     // context window in tokens (0: none chosen)
+	Share          float64 // percent of Window
 	// Parts are the listing's parts, each summed over its tools (the CLI's per-tool parts
 	// added up), in the CLI's order.
 	Parts      []CostPart
@@ -41,6 +36,12 @@ type Cost struct {
 	MoreTokens int       // their tokens together
 	// Options are the choices the tab offers and the server's defaults.
 	Options CostOptions
+
+	// OneText is set when the rendering is one text and TotalTokens its exact count; Boundary
+	// is then the tokens that form across the boundaries between tools and frame, which the
+	// tools' figures (their syntax part) hold.
+	OneText  bool
+	Boundary int
 }
 
 // CostPart is what one part (name, description, schema, ...) costs.
