@@ -68,3 +68,14 @@ func BenchmarkCostColdGitHub(b *testing.B) {
 		c.Listing(l)
 	}
 }
+
+// BenchmarkWholeTextGitHub counts the GitHub listing's compact rendering as one text at once:
+// what each keystroke would cost if the exact total were counted naively.
+func BenchmarkWholeTextGitHub(b *testing.B) {
+	l := githubListing(b)
+	c := counter(b, "o200k_base", "compact", Options{})
+	text, _, _ := wholeText(c, l)
+	for i := 0; i < b.N; i++ {
+		c.tok.Count(text)
+	}
+}

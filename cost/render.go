@@ -529,7 +529,8 @@ func harmonyTool(_ *options, t *listing.Value) rendered {
 // headings and namespace lines, and <|end|>; the three special tokens are counted as one each.
 func harmonyFrame(_ *options, l *listing.Listing) rendered {
 	if len(l.Tools) == 0 {
-		return rendered{}
+		// No tools, no developer message: one text, empty.
+		return rendered{joint: &joint{}}
 	}
 	// The tools follow one another with nothing between them; the role name is text outside
 	// the block, between <|start|> and <|message|>.

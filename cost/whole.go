@@ -87,14 +87,15 @@ func (c *Counter) edgesOf(text string, n int) *edges {
 // suffix's junction) to the tool whose tail starts it; without exact cuts, to the frame.
 func (c *Counter) boundaries(ctx context.Context, j *joint, tools []ToolCost) (byTool []int, frame int, err error) {
 	byTool = make([]int, len(tools))
-	var b strings.Builder
+	// One buffer for every junction: most are a few bytes ("\"}},{\"name").
+	b := make([]byte, 0, 256)
 	alone, owner := 0, -1
 	add := func(s string, n int) {
-		b.WriteString(s)
+		b = append(b, s...)
 		alone += n
 	}
 	flush := func() {
-		d := c.junction(b.String()) - alone
+		d := c.junction(string(b)) - alone
 		switch {
 		case c.cutter == nil || len(tools) == 0:
 			frame += d
@@ -103,7 +104,7 @@ func (c *Counter) boundaries(ctx context.Context, j *joint, tools []ToolCost) (b
 		default:
 			byTool[len(tools)-1] += d
 		}
-		b.Reset()
+		b = b[:0]
 		alone, owner = 0, -1
 	}
 	add(j.pre, c.textTokens(j.pre))
