@@ -212,9 +212,18 @@ func (c *Counter) Render() string { return c.r.name }
 func (c *Counter) count(r rendered) int {
 	n := r.fixed
 	for _, s := range r.texts {
-		for _, piece := range splitLong(s) {
-			n += c.tok.Count(piece)
-		}
+		n += c.countText(s)
+	}
+	return n
+}
+
+// countText counts a text in Pieces: every text the counter tokenizes (tools, their parts and
+// ends, frame texts, junctions) is counted this way, so that a hostile run costs linear time
+// wherever it lands and the counts add up.
+func (c *Counter) countText(s string) int {
+	n := 0
+	for _, piece := range splitLong(s) {
+		n += c.tok.Count(piece)
 	}
 	return n
 }

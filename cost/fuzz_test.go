@@ -28,7 +28,8 @@ func FuzzInspectHuggingFace(f *testing.F) {
 }
 
 // FuzzRenderings feeds arbitrary listings to every rendering: none may panic, parts must add up
-// to the tool, and the compact bytes must be those of the whole array.
+// to the tool, tools and frame to the total, a one-text rendering's total must be its text's
+// count, and the compact bytes must be those of the whole array.
 func FuzzRenderings(f *testing.F) {
 	f.Add(`[{"name": "a", "description": "x.", "inputSchema": {"type": "object", "properties": {"p": {"type": ["string", "null"], "enum": [1, "b"], "oneOf": [{"type": "object"}]}}}}]`)
 	f.Add(`{"tools": [{"name": "b", "inputSchema": {"type": "object", "properties": {"q": {"oneOf": 3, "default": {"k": 1e400}}}}}], "nextCursor": null}`)
@@ -66,6 +67,9 @@ func FuzzRenderings(f *testing.F) {
 					t.Fatalf("%s: parts %+v, tool %+v", name, sum, tool.Measure)
 				}
 			}
+			// A one-text rendering's total is its text's count, whatever the text.
+			checkAddsUp(t, name, rep)
+			checkWhole(t, name, c, l, rep)
 			if name == "compact" && rep.Total.Bytes != len(listing.PythonJSON(listing.NewArray(l.Tools...), true)) {
 				t.Fatalf("compact bytes %d, array %d", rep.Total.Bytes, len(listing.PythonJSON(listing.NewArray(l.Tools...), true)))
 			}

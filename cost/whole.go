@@ -77,7 +77,7 @@ func (c *Counter) edgesOf(text string, n int) *edges {
 	}
 	// Clones: a slice of text would keep all of it alive in the cache.
 	e := &edges{head: strings.Clone(text[:first]), tail: strings.Clone(text[last:]), cut: true}
-	e.headN, e.tailN = c.tok.Count(e.head), c.tok.Count(e.tail)
+	e.headN, e.tailN = c.countText(e.head), c.countText(e.tail)
 	return e
 }
 
@@ -137,7 +137,7 @@ func (c *Counter) boundaries(ctx context.Context, j *joint, tools []ToolCost) (b
 // places are tens of bytes; one over tools without any may be the whole listing).
 func (c *Counter) junction(s string) int {
 	if len(s) > longText {
-		return c.tok.Count(s)
+		return c.countText(s)
 	}
 	return c.textTokens(s)
 }
@@ -149,7 +149,7 @@ func (c *Counter) textTokens(s string) int {
 	}
 	k, ok := c.texts.Get(s)
 	if !ok {
-		k = c.tok.Count(s)
+		k = c.countText(s)
 		c.texts.Add(s, k, int64(len(s)))
 	}
 	return k
