@@ -3,8 +3,9 @@
 //   node tools/tokref/gen.mjs        (from the module root, after npm install in tools/tokref)
 //
 // Runs `go test ./cost -run TestTokensMatchReference -dump FILE` to collect every text the
-// renderings tokenize for the corpus (../shared/listings/real and the reference fixtures),
-// counts each with js-tiktoken (o200k_base and cl100k_base, special-token text as ordinary text,
+// renderings tokenize for the corpus (../shared/listings/real and the reference fixtures), and
+// each one-text rendering whole (wire, compact, harmony, anthropic: the text a host tokenizes,
+// uncut, whose count the Go total must equal), counts each with js-tiktoken (o200k_base and cl100k_base, special-token text as ordinary text,
 // as tiktoken-go does), and writes cost/testdata/reference_tokens.json keyed by the first 16 hex
 // digits of each text's SHA-256. The Go test then needs no node.
 import { execFileSync } from "node:child_process";
