@@ -254,3 +254,40 @@ func TestEditsMatchFreshCounter(t *testing.T) {
 		}
 	}
 }
+
+// spaceOnly is a tiktoken encoding that names only SpaceCut places, as the byte-level BPE
+// tokenizers do: fewer cut places, longer junctions, more tools without any.
+type spaceOnly struct{ Tokenizer }
+
+func (spaceOnly) Cut(s string, i int) bool { return SpaceCut(s, i) }
+
+// TestTotalWithSpaceCuts: a Cutter that names only spaces between ASCII letters gives the same
+// exact totals (checked with Qwen3's, Llama 3's and Mistral Nemo's tokenizer.json too, through
+// cost/hfbpe, when this branch was written: every corpus listing, every one-text rendering).
+func TestTotalWithSpaceCuts(t *testing.T) {
+	listings := corpus(t)
+	listings["edge"] = parse(t, `[{"name":"a"},{"name":"find","description":"Finds a row by id."},{"name":"b"},{"name":"读取","description":"读取文件。"},{"name":"list","description":"Lists rows."},{"name":"d"}]`)
+	listings["none cut"] = parse(t, `[{"name":"a"},{"name":"b"}]`)
+	for _, enc := range Encodings {
+		tok, err := NewTokenizer(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, render := range RenderingNames() {
+			c, err := NewCounter(spaceOnly{tok}, render, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := counter(t, enc, render, Options{})
+			for n, l := range listings {
+				what := enc + "/" + render + "/" + n
+				rep := c.Listing(l)
+				checkAddsUp(t, what, rep)
+				checkWhole(t, what, c, l, rep)
+				if w := want.Listing(l); w.Total != rep.Total {
+					t.Errorf("%s: total %+v with space cuts, %+v with tiktoken's", what, rep.Total, w.Total)
+				}
+			}
+		}
+	}
+}
