@@ -161,7 +161,7 @@ func TestTotalEdgeCases(t *testing.T) {
 // in Pieces; against the text counted uncut, as a host would, each blind cut may add a token.
 func TestHostileTextBound(t *testing.T) {
 	q := func(s string) string { return string(listing.Marshal(listing.NewString(s), "")) }
-	for _, unit := range []string{"1", "-.", " ", "a"} {
+	for _, unit := range []string{"1", "-.", " ", "a", "!!", " \n"} {
 		for _, k := range []int{9000, 40000} {
 			h := strings.Repeat(unit, k/len(unit))
 			l := parse(t, `[{"name":"a","description":`+q(h)+`},{"name":"b b","description":`+q(h+"x")+`},{"name":"c","description":`+q("y"+h)+`}]`)
