@@ -4,6 +4,7 @@
 package hfbpe
 
 import (
+	"container/heap"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -269,7 +270,8 @@ func (t *Tokenizer) countPiece(p string) int {
 }
 
 // bpe merges the piece's byte tokens, lowest merge rank first (leftmost on a tie), as Hugging
-// Face's BPE does without dropout.
+// Face's BPE does without dropout: a linked list of symbols and a heap of candidate pairs keep a
+// long piece (a run of 30 KB of letters is one piece) at O(n log n) rather than O(n²).
 func (t *Tokenizer) bpe(p string) int {
 	if t.ignoreMerges {
 		var b strings.Builder
@@ -280,7 +282,85 @@ func (t *Tokenizer) bpe(p string) int {
 			return 1
 		}
 	}
-	sym := make([]int32, len(p))
+	if len(p) <= shortPiece {
+		return t.bpeShort(p)
+	}
+	return t.bpeHeap(p)
+}
+
+// bpeHeap is bpe for a long piece.
+func (t *Tokenizer) bpeHeap(p string) int {
+	sym := make([]symbol, len(p))
+	for i := range sym {
+		sym[i] = symbol{id: t.byteID[p[i]], prev: int32(i - 1), next: int32(i + 1)}
+	}
+	sym[len(sym)-1].next = -1
+	var q candidates
+	push := func(at int32) {
+		if at < 0 || sym[at].next < 0 {
+			return
+		}
+		r := sym[at].next
+		if m, ok := t.merges[pairKey{sym[at].id, sym[r].id}]; ok {
+			heap.Push(&q, candidate{rank: m.rank, pos: at, left: sym[at].id, right: sym[r].id, id: m.id})
+		}
+	}
+	for i := range sym {
+		push(int32(i))
+	}
+	n := len(sym)
+	for q.Len() > 0 {
+		c := heap.Pop(&q).(candidate)
+		l := &sym[c.pos]
+		// Stale: an earlier merge changed or removed one side of this pair.
+		if l.id != c.left || l.next < 0 || sym[l.next].id != c.right {
+			continue
+		}
+		r := l.next
+		l.id = c.id
+		l.next = sym[r].next
+		if l.next >= 0 {
+			sym[l.next].prev = c.pos
+		}
+		sym[r].id = -1
+		n--
+		push(l.prev)
+		push(c.pos)
+	}
+	return n
+}
+
+type symbol struct{ id, prev, next int32 }
+
+type candidate struct{ rank, pos, left, right, id int32 }
+
+// candidates is a min-heap by rank, then position.
+type candidates []candidate
+
+func (q candidates) Len() int { return len(q) }
+func (q candidates) Less(i, j int) bool {
+	if q[i].rank != q[j].rank {
+		return q[i].rank < q[j].rank
+	}
+	return q[i].pos < q[j].pos
+}
+func (q candidates) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *candidates) Push(x any)   { *q = append(*q, x.(candidate)) }
+func (q *candidates) Pop() any {
+	old := *q
+	c := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return c
+}
+
+// shortPiece is the length up to which bpeShort's rescan beats the heap (most pieces are words).
+const shortPiece = 32
+
+// bpeShort is bpe for a short piece: rescanning all pairs after each merge costs O(n²) lookups,
+// fewer than the heap's allocations when n is small.
+func (t *Tokenizer) bpeShort(p string) int {
+	var buf [shortPiece]int32
+	sym := buf[:len(p)]
 	for i := 0; i < len(p); i++ {
 		sym[i] = t.byteID[p[i]]
 	}

