@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -39,6 +40,12 @@ type referenceFile struct {
 	Generator string           `json:"generator"`
 	Texts     []string         `json:"texts"`
 	Counts    map[string][]int `json:"counts"`
+	// Whole are the corpus listings' whole renderings, uncut, named "rendering/file".
+	Whole []struct {
+		Name string `json:"name"`
+		Text string `json:"text"`
+	} `json:"whole"`
+	WholeCounts map[string][]int `json:"wholeCounts"`
 }
 
 func readReference(t testing.TB) referenceFile {
@@ -78,6 +85,16 @@ func TestMatchesReference(t *testing.T) {
 				}
 			}
 			t.Logf("%s: %d of %d texts differ; %d reference tokens (%s)", name, bad, len(ref.Texts), total, ref.Generator)
+			if len(ref.WholeCounts[name]) != len(ref.Whole) {
+				t.Fatalf("%d whole counts for %d whole renderings", len(ref.WholeCounts[name]), len(ref.Whole))
+			}
+			for i, w := range ref.Whole {
+				if got := tok.Count(w.Text); got != ref.WholeCounts[name][i] {
+					t.Errorf("%s whole (%d bytes): %d tokens, reference %d", w.Name, len(w.Text), got, ref.WholeCounts[name][i])
+				} else if strings.HasPrefix(w.Name, "compact/") && !strings.Contains(w.Name, "-tools.json") {
+					t.Logf("%s: %d tokens, as the reference", w.Name, got)
+				}
+			}
 		})
 	}
 }
@@ -104,15 +121,18 @@ func TestCountSmall(t *testing.T) {
 	}
 }
 
-// BenchmarkCount counts the longest reference text (tools/tokref/hf.mjs bench runs the npm
-// reference on the same text) and reports tokens per second.
+// BenchmarkCount counts the GitHub listing's whole compact rendering (tools/tokref/hf.mjs bench
+// runs the npm reference on the same text) and reports tokens per second.
 func BenchmarkCount(b *testing.B) {
 	ref := readReference(b)
 	text := ""
-	for _, s := range ref.Texts {
-		if len([]rune(s)) > len([]rune(text)) {
-			text = s
+	for _, w := range ref.Whole {
+		if w.Name == "compact/github-mcp-server.json" {
+			text = w.Text
 		}
+	}
+	if text == "" {
+		b.Skip("the reference has no compact/github-mcp-server.json (run node tools/tokref/hf.mjs gen)")
 	}
 	for _, name := range models {
 		b.Run(name, func(b *testing.B) {

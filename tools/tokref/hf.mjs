@@ -33,16 +33,30 @@ if (process.argv[2] === "gen") {
     stdio: ["ignore", "inherit", "inherit"],
   });
   const { texts } = JSON.parse(readFileSync(dumpFile, "utf8"));
+  // The whole renderings, uncut (the cost package cuts texts over 32 KiB where o200k and cl100k
+  // pre-tokenizers end a piece; hfbpe counts them at once).
+  const wholeFile = join(dirname(dumpFile), "whole.json");
+  execFileSync("go", ["test", "./cost", "-count=1", "-run", "^TestDumpWhole$", "-dump-whole", wholeFile], {
+    cwd: root,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const whole = JSON.parse(readFileSync(wholeFile, "utf8"));
+  const wholeNames = Object.keys(whole).sort();
   const counts = {};
+  const wholeCounts = {};
   for (const [name, tok] of Object.entries(models)) {
     counts[name] = texts.map((s) => tok.encode(s, { add_special_tokens: false }).length);
+    wholeCounts[name] = wholeNames.map((n) => tok.encode(whole[n], { add_special_tokens: false }).length);
   }
-  writeFileSync(refFile, JSON.stringify({ generator: `@lenml/tokenizers ${version} via tools/tokref/hf.mjs`, texts, counts }));
+  writeFileSync(refFile, JSON.stringify({
+    generator: `@lenml/tokenizers ${version} via tools/tokref/hf.mjs`, texts, counts,
+    whole: wholeNames.map((n) => ({ name: n, text: whole[n] })), wholeCounts,
+  }));
   console.log(`wrote ${refFile}: ${texts.length} texts`);
 } else if (process.argv[2] === "bench") {
-  // The longest text gen stored; the Go benchmark picks the same one.
-  const { texts } = JSON.parse(readFileSync(refFile, "utf8"));
-  const text = texts.reduce((a, b) => (b.length > a.length ? b : a));
+  // The GitHub listing's whole compact rendering; the Go benchmark counts the same text.
+  const { whole } = JSON.parse(readFileSync(refFile, "utf8"));
+  const text = whole.find((w) => w.name === "compact/github-mcp-server.json").text;
   for (const [name, tok] of Object.entries(models)) {
     const out = execFileSync("go", ["test", "./cost/hfbpe", "-run", "^$", "-bench", `^BenchmarkCount$/^${name}$`, "-benchtime=3s", "-count=1"], {
       cwd: root,
