@@ -15,7 +15,7 @@ import (
 // a template engine returns, which is how it is checked (cost/testdata/chat_templates.json,
 // written by tools/tokref/templates.mjs).
 //
-// tojson is transformers' (json.dumps with ensure_ascii=False), which vLLM, SGLang and TGI run:
+// tojson is transformers' (json.dumps with ensure_ascii=False), the one vLLM and SGLang render with:
 // numbers keep Python's spelling (2.0, 1e+20, exact big integers) and keys their order. The
 // JavaScript engine @huggingface/jinja writes 2.0 as 2, 1e20 as 100000000000000000000, rounds
 // integers past 2^53 and puts integer-like keys ("10") first; none of the corpus listings has

@@ -15,7 +15,7 @@
 // members the MCP tool lacks left out), bos/eos tokens from each tokenizer_config.json.
 // Engines: Python's jinja2 set up as transformers' _compile_jinja_template does (sandboxed,
 // trim_blocks, lstrip_blocks, loopcontrols, tojson = json.dumps with ensure_ascii=False) — what
-// vLLM, SGLang and TGI run — and @huggingface/jinja 0.5.11. The Python output is the reference;
+// what vLLM and SGLang render with through transformers — and @huggingface/jinja 0.5.11. The Python output is the reference;
 // where @huggingface/jinja writes something else (JavaScript numbers and key order) its hash is
 // kept beside it.
 //
