@@ -14,8 +14,9 @@
 // OpenAI function tools ({"type": "function", "function": {name, description, parameters}},
 // members the MCP tool lacks left out), bos/eos tokens from each tokenizer_config.json.
 // Engines: Python's jinja2 set up as transformers' _compile_jinja_template does (sandboxed,
-// trim_blocks, lstrip_blocks, loopcontrols, tojson = json.dumps with ensure_ascii=False) — what
-// what vLLM and SGLang render with through transformers — and @huggingface/jinja 0.5.11. The Python output is the reference;
+// trim_blocks, lstrip_blocks, loopcontrols, tojson = json.dumps with ensure_ascii=False), what
+// vLLM and SGLang render with through transformers, and @huggingface/jinja 0.5.11. The Python
+// output is the reference;
 // where @huggingface/jinja writes something else (JavaScript numbers and key order) its hash is
 // kept beside it.
 //
