@@ -16,9 +16,8 @@
 // Engines: Python's jinja2 set up as transformers' _compile_jinja_template does (sandboxed,
 // trim_blocks, lstrip_blocks, loopcontrols, tojson = json.dumps with ensure_ascii=False), what
 // vLLM and SGLang render with through transformers, and @huggingface/jinja 0.5.11. The Python
-// output is the reference;
-// where @huggingface/jinja writes something else (JavaScript numbers and key order) its hash is
-// kept beside it.
+// output is the reference; where @huggingface/jinja writes something else (JavaScript numbers
+// and key order) its hash is kept beside it.
 //
 // Writes cost/testdata/chat_templates.json: per rendering the template's source and SHA-256, per
 // listing and rendering the SHA-256 and byte length of the text (never the text: the listings are
