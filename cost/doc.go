@@ -14,6 +14,10 @@
 //   - openai: OpenAI function tools, estimated with the OpenAI cookbook's published constants;
 //   - harmony: the TypeScript-like "namespace functions" block of the harmony format (gpt-oss);
 //   - anthropic: Anthropic's tool format, plus the tool-use system prompt Anthropic adds per model.
+//   - qwen3, llama3.1, mistral: the prompt each model's own chat template writes for one empty
+//     user message with the tools (Qwen3's <tools> block, Llama 3.1's indented JSON in the first
+//     user message, Mistral Nemo's [AVAILABLE_TOOLS]), special tokens as text; checked byte for
+//     byte against the templates (render_chat.go).
 //
 // The total is the exact count of what a host tokenizes. A rendering that is one text (wire,
 // compact, harmony, anthropic: its frame built by separated) is counted as that one text,

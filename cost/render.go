@@ -100,6 +100,9 @@ var renderers = []*renderer{
 		tool:     anthropicTool,
 		frame:    anthropicFrame,
 	},
+	qwen3Renderer,
+	llama31Renderer,
+	mistralRenderer,
 }
 
 // Renderings lists the renderings in a stable order.

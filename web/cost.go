@@ -216,7 +216,9 @@ func costView(rep cost.Report, base cost.Measure, window int) views.Cost {
 		OverheadTokens: rep.Overhead.Tokens, OverheadBytes: rep.Overhead.Bytes, OneText: rep.OneText, Boundary: rep.Boundary,
 		Window: window, Options: costOptions()}
 	if window > 0 {
-		c.Share = 100 * float64(c.TotalTokens) / float64(window)
+		// The fraction first, as cost.Report.SetContext computes it, so that a share on a
+		// rounding boundary (31,010 of 200,000) shows as the CLI prints it.
+		c.Share = 100 * (float64(c.TotalTokens) / float64(window))
 	}
 	sums := map[string]*views.CostPart{}
 	top := 1
@@ -273,7 +275,7 @@ func costBar(i int, t cost.ToolCost, top, window int, columns []string) views.Co
 	b := views.CostBar{Index: i, Name: t.Name, Tokens: t.Tokens, Bytes: t.Bytes,
 		Width: math.Round(1000*float64(t.Tokens)/float64(top)) / 10}
 	if window > 0 {
-		b.Share = 100 * float64(t.Tokens) / float64(window)
+		b.Share = 100 * (float64(t.Tokens) / float64(window))
 	}
 	if columns != nil {
 		for _, n := range columns {
