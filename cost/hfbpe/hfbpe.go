@@ -61,6 +61,8 @@ type Tokenizer struct {
 	ignoreMerges bool
 	// slow is set once the regex timed out: from then on the tokenizer splits no text (see Count).
 	slow atomic.Bool
+	// timeout is matchTimeout (tests shorten it).
+	timeout time.Duration
 
 	mu    sync.Mutex
 	cache map[string]int
@@ -136,7 +138,8 @@ func Load(name string, b []byte) (*Tokenizer, error) {
 	if t.split, err = regexp2.Compile(pattern, regexp2.None); err != nil {
 		return nil, fmt.Errorf("%w: pre-tokenizer regex %q: %v", ErrUnsupported, pattern, err)
 	}
-	t.split.MatchTimeout = matchTimeout
+	t.timeout = matchTimeout
+	t.split.MatchTimeout = t.timeout
 	t.byteTables()
 	for b, id := range t.byteID {
 		if id < 0 {
@@ -277,8 +280,9 @@ func (t *Tokenizer) Name() string { return t.name }
 // for valid UTF-8: each added token in s (such as Qwen3's "<|im_start|>") counts as one. Invalid
 // UTF-8, which Hugging Face cannot receive, is counted as if each bad byte were U+FFFD.
 //
-// If the pre-tokenizer regex once takes longer than a second on one match (a hostile file's
-// catastrophic backtracking), the tokenizer stops splitting: each text between added tokens is
+// If the pre-tokenizer regex once takes longer than a second on one match, or on one text
+// longer than a second and a microsecond a byte (a hostile file's catastrophic backtracking),
+// the tokenizer stops splitting: each text between added tokens is
 // then merged as one piece, which takes O(n log n) but overcounts.
 func (t *Tokenizer) Count(s string) int {
 	n, at := 0, 0
@@ -307,7 +311,10 @@ func (t *Tokenizer) countPlain(s string) int {
 		return t.bpe(s)
 	}
 	n, at := 0, 0
-	m, err := t.match(s, nil)
+	// Many matches each a little under the timeout would add up: the text's matches together
+	// get matchTimeout and a microsecond a byte (real patterns split several MB a second).
+	deadline := time.Now().Add(t.timeout + time.Duration(len(s))*time.Microsecond)
+	m, err := t.match(s, nil, deadline)
 	// Isolated: matches and the text between them are pieces. regexp2 indexes runes.
 	rs := []rune(s)
 	for err == nil && m != nil {
@@ -316,7 +323,7 @@ func (t *Tokenizer) countPlain(s string) int {
 		}
 		n += t.countPiece(m.String())
 		at = m.RuneIndex + m.RuneLength
-		m, err = t.match(s, m)
+		m, err = t.match(s, m, deadline)
 	}
 	if at < len(rs) {
 		n += t.bpe(string(rs[at:]))
@@ -324,8 +331,9 @@ func (t *Tokenizer) countPlain(s string) int {
 	return n
 }
 
-// match finds the first match in s (prev nil) or the one after prev. A timeout sets slow.
-func (t *Tokenizer) match(s string, prev *regexp2.Match) (*regexp2.Match, error) {
+// match finds the first match in s (prev nil) or the one after prev. A timeout, or a match
+// that ends past the text's deadline, sets slow and ends the matches.
+func (t *Tokenizer) match(s string, prev *regexp2.Match, deadline time.Time) (*regexp2.Match, error) {
 	start := time.Now()
 	for {
 		var m *regexp2.Match
@@ -335,16 +343,21 @@ func (t *Tokenizer) match(s string, prev *regexp2.Match) (*regexp2.Match, error)
 		} else {
 			m, err = t.split.FindNextMatch(prev)
 		}
+		now := time.Now()
 		// regexp2's deadline clock ticks in a goroutine that a loaded machine can delay, so a
 		// match can time out early: only one that took its time counts.
-		if err == nil || time.Since(start) >= matchTimeout {
-			if err != nil {
-				t.slow.Store(true)
-			}
-			return m, err
+		if err != nil && now.Sub(start) < t.timeout {
+			continue
 		}
+		if err != nil || now.After(deadline) {
+			t.slow.Store(true)
+			return nil, errSlow
+		}
+		return m, nil
 	}
 }
+
+var errSlow = errors.New("the pre-tokenizer regex took too long")
 
 // The piece cache holds up to maxCache pieces of up to maxCachedPiece bytes (a few MiB): most
 // pieces are words, and a long one (a run of spaces) would make the cache's memory unbounded.
