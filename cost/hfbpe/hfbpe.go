@@ -79,9 +79,8 @@ type fileJSON struct {
 	Normalizer   *struct{ Type string } `json:"normalizer"`
 	PreTokenizer *preJSON               `json:"pre_tokenizer"`
 	Model        struct {
-		Type  string          `json:"type"`
-		Vocab json.RawMessage `json:"vocab"` // decoded once the type is known
-
+		Type         string          `json:"type"`
+		Vocab        json.RawMessage `json:"vocab"` // decoded once the type is known
 		Merges       json.RawMessage `json:"merges"`
 		IgnoreMerges bool            `json:"ignore_merges"`
 		ByteFallback bool            `json:"byte_fallback"`
@@ -90,14 +89,18 @@ type fileJSON struct {
 }
 
 type preJSON struct {
-	Type           string    `json:"type"`
-	Pretokenizers  []preJSON `json:"pretokenizers"`
-	Pattern        struct{ Regex, String *string }
-	Behavior       string `json:"behavior"`
-	Invert         bool   `json:"invert"`
-	AddPrefixSpace bool   `json:"add_prefix_space"`
-	UseRegex       bool   `json:"use_regex"`
+	Type          string    `json:"type"`
+	Pretokenizers []preJSON `json:"pretokenizers"`
+	Pattern       struct{ Regex, String *string }
+	Behavior      string `json:"behavior"`
+	Invert        bool   `json:"invert"`
+	// Absent, Hugging Face's ByteLevel takes both as true.
+	AddPrefixSpace *bool `json:"add_prefix_space"`
+	UseRegex       *bool `json:"use_regex"`
 }
+
+// isTrue is a flag that is true, or absent (nil).
+func isTrue(b *bool) bool { return b == nil || *b }
 
 // Load reads a tokenizer.json's bytes. name labels the tokenizer in reports.
 func Load(name string, b []byte) (*Tokenizer, error) {
@@ -161,12 +164,12 @@ func splitPattern(p *preJSON) (string, error) {
 	switch {
 	case p == nil:
 		return "", fmt.Errorf("%w: no pre-tokenizer", ErrUnsupported)
-	case p.Type == "ByteLevel" && p.UseRegex && !p.AddPrefixSpace:
+	case p.Type == "ByteLevel" && isTrue(p.UseRegex) && !isTrue(p.AddPrefixSpace):
 		return gpt2Pattern, nil
 	case p.Type == "Sequence" && len(p.Pretokenizers) == 2:
 		s, bl := p.Pretokenizers[0], p.Pretokenizers[1]
 		if s.Type == "Split" && s.Pattern.Regex != nil && s.Behavior == "Isolated" && !s.Invert &&
-			bl.Type == "ByteLevel" && !bl.UseRegex && !bl.AddPrefixSpace {
+			bl.Type == "ByteLevel" && !isTrue(bl.UseRegex) && !isTrue(bl.AddPrefixSpace) {
 			return *s.Pattern.Regex, nil
 		}
 	}

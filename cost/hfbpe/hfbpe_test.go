@@ -163,7 +163,7 @@ func TestLoadRefuses(t *testing.T) {
 	}{
 		{"unigram", []byte(`{"model": {"type": "Unigram", "vocab": [["a", 0]]}}`), `model "Unigram"`},
 		{"byte fallback", []byte(`{"model": {"type": "BPE", "byte_fallback": true, "vocab": {}}}`), "byte fallback true"},
-		{"no byte tokens", []byte(`{"pre_tokenizer": {"type": "ByteLevel", "use_regex": true}, "model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}}`), "not a byte-level vocabulary"},
+		{"no byte tokens", []byte(`{"pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true}, "model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}}`), "not a byte-level vocabulary"},
 		{"merge outside the vocabulary", smallFile(t, splitPre, []string{"a z"}), `merge 0 ("a", "z")`},
 		{"merge without a space", smallFile(t, splitPre, []string{"ab"}), "not two tokens"},
 		{"metaspace", smallFile(t, `{"type": "Metaspace"}`, []string{}), `pre-tokenizer "Metaspace"`},
@@ -196,5 +196,20 @@ func TestCatastrophicPattern(t *testing.T) {
 	}
 	if n := tok.Count("abab"); n != 2 {
 		t.Errorf("abab: %d tokens after the timeout, want 2", n)
+	}
+}
+
+// TestByteLevelDefaults checks that a ByteLevel without use_regex or add_prefix_space is read as
+// Hugging Face reads it, both true: a Split then such a ByteLevel would apply the GPT-2 regex
+// too, and a prefix space changes every count, so both are refused rather than miscounted.
+func TestByteLevelDefaults(t *testing.T) {
+	for _, pre := range []string{
+		strings.Replace(splitPre, `, "use_regex": false`, ``, 1),
+		strings.Replace(splitPre, `"add_prefix_space": false, `, ``, 1),
+		`{"type": "ByteLevel", "use_regex": true}`,
+	} {
+		if _, err := Load("defaults", smallFile(t, pre, []string{"a b"})); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("%s: error %v, want ErrUnsupported", pre, err)
+		}
 	}
 }
