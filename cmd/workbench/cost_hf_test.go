@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tool-workbench/workbench/internal/testutil"
+	"github.com/tool-workbench/workbench/listing"
 )
 
 // TestCostHuggingFaceGolden counts with Qwen3's and Mistral Nemo's tokenizer.json files
@@ -55,5 +56,18 @@ func TestTokenizerPathEveryCommand(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; stdout lacks %q:\n%.600s", code, errs, c.want, out)
 			}
 		})
+	}
+}
+
+// TestEstimatorTokenizerFile checks run's offline estimate with a tokenizer.json.
+func TestEstimatorTokenizerFile(t *testing.T) {
+	est := estimator("qwen3=" + testutil.HFTokenizer(t, "qwen3"))
+	l, err := listing.Parse([]byte(`[{"name": "a", "description": "Adds two numbers."}]`), listing.Options{Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, from, err := est(l)
+	if err != nil || n <= 0 || from != "qwen3, openai rendering" {
+		t.Errorf("estimate %d from %q, error %v", n, from, err)
 	}
 }
