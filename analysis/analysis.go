@@ -125,6 +125,9 @@ type Options struct {
 	// near-duplicate and name-check states have a bound of their own (16 MiB each), and
 	// Extended linter caches against its own Config.Cache.
 	CacheBytes int64
+	// Tok, when set, is the tokenizer itself, which the caller opened (a Hugging Face
+	// tokenizer.json's, or one of a server's cost.Tokenizers); Tokenizer is then unused.
+	Tok cost.Tokenizer
 }
 
 // Engine computes Results, caching per-tool work. It is safe for concurrent use; one Engine can
@@ -179,6 +182,9 @@ type wordsLinter interface {
 
 // New returns an Engine.
 func New(opts Options) (*Engine, error) {
+	if opts.Tok != nil {
+		return newEngine(opts.Tok, opts)
+	}
 	if opts.Tokenizer == "" {
 		opts.Tokenizer = "o200k_base"
 	}

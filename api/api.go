@@ -63,6 +63,9 @@ type Options struct {
 	// CacheBytes bounds the bytes of the per-tool caches of all the API's check and cost
 	// engines together (default lru.DefaultBytes, 64 MiB), least recently used first out.
 	CacheBytes int64
+	// Tokenizers are the tokenizers a request may name (its "tokenizer" member): nil offers
+	// the built-in encodings. A request names one, never a file.
+	Tokenizers *cost.Tokenizers
 }
 
 // API serves the endpoints.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -11,7 +12,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tool-workbench/workbench/analysis"
-	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
@@ -38,7 +38,13 @@ func (a *API) check(c echo.Context) error {
 	if approx {
 		tokName = "o200k_base" // never used: the engine counts no tokens
 	}
-	eng, err := analysis.New(analysis.Options{Tokenizer: tokName, Extended: in.linter, PlainVerdicts: true, NoCost: approx})
+	opts := analysis.Options{Tokenizer: tokName, Extended: in.linter, PlainVerdicts: true, NoCost: approx}
+	if !approx {
+		if opts.Tok, err = a.opts.Tokenizers.Get(tokName); err != nil {
+			return fmt.Errorf("check: %w", err)
+		}
+	}
+	eng, err := analysis.New(opts)
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
@@ -79,7 +85,7 @@ func (a *API) checkInput(req *request) (*checkInput, error) {
 		return nil, err
 	}
 	in.failOn, _ = lint.ParseSeverity(fo)
-	if in.tokenizer, err = req.str("tokenizer", "o200k_base", "o200k_base", "cl100k_base", "approx"); err != nil {
+	if in.tokenizer, err = req.str("tokenizer", "o200k_base", append(slices.Clone(a.opts.Tokenizers.Names()), "approx")...); err != nil {
 		return nil, err
 	}
 	cfg := lint.Config{}
@@ -270,7 +276,7 @@ func (a *API) linter(tokenizer string, cfg lint.Config) (*lint.Linter, error) {
 		return lt, nil
 	}
 	if tokenizer != "approx" {
-		tok, err := cost.NewTokenizer(tokenizer)
+		tok, err := a.opts.Tokenizers.Get(tokenizer)
 		if err != nil {
 			return nil, fmt.Errorf("check: %w", err)
 		}

@@ -13,8 +13,9 @@ import (
 
 var costFields = []string{"listing", "name", "tokenizer", "render", "context", "model", "toolChoice", "baseline"}
 
-// cost answers what `workbench cost --format json` prints. Only the built-in encodings are
-// offered: a tokenizer file path would let a client make the server read its files.
+// cost answers what `workbench cost --format json` prints. The tokenizer is one of
+// Options.Tokenizers by name: a tokenizer file path would let a client make the server read its
+// files.
 func (a *API) cost(c echo.Context) error {
 	req, err := a.read(c, costFields...)
 	if err != nil {
@@ -24,7 +25,7 @@ func (a *API) cost(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	tokName, err := req.str("tokenizer", "o200k_base", cost.Encodings...)
+	tokName, err := req.str("tokenizer", "o200k_base", a.opts.Tokenizers.Names()...)
 	if err != nil {
 		return err
 	}
@@ -97,7 +98,7 @@ func (a *API) counter(tokName, render string, opts cost.Options) (*cost.Counter,
 	if ct != nil {
 		return ct, nil
 	}
-	tok, err := cost.NewTokenizer(tokName)
+	tok, err := a.opts.Tokenizers.Get(tokName)
 	if err != nil {
 		return nil, fmt.Errorf("cost: %w", err)
 	}

@@ -114,7 +114,7 @@ func (a *API) export(c echo.Context) error {
 				Message: `format review needs a "baseline": the listing to compare against`,
 				Hint:    `add "baseline": the listing as it was before (a JSON value or its text)`}
 		}
-		tokName, tasks, profile, err := reviewInputs(req)
+		tokName, tasks, profile, err := reviewInputs(req, a.opts.Tokenizers)
 		if err != nil {
 			return err
 		}
@@ -134,8 +134,8 @@ func (a *API) export(c echo.Context) error {
 }
 
 // reviewInputs reads the review's tokenizer, tasks and profile.
-func reviewInputs(req *request) (tokName string, tasks []selection.Task, profile string, err error) {
-	if tokName, err = req.str("tokenizer", "o200k_base", cost.Encodings...); err != nil {
+func reviewInputs(req *request, toks *cost.Tokenizers) (tokName string, tasks []selection.Task, profile string, err error) {
+	if tokName, err = req.str("tokenizer", "o200k_base", toks.Names()...); err != nil {
 		return "", nil, "", err
 	}
 	if tasks, err = req.tasksOf("tasks"); err != nil {

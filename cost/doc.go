@@ -2,9 +2,12 @@
 // and in total, in the form a host renders the tools, with the tokenizer of the model it ships with.
 //
 // Tokenizers: o200k_base and cl100k_base through github.com/tiktoken-go/tokenizer, whose
-// vocabularies are embedded in the binary (nothing is downloaded at run time). A Hugging Face
-// tokenizer.json is recognised but refused with an explanation: no maintained pure-Go library
-// counts byte-level BPE files such as Qwen3's correctly (see OpenTokenizer).
+// vocabularies are embedded in the binary (nothing is downloaded at run time), and a Hugging
+// Face tokenizer.json of byte-level BPE (Qwen3, Llama 3 and 3.1, Mistral Nemo) through cost/hfbpe,
+// read from a file the user names (OpenTokenizer; a server offers the files its operator named,
+// by name only: Tokenizers). Other tokenizer.json files (SentencePiece Unigram, BPE with byte
+// fallback, WordPiece) are described and refused. The built-in encodings read special-token
+// text as plain text; a tokenizer.json's added tokens count one each (see Tokenizer.Count).
 //
 // Renderings (see Renderings for each one's source):
 //

@@ -6,18 +6,26 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tiktoken-go/tokenizer"
 	"github.com/tiktoken-go/tokenizer/codec"
+
+	"github.com/tool-workbench/workbench/cost/hfbpe"
 )
 
 // Tokenizer counts the tokens of a text. Implementations are safe for concurrent use.
 type Tokenizer interface {
 	// Name is the encoding's name, such as "o200k_base".
 	Name() string
-	// Count returns the number of tokens in s, treating special-token text as ordinary text.
+	// Count returns the number of tokens in s. The built-in encodings read special-token text
+	// (such as "<|endoftext|>") as ordinary text, as tiktoken's encode_ordinary does; a Hugging
+	// Face tokenizer counts each of its added tokens in s (such as Qwen3's "<|im_start|>") as
+	// one, as its encode(s, add_special_tokens=False) does and as the model reads a chat
+	// template's output.
 	Count(s string) int
 }
 
@@ -68,7 +76,7 @@ var (
 var ErrUnknownTokenizer = errors.New("unknown tokenizer")
 
 // ErrHuggingFaceUnsupported is a Hugging Face tokenizer.json that this build cannot count with.
-var ErrHuggingFaceUnsupported = errors.New("Hugging Face tokenizer.json files are not supported")
+var ErrHuggingFaceUnsupported = errors.New("this kind of Hugging Face tokenizer.json is not supported")
 
 // NewTokenizer returns a built-in encoding by name: "o200k_base" or "cl100k_base".
 func NewTokenizer(name string) (Tokenizer, error) {
@@ -93,30 +101,110 @@ func NewTokenizer(name string) (Tokenizer, error) {
 	return t, nil
 }
 
-// OpenTokenizer returns the built-in encoding named spec, or reads spec as the path of a Hugging
-// Face tokenizer.json. A readable tokenizer.json is described and then refused with
-// ErrHuggingFaceUnsupported: the pure-Go libraries available either do not load byte-level BPE
-// files whose pre-tokenizer needs look-ahead (github.com/sugarme/tokenizer v0.3.0 panics on
-// Qwen3's) or are not published as modules, and a wrong count is worse than none.
+// OpenTokenizer returns the built-in encoding named spec, or the Hugging Face tokenizer.json
+// that spec names as PATH or NAME=PATH. The file's tokenizer is named NAME, else "hf:" and the
+// name of the file's directory (hf:Qwen3-8B for Qwen3-8B/tokenizer.json), or of the file when
+// it is not called tokenizer.json. Byte-level BPE files (Qwen3, Llama 3 and 3.1, Mistral Nemo;
+// see cost/hfbpe) are counted; any other (SentencePiece Unigram, BPE with byte fallback such
+// as Llama 2 or Mistral 7B v0.3, WordPiece) is described and refused with
+// ErrHuggingFaceUnsupported, since a wrong count is worse than none.
+//
+// A file is loaded once per process (about a second for Qwen3's 11 MB) while its size and
+// modification time stay the same.
 func OpenTokenizer(spec string) (Tokenizer, error) {
 	for _, e := range Encodings {
 		if spec == e {
 			return NewTokenizer(spec)
 		}
 	}
-	if !strings.ContainsAny(spec, `/\`) && !strings.HasSuffix(spec, ".json") {
+	name, path := tokenizerSpec(spec)
+	if !strings.ContainsAny(path, `/\`) && !strings.HasSuffix(path, ".json") {
 		return NewTokenizer(spec)
 	}
-	b, err := readLimited(spec, maxTokenizerFile)
+	return openHuggingFace(name, path)
+}
+
+// tokenizerSpec splits NAME=PATH, or names a PATH after its directory or file.
+func tokenizerSpec(spec string) (name, path string) {
+	if n, p, ok := strings.Cut(spec, "="); ok && validTokenizerName(n) {
+		return n, p
+	}
+	base := filepath.Base(spec)
+	if base == "tokenizer.json" {
+		if dir := filepath.Base(filepath.Dir(spec)); dir != "." && dir != string(filepath.Separator) {
+			base = dir
+		}
+	}
+	return "hf:" + strings.TrimSuffix(base, ".json"), spec
+}
+
+// validTokenizerName reports whether n can name a tokenizer: a short word of letters, digits
+// and . _ - : (so that it reads well in a report and in a URL's query, and is no path).
+func validTokenizerName(n string) bool {
+	if n == "" || len(n) > 64 {
+		return false
+	}
+	for _, r := range n {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-:", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// hfFile is a loaded tokenizer.json and what identified the file when it was read.
+type hfFile struct {
+	size  int64
+	mtime time.Time
+	tok   *hfbpe.Tokenizer
+}
+
+// maxHFFiles bounds the tokenizer.json files kept loaded (each keeps 12-17 MB); a process
+// opens the few its flags name.
+const maxHFFiles = 8
+
+var (
+	hfMu    sync.Mutex
+	hfFiles = map[string]hfFile{} // by absolute path and name: "NAME\x00PATH"
+)
+
+// openHuggingFace loads path as a tokenizer named name, or returns the one loaded before.
+func openHuggingFace(name, path string) (Tokenizer, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading tokenizer file: %w", err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("reading tokenizer file: %w", err)
+	}
+	key := name + "\x00" + abs
+	hfMu.Lock()
+	defer hfMu.Unlock()
+	if f, ok := hfFiles[key]; ok && f.size == fi.Size() && f.mtime.Equal(fi.ModTime()) {
+		return f.tok, nil
+	}
+	b, err := readLimited(abs, maxTokenizerFile)
 	if err != nil {
 		return nil, fmt.Errorf("reading tokenizer file: %w", err)
 	}
 	info, err := InspectHuggingFace(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", spec, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return nil, fmt.Errorf("%s (%s): %w: no maintained pure-Go library counts them correctly, so no count is given rather than a wrong one; use --tokenizer o200k_base or cl100k_base",
-		spec, info, ErrHuggingFaceUnsupported)
+	tok, err := hfbpe.Load(name, b)
+	if errors.Is(err, hfbpe.ErrUnsupported) {
+		return nil, fmt.Errorf("%s (%s): %w: %v; supported: byte-level BPE without byte fallback, such as Qwen3's, Llama 3's and Mistral Nemo's (or use --tokenizer o200k_base or cl100k_base)",
+			path, info, ErrHuggingFaceUnsupported, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(hfFiles) >= maxHFFiles {
+		clear(hfFiles)
+	}
+	hfFiles[key] = hfFile{size: fi.Size(), mtime: fi.ModTime(), tok: tok}
+	return tok, nil
 }
 
 // HuggingFaceInfo describes a tokenizer.json: its model type and pre-tokenizer, and its vocabulary size.
@@ -132,8 +220,8 @@ func (h HuggingFaceInfo) String() string {
 	return fmt.Sprintf("model %q, pre-tokenizer %q, %d vocabulary entries, %d merges", h.Model, h.PreTokenizer, h.Vocab, h.Merges)
 }
 
-// maxTokenizerFile bounds a tokenizer.json read (Qwen3's is about 11 MB).
-const maxTokenizerFile = 64 << 20
+// maxTokenizerFile bounds a tokenizer.json read (Qwen3's is about 11 MB, Mistral Nemo's 17 MB).
+const maxTokenizerFile = hfbpe.MaxFileBytes
 
 // readLimited reads a file of at most max bytes, and says so when it is larger.
 func readLimited(path string, max int64) ([]byte, error) {

@@ -85,7 +85,7 @@ func (s *Server) costDefault(st *state) costChoice {
 
 // resolve fills what the page left out with def and checks the rest: the choice is the zero
 // value when it is the default.
-func (ch costChoice) resolve(def costChoice) (costChoice, error) {
+func (ch costChoice) resolve(def costChoice, toks *cost.Tokenizers) (costChoice, error) {
 	if ch.Tok == "" {
 		ch.Tok = def.Tok
 	}
@@ -95,7 +95,7 @@ func (ch costChoice) resolve(def costChoice) (costChoice, error) {
 	if !ch.Window.Set {
 		ch.Window = def.Window
 	}
-	if !slices.Contains(cost.Encodings, ch.Tok) {
+	if !slices.Contains(toks.Names(), ch.Tok) {
 		return costChoice{}, failf(BadRequest, "unknown tokenizer %q: choose one of the list", ch.Tok)
 	}
 	if !slices.Contains(cost.RenderingNames(), ch.Render) {
@@ -155,6 +155,8 @@ type costCounters struct {
 	mu     sync.Mutex
 	budget *lru.Budget
 	byKey  map[costChoice]*cost.Counter
+	// toks are the tokenizers pages may choose by name (Config.Tokenizers).
+	toks *cost.Tokenizers
 }
 
 func (cc *costCounters) get(ch costChoice) (*cost.Counter, error) {
@@ -168,7 +170,7 @@ func (cc *costCounters) get(ch costChoice) (*cost.Counter, error) {
 	if cc.byKey == nil {
 		cc.byKey = map[costChoice]*cost.Counter{}
 	}
-	t, err := cost.NewTokenizer(ch.Tok)
+	t, err := cc.toks.Get(ch.Tok)
 	if err != nil {
 		return nil, fmt.Errorf("cost tab: %w", err)
 	}
@@ -183,7 +185,7 @@ func (cc *costCounters) get(ch costChoice) (*cost.Counter, error) {
 // costModel is the Cost region with the server's default choice, as every page's shared
 // patches carry it.
 func (s *Server) costModel(res, base *analysis.Result) views.Cost {
-	c := costView(res.Cost, base.Cost.Total, s.engine.Context())
+	c := s.costView(res.Cost, base.Cost.Total, s.engine.Context())
 	c.Options.Tokenizer, c.Options.Render, c.Options.Window = res.Cost.Tokenizer, res.Cost.Render, s.engine.Context()
 	return c
 }
@@ -196,7 +198,7 @@ func (s *Server) costFor(st *state, ch costChoice) (views.Cost, error) {
 	def := s.costDefault(st)
 	if ch.Tok == def.Tok && ch.Render == def.Render && ch.Model == "" && ch.ToolChoice == "" {
 		// Only the window differs: the engine's counts serve.
-		return costView(st.res.Cost, cost.Measure{Tokens: st.cost.BaselineTokens, Bytes: st.cost.BaselineBytes}, ch.Window.N), nil
+		return s.costView(st.res.Cost, cost.Measure{Tokens: st.cost.BaselineTokens, Bytes: st.cost.BaselineBytes}, ch.Window.N), nil
 	}
 	c, err := s.costs.get(ch)
 	if err != nil {
@@ -204,7 +206,14 @@ func (s *Server) costFor(st *state, ch costChoice) (views.Cost, error) {
 	}
 	// Each tool is counted once per content; after an edit only the edited tool is new.
 	rep, base := c.Listing(st.ws.Listing), c.Listing(st.ws.Baseline)
-	return costView(rep, base.Total, ch.Window.N), nil
+	return s.costView(rep, base.Total, ch.Window.N), nil
+}
+
+// costView is the package's costView offering the server's tokenizers (Config.Tokenizers).
+func (s *Server) costView(rep cost.Report, base cost.Measure, window int) views.Cost {
+	c := costView(rep, base, window)
+	c.Options.Tokenizers = s.costs.toks.Names()
+	return c
 }
 
 // costView makes the region's model of a report: the totals and frame, each part summed over
@@ -336,7 +345,7 @@ func (s *Server) costPanel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ch, err := sg.costChoice.resolve(s.costDefault(st))
+	ch, err := sg.costChoice.resolve(s.costDefault(st), s.costs.toks)
 	if err != nil {
 		return err
 	}
@@ -433,7 +442,7 @@ func (s *Server) costAfterAnswerFull(sse *datastar.ServerSentEventGenerator, sg 
 // answerCost is the choice of the page that made a change, from the signals it sent with it
 // (a choice the server does not know counts as the default); its hub entry keeps it.
 func (s *Server) answerCost(id string, sg signals, st *state) (*page, costChoice) {
-	ch, err := sg.costChoice.resolve(s.costDefault(st))
+	ch, err := sg.costChoice.resolve(s.costDefault(st), s.costs.toks)
 	if err != nil {
 		ch = costChoice{}
 	}
@@ -482,8 +491,8 @@ func (s *Server) costReport(c echo.Context) error {
 	if format != "json" && format != "text" {
 		return failf(BadRequest, "format=%q: use json or text", format)
 	}
-	// Built-in encodings only: a tokenizer.json path would name a file of the server's.
-	t, err := cost.NewTokenizer(tok)
+	// A name of the server's tokenizers: a tokenizer.json path would name a file of the server's.
+	t, err := s.costs.toks.Get(tok)
 	if err != nil {
 		return fail(BadRequest, err.Error())
 	}

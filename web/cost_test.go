@@ -39,7 +39,7 @@ func TestCostChoiceResolve(t *testing.T) {
 			if err := json.Unmarshal([]byte(c.signals), &sg); err != nil {
 				t.Fatal(err)
 			}
-			got, err := sg.costChoice.resolve(def)
+			got, err := sg.costChoice.resolve(def, nil)
 			if (err != nil) != c.bad || got != c.want {
 				t.Errorf("resolve(%s) = %+v, %v; want %+v, error %v", c.signals, got, err, c.want, c.bad)
 			}

@@ -38,6 +38,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tool-workbench/workbench/analysis"
+	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/internal/lru"
 	"github.com/tool-workbench/workbench/static"
 	"github.com/tool-workbench/workbench/store"
@@ -99,6 +100,8 @@ type Config struct {
 	// counters and the Fix buttons' repairs (default lru.DefaultBytes, 64 MiB; the analysis
 	// engine has its own, analysis.Options.CacheBytes).
 	CacheBytes int64
+	// Tokenizers are those the Cost tab offers, by name (nil: the built-in encodings).
+	Tokenizers *cost.Tokenizers
 }
 
 // Server is the browser workbench.
@@ -159,6 +162,7 @@ func New(cfg Config) (*Server, error) {
 		s.alive = 25 * time.Second
 	}
 	s.costs.budget = lru.NewBudget(cfg.CacheBytes)
+	s.costs.toks = cfg.Tokenizers
 	s.repairs = newRepairCache(s.costs.budget)
 	if cfg.Auth.Store == nil {
 		if as, ok := any(cfg.Store).(AccessStore); ok {

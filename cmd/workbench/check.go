@@ -24,7 +24,7 @@ func init() {
 		name:    "check",
 		summary: "lint a listing and rank a task file against it (exit 0 clean, 1 findings fail, 2 unreadable)",
 		usage: "SOURCE... [--tasks FILE] [--rules all|reference] [--format text|json|sarif|github|markdown] " +
-			"[--ignore FILE] [--fail-on error|warning|info] [--baseline FILE] [--merge FILE]... [--tokenizer approx|o200k_base|cl100k_base] [--profile NAME]",
+			"[--ignore FILE] [--fail-on error|warning|info] [--baseline FILE] [--merge FILE]... [--tokenizer approx|o200k_base|cl100k_base|[NAME=]PATH] [--profile NAME]",
 		run: runCheck,
 	})
 }
@@ -41,6 +41,16 @@ type checkOptions struct {
 	failOn                                             lint.Severity
 	merge                                              []string
 	cfg                                                lint.Config
+	// tok is --tokenizer opened (nil with approx): a tokenizer.json's is named by its file.
+	tok cost.Tokenizer
+}
+
+// reportTokenizer is the tokenizer the report names: the opened one's name, or approx.
+func reportTokenizer(o checkOptions) string {
+	if o.tok != nil {
+		return o.tok.Name()
+	}
+	return o.tokenizer
 }
 
 func runCheck(ctx context.Context, e *env, args []string) error {
@@ -54,7 +64,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	baseline := fs.String("baseline", "", "a previous --format json report: only findings not in it can fail the check")
 	var merge listFlag
 	fs.Var(&merge, "merge", "another server's listing a host may connect together with SOURCE (repeatable): report colliding names")
-	tokenizer := fs.String("tokenizer", "o200k_base", "how the budget rules count tokens: o200k_base, cl100k_base, or approx (4 bytes a token)")
+	tokenizer := fs.String("tokenizer", "o200k_base", "how the budget rules count tokens: o200k_base, cl100k_base, approx (4 bytes a token), or a Hugging Face tokenizer.json as PATH or NAME=PATH")
 	maxTools := fs.Int("max-tools", lint.DefaultMaxTools, "listing-too-many-tools: the most tools a listing should hold")
 	maxTokens := fs.Int("max-tokens", lint.DefaultMaxListingTokens, "listing-token-budget: the most tokens the tools should take")
 	maxDesc := fs.Int("max-description-tokens", lint.DefaultMaxDescriptionTokens, "description-too-long: the most tokens one description should take")
@@ -115,11 +125,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		o.cfg.Revision = "" // the profile's revision, or the default
 	}
 	if *tokenizer != "approx" {
-		tok, err := cost.NewTokenizer(*tokenizer)
+		tok, err := cost.OpenTokenizer(*tokenizer)
 		if err != nil {
 			return usageError{"--tokenizer: " + err.Error() + ", or approx"}
 		}
-		o.cfg.Tokens = tok.Count
+		o.cfg.Tokens, o.tok = tok.Count, tok
 	}
 	return checkEach(ctx, out, o.format, pos, func(out *bufio.Writer, source string) error {
 		o.source = source
@@ -198,12 +208,12 @@ func checkAll(ctx context.Context, out *bufio.Writer, e *env, o checkOptions) er
 	if approx {
 		tokName = "" // the engine counts no tokens: its default is never used
 	}
-	eng, err := analysis.New(analysis.Options{Tokenizer: tokName, Extended: lint.New(o.cfg), PlainVerdicts: true, NoCost: approx})
+	eng, err := analysis.New(analysis.Options{Tokenizer: tokName, Tok: o.tok, Extended: lint.New(o.cfg), PlainVerdicts: true, NoCost: approx})
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
 	checked, err := eng.Check(ctx, analysis.CheckInput{Name: o.source, Listing: l, Tasks: tasks, Others: others,
-		Ignores: igs, Baseline: base, FailOn: o.failOn, Tokenizer: o.tokenizer})
+		Ignores: igs, Baseline: base, FailOn: o.failOn, Tokenizer: reportTokenizer(o)})
 	if err != nil {
 		return err
 	}

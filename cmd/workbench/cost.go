@@ -14,7 +14,7 @@ func init() {
 	register(command{
 		name:    "cost",
 		summary: "bytes and tokens of a listing, per tool, as a host renders it, and the change against a baseline (exit 1 past --max-increase, 2 unreadable)",
-		usage:   "SOURCE [--tokenizer o200k_base|cl100k_base|PATH] [--render NAME] [--context N] [--baseline FILE] [--format text|json|github|markdown] [--max-increase N|P%]",
+		usage:   "SOURCE [--tokenizer o200k_base|cl100k_base|[NAME=]PATH] [--render NAME] [--context N] [--baseline FILE] [--format text|json|github|markdown] [--max-increase N|P%]",
 		run:     runCost,
 	})
 }
@@ -22,7 +22,7 @@ func init() {
 func runCost(ctx context.Context, e *env, args []string) error {
 	c := commands["cost"]
 	fs := newFlags(c, e.stderr)
-	tokName := fs.String("tokenizer", "o200k_base", "encoding (o200k_base, cl100k_base) or the path of a Hugging Face tokenizer.json")
+	tokName := fs.String("tokenizer", "o200k_base", "encoding (o200k_base, cl100k_base), or a Hugging Face tokenizer.json as PATH or NAME=PATH (byte-level BPE: Qwen3, Llama 3, Mistral Nemo)")
 	render := fs.String("render", "compact", "rendering: "+strings.Join(cost.RenderingNames(), ", "))
 	contextN := fs.Int("context", 0, "context window in tokens, to report each tool's share of it (0: none)")
 	baseline := fs.String("baseline", "", "listing to compare against (a file, or - for standard input)")

