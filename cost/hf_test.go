@@ -203,13 +203,13 @@ func TestHFTokensMatchReference(t *testing.T) {
 				chk.want[k] = counts[i]
 			}
 			for _, render := range RenderingNames() {
-				c, err := NewCounter(chk, render, Options{Whole: true})
+				c, err := NewCounter(chk, render, Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
 				for _, n := range names {
 					c.Listing(listings[n])
-					if text, _, ok := c.wholeText(listings[n]); ok {
+					if text, _, ok := wholeText(c, listings[n]); ok {
 						chk.Count(text)
 					}
 				}
@@ -236,13 +236,13 @@ func dumpHFTexts(t *testing.T, listings map[string]*listing.Listing, names []str
 	rec := &recorder{Tokenizer: named{tok, "hf:dump"}, texts: map[string]bool{}}
 	bench := ""
 	for _, render := range RenderingNames() {
-		c, err := NewCounter(rec, render, Options{Whole: true})
+		c, err := NewCounter(rec, render, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, n := range names {
 			c.Listing(listings[n])
-			if text, _, ok := c.wholeText(listings[n]); ok {
+			if text, _, ok := wholeText(c, listings[n]); ok {
 				rec.texts[text] = true
 				if render == "compact" && n == "github-mcp-server.json" {
 					bench = text
@@ -263,4 +263,31 @@ func dumpHFTexts(t *testing.T, listings map[string]*listing.Listing, names []str
 		t.Fatal(err)
 	}
 	t.Logf("wrote %d texts to %s", len(texts), *dumpHF)
+}
+
+// TestHFTotalIsTheWholeCount: with each tokenizer.json, for every rendering and every listing
+// of the corpus, the total that the counter builds tool by tool (cut before a space between two
+// ASCII letters) is the whole text counted at once, and the figures add up to it.
+func TestHFTotalIsTheWholeCount(t *testing.T) {
+	listings := corpus(t)
+	for _, model := range testutil.HFModels {
+		t.Run(model, func(t *testing.T) {
+			tok := openHF(t, model)
+			if _, ok := tok.(Cutter); !ok {
+				t.Fatalf("%s is not a Cutter: every report would count the whole text again", model)
+			}
+			for _, render := range RenderingNames() {
+				c, err := NewCounter(tok, render, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for n, l := range listings {
+					what := model + "/" + render + "/" + n
+					rep := c.Listing(l)
+					checkAddsUp(t, what, rep)
+					checkWhole(t, what, c, l, rep)
+				}
+			}
+		})
+	}
 }

@@ -156,7 +156,7 @@ func validTokenizerName(n string) bool {
 type hfFile struct {
 	size  int64
 	mtime time.Time
-	tok   *hfbpe.Tokenizer
+	tok   Tokenizer
 }
 
 // maxHFFiles bounds the tokenizer.json files kept loaded (each keeps 12-17 MB); a process
@@ -203,9 +203,20 @@ func openHuggingFace(name, path string) (Tokenizer, error) {
 	if len(hfFiles) >= maxHFFiles {
 		clear(hfFiles)
 	}
-	hfFiles[key] = hfFile{size: fi.Size(), mtime: fi.ModTime(), tok: tok}
-	return tok, nil
+	var out Tokenizer = tok
+	if tok.SpaceCuts() {
+		out = hfCutter{tok}
+	}
+	hfFiles[key] = hfFile{size: fi.Size(), mtime: fi.ModTime(), tok: out}
+	return out, nil
 }
+
+// hfCutter is a tokenizer.json whose pre-tokenizer always ends a piece before a space between
+// two ASCII letters (hfbpe.SpaceCuts), so that the counter can count a listing's whole text
+// tool by tool.
+type hfCutter struct{ *hfbpe.Tokenizer }
+
+func (hfCutter) Cut(s string, i int) bool { return SpaceCut(s, i) }
 
 // HuggingFaceInfo describes a tokenizer.json: its model type and pre-tokenizer, and its vocabulary size.
 type HuggingFaceInfo struct {

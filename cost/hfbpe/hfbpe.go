@@ -42,6 +42,19 @@ const (
 	matchTimeout = time.Second
 )
 
+// spacePatterns are the pre-tokenizer regexes known to end a piece before a space that sits
+// between two ASCII letters, whatever surrounds it: no alternative matches a letter followed by
+// a space (letter runs stop at it, contractions end in a letter, punctuation and whitespace
+// runs hold no letters), so a piece ends at the letter and the space starts the next one. They
+// are GPT-2's (ByteLevel's own), Qwen2's and Qwen3's, Llama 3's and Mistral Nemo's. Any other
+// pattern is counted as one text (see SpaceCuts).
+var spacePatterns = map[string]bool{
+	gpt2Pattern: true,
+	`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`:                                                                                                      true,
+	`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`:                                                                                                 true,
+	`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`: true,
+}
+
 // gpt2Pattern is the pre-tokenizer regex of a ByteLevel pre-tokenizer with use_regex true.
 const gpt2Pattern = `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`
 
@@ -59,6 +72,8 @@ type Tokenizer struct {
 	byteID       [256]int32
 	byteChar     [256]rune
 	ignoreMerges bool
+	// spaceCuts: the pattern is one of spacePatterns and no added token holds a space.
+	spaceCuts bool
 	// slow is set once the regex timed out: from then on the tokenizer splits no text (see Count).
 	slow atomic.Bool
 	// timeout is matchTimeout (tests shorten it).
@@ -141,6 +156,7 @@ func Load(name string, b []byte) (*Tokenizer, error) {
 	if t.split, err = regexp2.Compile(pattern, regexp2.None); err != nil {
 		return nil, fmt.Errorf("%w: pre-tokenizer regex %q: %v", ErrUnsupported, pattern, err)
 	}
+	t.spaceCuts = spacePatterns[pattern]
 	t.timeout = matchTimeout
 	t.split.MatchTimeout = t.timeout
 	t.byteTables()
@@ -242,6 +258,9 @@ func (t *Tokenizer) loadAdded(f fileJSON) error {
 			continue
 		}
 		t.added.set[a.Content] = true
+		if strings.Contains(a.Content, " ") {
+			t.spaceCuts = false
+		}
 		t.added.first[a.Content[0]] = true
 		if !slices.Contains(t.added.lens, len(a.Content)) {
 			t.added.lens = append(t.added.lens, len(a.Content))
@@ -275,6 +294,11 @@ func (a *addedTokens) next(s string, from int) (start, end int) {
 	}
 	return -1, -1
 }
+
+// SpaceCuts reports whether the count of a text is the sum of the counts of its parts when it is
+// cut before a space between two ASCII letters: the pre-tokenizer is known to end a piece there
+// (spacePatterns), no added token holds a space, and NFC never composes across an ASCII space.
+func (t *Tokenizer) SpaceCuts() bool { return t.spaceCuts }
 
 // Name is the label given to Load.
 func (t *Tokenizer) Name() string { return t.name }
