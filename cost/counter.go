@@ -58,7 +58,7 @@ type Report struct {
 	// Estimate is true when the rendering's tokens are an estimate (openai, anthropic) rather
 	// than a count of the rendered text.
 	Estimate bool `json:"estimate"`
-	// OneText is true when the rendering is one text (wire, compact, harmony, anthropic): Total
+	// OneText is true when the rendering is one text (all but seed-host and openai): Total
 	// is then the exact count of that text, tokenized at once as a host does, plus the frame's
 	// tokens outside it (special tokens, Anthropic's system prompt). Otherwise Total adds up
 	// texts counted one by one (seed-host's lines) or an estimate (openai).
@@ -239,7 +239,21 @@ const (
 	// blindCut is the most bytes a piece may run without an exact boundary: past it the text is
 	// cut where it is (at a character boundary), so that no pre-token is longer.
 	blindCut = 256
+	// letterCut is blindCut within a run of letters and marks: scripts written without spaces
+	// (Thai, Japanese) run for hundreds of bytes with no exact boundary, and a word's cost grows
+	// slowly enough (16 KiB of letters: 45 ms) to let a real sentence stay whole.
+	letterCut = 4 << 10
 )
+
+// inWord reports whether s[i] and the character before it are both letters or marks.
+func inWord(s string, i int) bool {
+	if p, n := s[i-1], s[i]; p < utf8.RuneSelf && n < utf8.RuneSelf {
+		return isASCIILetter(p) && isASCIILetter(n)
+	}
+	pr, _ := utf8.DecodeLastRuneInString(s[:i])
+	nr, _ := utf8.DecodeRuneInString(s[i:])
+	return (unicode.IsLetter(pr) || unicode.IsMark(pr)) && (unicode.IsLetter(nr) || unicode.IsMark(nr))
+}
 
 // Pieces cuts a text longer than longText into pieces the tokenizers count in time linear in
 // their length, such that the counts of the pieces add up to the count of the text. Each piece
@@ -248,9 +262,9 @@ const (
 // letters, or after a newline followed by printable ASCII other than "/"), or failing that at
 // the last exact boundary of any kind (exactBoundary). The cost of tokenizing grows faster than
 // the length of one pre-token, and no pre-token crosses an exact boundary, so where blindCut
-// bytes pass without one (a run of whitespace or punctuation) the text is cut there anyway,
-// which may change the count by a token or two at each such cut: that only happens to text
-// made to be slow, never to a real tool. A text of at most longText bytes is one piece unless
+// bytes pass without one (a run of whitespace, punctuation or digits; letterCut in a run of
+// letters) the text is cut there anyway, which may change the count by a token or two at each
+// such cut: that only happens to text made to be slow, never to a real tool. A text of at most longText bytes is one piece unless
 // it has such a run.
 func Pieces(s string) []string {
 	if len(s) <= blindCut {
@@ -279,7 +293,7 @@ func Pieces(s string) []string {
 			if i > start+1 && i+1 < len(s) && cutPlace(s, i) {
 				lastCut = i
 			}
-		case i-lastExact >= blindCut:
+		case i-lastExact >= letterCut || i-lastExact >= blindCut && !inWord(s, i):
 			out = append(out, s[start:i])
 			start, lastExact, lastCut = i, i, i
 		}
@@ -512,7 +526,8 @@ type Delta struct {
 	Tools []ToolDelta `json:"tools"`
 }
 
-// ToolDelta is one tool's change against the baseline.
+// ToolDelta is one tool's change against the baseline, in its own tokens (counted alone, without
+// the boundary tokens charged to it); the total's change includes the boundaries.
 type ToolDelta struct {
 	Name   string  `json:"name"`
 	Status string  `json:"status"` // added, removed or changed
@@ -531,7 +546,7 @@ func (r *Report) Compare(base Report) error {
 	before := map[string]Measure{}
 	for _, t := range base.Tools {
 		if _, dup := before[t.Name]; !dup {
-			before[t.Name] = t.Measure
+			before[t.Name] = t.own()
 		}
 	}
 	seen := map[string]bool{}
@@ -541,21 +556,25 @@ func (r *Report) Compare(base Report) error {
 		}
 		seen[t.Name] = true
 		b, ok := before[t.Name]
-		switch {
+		switch a := t.own(); {
 		case !ok:
-			d.Tools = append(d.Tools, ToolDelta{Name: t.Name, Status: "added", After: t.Measure, Change: t.Measure})
-		case b != t.Measure:
-			d.Tools = append(d.Tools, ToolDelta{Name: t.Name, Status: "changed", Before: b, After: t.Measure, Change: sub(t.Measure, b)})
+			d.Tools = append(d.Tools, ToolDelta{Name: t.Name, Status: "added", After: a, Change: a})
+		case b != a:
+			d.Tools = append(d.Tools, ToolDelta{Name: t.Name, Status: "changed", Before: b, After: a, Change: sub(a, b)})
 		}
 	}
 	for _, t := range base.Tools {
 		if !seen[t.Name] {
 			seen[t.Name] = true
-			d.Tools = append(d.Tools, ToolDelta{Name: t.Name, Status: "removed", Before: t.Measure, Change: sub(Measure{}, t.Measure)})
+			d.Tools = append(d.Tools, ToolDelta{Name: t.Name, Status: "removed", Before: t.own(), Change: sub(Measure{}, t.own())})
 		}
 	}
 	r.Baseline = d
 	return nil
 }
+
+// own is the tool's cost counted on its own, without the boundary tokens charged to it: a tool
+// whose text did not change keeps it when a neighbour's edit moves a boundary token.
+func (t ToolCost) own() Measure { return Measure{Tokens: t.Tokens - t.Boundary, Bytes: t.Bytes} }
 
 func sub(a, b Measure) Measure { return Measure{Tokens: a.Tokens - b.Tokens, Bytes: a.Bytes - b.Bytes} }

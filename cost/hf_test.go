@@ -155,6 +155,9 @@ type hfChecker struct {
 	bad  []string // what differs or has no reference count
 }
 
+// Cut is the checked tokenizer's, so that the counter counts the texts it counts in use.
+func (c *hfChecker) Cut(s string, i int) bool { return c.Tokenizer.(Cutter).Cut(s, i) }
+
 func (c *hfChecker) Count(s string) int {
 	n := c.Tokenizer.Count(s)
 	w, ok := c.want[textKey(s)]
@@ -233,7 +236,8 @@ func dumpHFTexts(t *testing.T, listings map[string]*listing.Listing, names []str
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{Tokenizer: named{tok, "hf:dump"}, texts: map[string]bool{}}
+	// Cut where the tokenizer.json files cut (hfCutter), so that the texts are the ones they count.
+	rec := &recorder{Tokenizer: named{spaceOnly{tok}, "hf:dump"}, texts: map[string]bool{}}
 	bench := ""
 	for _, render := range RenderingNames() {
 		c, err := NewCounter(rec, render, Options{})
@@ -286,6 +290,10 @@ func TestHFTotalIsTheWholeCount(t *testing.T) {
 					rep := c.Listing(l)
 					checkAddsUp(t, what, rep)
 					checkWhole(t, what, c, l, rep)
+					// Counted at once, without Pieces' cuts, as Hugging Face counts it.
+					if text, outside, ok := wholeText(c, l); ok && tok.Count(text)+outside != rep.Total.Tokens {
+						t.Errorf("%s: total %d, the whole text counted at once %d", what, rep.Total.Tokens, tok.Count(text)+outside)
+					}
 				}
 			}
 		})

@@ -27,11 +27,17 @@ func WriteText(w io.Writer, r Report, parts bool) {
 		for _, t := range r.Tools {
 			inTools += t.Boundary
 		}
-		where := "in the tools' figures: each tool has those where it starts, the last tool also those where it ends"
-		if inTools != r.Boundary {
-			where = "in the frame's figure: this tokenizer cannot say where text may be cut, so they cannot be placed"
+		fmt.Fprintf(w, "the total is the rendering counted as one text; %+d tokens form across the boundaries between tools and frame", r.Boundary)
+		switch {
+		case r.Boundary == 0:
+			fmt.Fprintln(w)
+		case inTools == r.Boundary:
+			fmt.Fprintln(w, " (in the tools' figures: each tool has those where it starts, the last tool also those where it ends)")
+		case inTools == 0:
+			fmt.Fprintln(w, " (in the frame's figure: the text has no place to cut between tools)")
+		default:
+			fmt.Fprintf(w, " (%+d in the tools' figures, where each starts; %+d in the frame's, between tools without a place to cut)\n", inTools, r.Boundary-inTools)
 		}
-		fmt.Fprintf(w, "the total is the rendering counted as one text; %+d tokens form across the boundaries between tools and frame (%s)\n", r.Boundary, where)
 	case r.Estimate:
 		fmt.Fprintln(w, "the total is an estimate: the tools' and the frame's estimates added up")
 	default:

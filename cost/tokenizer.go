@@ -194,7 +194,7 @@ func openHuggingFace(name, path string) (Tokenizer, error) {
 	}
 	tok, err := hfbpe.Load(name, b)
 	if errors.Is(err, hfbpe.ErrUnsupported) {
-		return nil, fmt.Errorf("%s (%s): %w: %v; supported: byte-level BPE without byte fallback, such as Qwen3's, Llama 3's and Mistral Nemo's (or use --tokenizer o200k_base or cl100k_base)",
+		return nil, fmt.Errorf("%s (%s): %w: %v (for another model, count with o200k_base or cl100k_base)",
 			path, info, ErrHuggingFaceUnsupported, err)
 	}
 	if err != nil {

@@ -83,13 +83,14 @@ func (c *Counter) edgesOf(text string, n int) *edges {
 
 // boundaries counts the junctions of the one text joined by j and returns, by tool and for the
 // frame, the tokens that form across the boundaries: each junction's count less the counts of
-// its texts alone. Each junction is charged to the first tool that starts in it, else (the
-// suffix's junction) to the tool whose tail starts it; without exact cuts, to the frame.
+// its texts alone. Each junction is charged to the tool that starts in it, else (the suffix's
+// junction) to the tool whose tail starts it; a junction in which several tools start (tools
+// without cut places), and every junction without exact cuts, to the frame.
 func (c *Counter) boundaries(ctx context.Context, j *joint, tools []ToolCost) (byTool []int, frame int, err error) {
 	byTool = make([]int, len(tools))
 	// One buffer for every junction: most are a few bytes ("\"}},{\"name").
 	b := make([]byte, 0, 256)
-	alone, owner := 0, -1
+	alone, owner, starts := 0, -1, 0
 	add := func(s string, n int) {
 		b = append(b, s...)
 		alone += n
@@ -97,7 +98,9 @@ func (c *Counter) boundaries(ctx context.Context, j *joint, tools []ToolCost) (b
 	flush := func() {
 		d := c.junction(string(b)) - alone
 		switch {
-		case c.cutter == nil || len(tools) == 0:
+		// A junction over several tools without cut places (no description, one word, CJK
+		// text) is no one tool's: charged to one of them, it could make that tool negative.
+		case c.cutter == nil || len(tools) == 0 || starts > 1:
 			frame += d
 		case owner >= 0:
 			byTool[owner] += d
@@ -105,7 +108,7 @@ func (c *Counter) boundaries(ctx context.Context, j *joint, tools []ToolCost) (b
 			byTool[len(tools)-1] += d
 		}
 		b = b[:0]
-		alone, owner = 0, -1
+		alone, owner, starts = 0, -1, 0
 	}
 	add(j.pre, c.textTokens(j.pre))
 	sepN := c.textTokens(j.sep)
@@ -122,6 +125,7 @@ func (c *Counter) boundaries(ctx context.Context, j *joint, tools []ToolCost) (b
 		if owner < 0 {
 			owner = i
 		}
+		starts++
 		add(t.edge.head, t.edge.headN)
 		if t.edge.cut {
 			flush()

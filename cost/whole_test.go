@@ -291,3 +291,25 @@ func TestTotalWithSpaceCuts(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptsWithoutSpaces: a description in a script written without spaces (Thai, Japanese)
+// runs for hundreds of bytes with no exact boundary; the total is still the text counted uncut,
+// as a host counts it (it was cut every 256 bytes, two tokens off a cut).
+func TestScriptsWithoutSpaces(t *testing.T) {
+	q := func(s string) string { return string(listing.Marshal(listing.NewString(s), "")) }
+	for name, sentence := range map[string]string{
+		"thai":     "ระบบนี้ค้นหาตั๋วตามหมายเลขและสถานะของตั๋วที่เปิดอยู่ในโครงการทั้งหมดโดยไม่ต้องระบุเจ้าของหรือวันที่สร้างตั๋ว",
+		"japanese": "このツールはプロジェクトの全てのチケットを番号と状態で検索して結果を一覧で返します",
+	} {
+		desc := strings.Repeat(sentence, 3)
+		l := parse(t, `[{"name":"find","description":`+q(desc)+`,"inputSchema":{"type":"object","properties":{"q":{"type":"string","description":`+q(desc)+`}}}}]`)
+		for _, enc := range Encodings {
+			c := counter(t, enc, "compact", Options{})
+			rep := c.Listing(l)
+			text, outside, _ := wholeText(c, l)
+			if uncut := c.tok.(*tiktoken).count(text) + outside; rep.Total.Tokens != uncut {
+				t.Errorf("%s %s (%d bytes of description): total %d, the text counted uncut %d", name, enc, len(desc), rep.Total.Tokens, uncut)
+			}
+		}
+	}
+}

@@ -282,7 +282,7 @@ func costView(rep cost.Report, base cost.Measure, window int) views.Cost {
 // columns, its parts in that order for the table of the dearest tools.
 func costBar(i int, t cost.ToolCost, top, window int, columns []string) views.CostBar {
 	b := views.CostBar{Index: i, Name: t.Name, Tokens: t.Tokens, Bytes: t.Bytes,
-		Width: math.Round(1000*float64(t.Tokens)/float64(top)) / 10}
+		Width: math.Round(1000*float64(max(t.Tokens, 0))/float64(top)) / 10}
 	if window > 0 {
 		b.Share = 100 * (float64(t.Tokens) / float64(window))
 	}

@@ -70,7 +70,7 @@ func FuzzLoad(f *testing.F) {
 			return
 		}
 		// A pattern that backtracks without end would cost a second per input.
-		tok.timeout = 10 * time.Millisecond
+		tok.timeout, tok.textTimeout = 10*time.Millisecond, 10*time.Millisecond
 		tok.split.MatchTimeout = tok.timeout
 		for _, s := range []string{"", "abc abcabc", "<|x|>ab<|x|>", "é 12 \n\n  x"} {
 			if n := tok.Count(s); n < 0 || n > len(s) || (s == "") != (n == 0) {

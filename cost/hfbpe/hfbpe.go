@@ -31,10 +31,13 @@ var ErrUnsupported = errors.New("unsupported tokenizer.json")
 // vocabulary entries, Llama 3 280,147 merges, Mistral Nemo 1,000 added tokens and the longest
 // pre-tokenizer pattern (Nemo's) about 400 bytes.
 const (
-	MaxFileBytes    = 64 << 20
-	MaxVocab        = 1 << 20
-	MaxMerges       = 1 << 21
-	MaxAddedTokens  = 1 << 16
+	MaxFileBytes   = 64 << 20
+	MaxVocab       = 1 << 20
+	MaxMerges      = 1 << 21
+	MaxAddedTokens = 1 << 16
+	// MaxAddedLengths bounds the distinct lengths of added tokens, which the scan for them tries
+	// at each place one could start (the real files have a few dozen at most).
+	MaxAddedLengths = 64
 	MaxAddedBytes   = 1 << 10 // one added token's text
 	MaxPatternBytes = 4 << 10
 	// matchTimeout bounds one match of the pre-tokenizer regex; real patterns match a piece in
@@ -76,8 +79,9 @@ type Tokenizer struct {
 	spaceCuts bool
 	// slow is set once the regex timed out: from then on the tokenizer splits no text (see Count).
 	slow atomic.Bool
-	// timeout is matchTimeout (tests shorten it).
-	timeout time.Duration
+	// timeout is matchTimeout; a text's matches get textTimeout and perByte a byte (tests
+	// shorten them).
+	timeout, textTimeout, perByte time.Duration
 
 	mu    sync.Mutex
 	cache map[string]int
@@ -157,7 +161,7 @@ func Load(name string, b []byte) (*Tokenizer, error) {
 		return nil, fmt.Errorf("%w: pre-tokenizer regex %q: %v", ErrUnsupported, pattern, err)
 	}
 	t.spaceCuts = spacePatterns[pattern]
-	t.timeout = matchTimeout
+	t.timeout, t.textTimeout, t.perByte = matchTimeout, matchTimeout, perByte
 	t.split.MatchTimeout = t.timeout
 	t.byteTables()
 	for b, id := range t.byteID {
@@ -266,6 +270,9 @@ func (t *Tokenizer) loadAdded(f fileJSON) error {
 			t.added.lens = append(t.added.lens, len(a.Content))
 		}
 	}
+	if len(t.added.lens) > MaxAddedLengths {
+		return fmt.Errorf("%w: added tokens of %d different lengths; at most %d are read (each is tried at every place a token could start)", ErrUnsupported, len(t.added.lens), MaxAddedLengths)
+	}
 	// Longest first: Hugging Face's matcher is leftmost-longest.
 	slices.Sort(t.added.lens)
 	slices.Reverse(t.added.lens)
@@ -307,10 +314,11 @@ func (t *Tokenizer) Name() string { return t.name }
 // for valid UTF-8: each added token in s (such as Qwen3's "<|im_start|>") counts as one. Invalid
 // UTF-8, which Hugging Face cannot receive, is counted as if each bad byte were U+FFFD.
 //
-// If the pre-tokenizer regex once takes longer than a second on one match, or on one text
-// longer than a second and a microsecond a byte (a hostile file's catastrophic backtracking),
-// the tokenizer stops splitting: each text between added tokens is
-// then merged as one piece, which takes O(n log n) but overcounts.
+// If the pre-tokenizer regex once takes longer than a second on one match (a hostile file's
+// catastrophic backtracking), the tokenizer stops splitting: each text between added tokens is
+// then merged as one piece, which takes O(n log n) but overcounts, and Slow says so. A text
+// whose matches together take longer than a second and 100 µs a byte is merged that way from
+// there on, that time only.
 func (t *Tokenizer) Count(s string) int {
 	n, at := 0, 0
 	for {
@@ -339,8 +347,9 @@ func (t *Tokenizer) countPlain(s string) int {
 	}
 	n, at := 0, 0
 	// Many matches each a little under the timeout would add up: the text's matches together
-	// get matchTimeout and a microsecond a byte (real patterns split several MB a second).
-	deadline := time.Now().Add(t.timeout + time.Duration(len(s))*time.Microsecond)
+	// get matchTimeout and 100 µs a byte. Real patterns split about a byte a microsecond, so only
+	// a hostile pattern, not a loaded machine, runs out of it.
+	deadline := time.Now().Add(t.textTimeout + time.Duration(len(s))*t.perByte)
 	m, err := t.match(s, nil, deadline)
 	// Isolated: matches and the text between them are pieces. regexp2 indexes runes.
 	rs := []rune(s)
@@ -358,8 +367,8 @@ func (t *Tokenizer) countPlain(s string) int {
 	return n
 }
 
-// match finds the first match in s (prev nil) or the one after prev. A timeout, or a match
-// that ends past the text's deadline, sets slow and ends the matches.
+// match finds the first match in s (prev nil) or the one after prev. A match's timeout sets
+// slow; a timeout, or a match that ends past the text's deadline, ends the matches.
 func (t *Tokenizer) match(s string, prev *regexp2.Match, deadline time.Time) (*regexp2.Match, error) {
 	start := time.Now()
 	for {
@@ -376,8 +385,14 @@ func (t *Tokenizer) match(s string, prev *regexp2.Match, deadline time.Time) (*r
 		if err != nil && now.Sub(start) < t.timeout {
 			continue
 		}
-		if err != nil || now.After(deadline) {
+		if err != nil {
+			// One match that takes a second is the pattern's fault: stop splitting for good.
 			t.slow.Store(true)
+			return nil, errSlow
+		}
+		if now.After(deadline) {
+			// Only this text is merged without splitting: a moment of load must not make every
+			// later count of a shared tokenizer inexact.
 			return nil, errSlow
 		}
 		return m, nil
@@ -385,6 +400,9 @@ func (t *Tokenizer) match(s string, prev *regexp2.Match, deadline time.Time) (*r
 }
 
 var errSlow = errors.New("the pre-tokenizer regex took too long")
+
+// perByte is the time a text's matches may take per byte, beyond matchTimeout.
+const perByte = 100 * time.Microsecond
 
 // The piece cache holds up to maxCache pieces of up to maxCachedPiece bytes (a few MiB): most
 // pieces are words, and a long one (a run of spaces) would make the cache's memory unbounded.

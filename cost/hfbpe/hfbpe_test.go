@@ -1,6 +1,7 @@
 package hfbpe
 
 import (
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -161,6 +162,7 @@ func TestLoadRefuses(t *testing.T) {
 		file []byte
 		want string
 	}{
+		{"added tokens of many lengths", manyLengths(t), "different lengths"},
 		{"unigram", []byte(`{"model": {"type": "Unigram", "vocab": [["a", 0]]}}`), `model "Unigram"`},
 		{"byte fallback", []byte(`{"model": {"type": "BPE", "byte_fallback": true, "vocab": {}}}`), "byte fallback true"},
 		{"no byte tokens", []byte(`{"pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true}, "model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}}`), "not a byte-level vocabulary"},
@@ -212,4 +214,42 @@ func TestByteLevelDefaults(t *testing.T) {
 			t.Errorf("%s: error %v, want ErrUnsupported", pre, err)
 		}
 	}
+}
+
+// TestTextDeadlineIsNotSticky: a text that runs out of its time (a loaded machine) is merged
+// without splitting that time only; the tokenizer, shared by every request of a server, keeps
+// counting later texts exactly.
+func TestTextDeadlineIsNotSticky(t *testing.T) {
+	tok, err := Load("small", smallFile(t, splitPre, []string{"a b"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := tok.Count("abab abab")
+	tok.textTimeout, tok.perByte = 0, 0
+	tok.Count("abab abab")
+	tok.textTimeout, tok.perByte = matchTimeout, perByte
+	if tok.Slow() {
+		t.Error("one text out of time marked the tokenizer slow for good")
+	}
+	if n := tok.Count("abab abab"); n != exact {
+		t.Errorf("after a text ran out of time: %d tokens, %d before", n, exact)
+	}
+}
+
+// manyLengths is a small file with added tokens of MaxAddedLengths+1 different lengths.
+func manyLengths(t *testing.T) []byte {
+	var f map[string]any
+	if err := json.Unmarshal(smallFile(t, splitPre, []string{}), &f); err != nil {
+		t.Fatal(err)
+	}
+	var added []any
+	for n := 1; n <= MaxAddedLengths+1; n++ {
+		added = append(added, map[string]any{"id": 1000 + n, "content": "<" + strings.Repeat("q", n) + ">"})
+	}
+	f["added_tokens"] = added
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
