@@ -38,6 +38,16 @@ type GateChange struct {
 // Delta is the change in tokens.
 func (c GateChange) Delta() int { return c.After - c.Before }
 
+// Total is the tools' changes added up: the listing's change but for the tokens that form across
+// the boundaries between tools and the frame's change.
+func (g *Gate) Total() int {
+	n := 0
+	for _, c := range g.Changes {
+		n += c.Delta()
+	}
+	return n
+}
+
 // Gate returns the change of a report compared against a baseline (Report.Compare).
 func (r *Report) Gate() (*Gate, error) {
 	d := r.Baseline

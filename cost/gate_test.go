@@ -226,3 +226,22 @@ func FuzzGateGitHub(f *testing.F) {
 }
 
 var ghUnescape = strings.NewReplacer("%25", "%", "%0D", "\r", "%0A", "\n", "%3A", ":", "%2C", ",")
+
+// TestGateBoundaryNote: the tool rows are each tool's own count, so when they do not add up to
+// the listing's change the table says where the rest is.
+func TestGateBoundaryNote(t *testing.T) {
+	for _, tc := range []struct {
+		after int
+		want  bool
+	}{{108, false}, {106, true}} {
+		g := &Gate{Tokenizer: "o200k_base", Render: "compact", Before: Measure{Tokens: 100}, After: Measure{Tokens: tc.after},
+			Changes: []GateChange{{Name: "a", Status: "grown", Before: 40, After: 48}}, Grown: 1}
+		var b strings.Builder
+		if err := WriteGateMarkdown(&b, g, GateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(b.String(), "-2 tokens that form across the boundaries"); got != tc.want {
+			t.Errorf("after %d: boundary note %v, want %v:\n%s", tc.after, got, tc.want, b.String())
+		}
+	}
+}

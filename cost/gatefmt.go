@@ -87,6 +87,9 @@ func WriteGateMarkdown(w io.Writer, g *Gate, o GateOptions) error {
 	if g.Added > 0 && g.Removed > 0 {
 		b.WriteString("\nTools are matched by name: a renamed tool shows as one removed and one added.\n")
 	}
+	if len(g.Changes) > 0 && g.Total() != g.After.Tokens-g.Before.Tokens {
+		fmt.Fprintf(&b, "\nEach tool is counted on its own; the %s tokens that form across the boundaries between tools are in the listing's total only.\n", Signed(g.After.Tokens-g.Before.Tokens-g.Total()))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -267,7 +267,7 @@ func actionCostStep(t *testing.T, bin string) {
 		{"no baseline: skipped", nil, "", nil, nil},
 		{"git ref, over", []string{"INPUT_BASELINE=main", "INPUT_MAX_INCREASE=10%"}, "1",
 			[]string{"::error file=listings/tools.json,title=workbench cost%3A over the limit::the listing grew by 84 tokens"},
-			[]string{"**Over the limit:** the listing grew by 84 tokens", "| reserve\\_book | added | – | 55 | +55 | new |"}},
+			[]string{"**Over the limit:** the listing grew by 84 tokens", "| reserve\\_book | added | – | 56 | +56 | new |"}},
 		{"file, within", []string{"INPUT_BASELINE=" + base, "INPUT_MAX_INCREASE=40%"}, "0",
 			[]string{"::notice file=listings/tools.json,line=2,title=grown tool%3A search_books::"},
 			[]string{"**Within the limit:**", "2 added, 1 removed, 1 grown, 1 shrunk, 2 unchanged."}},
