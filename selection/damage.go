@@ -22,6 +22,9 @@ const (
 	DamageDrop     = "drop"     // without the words its tasks share with it (title and parameters too)
 )
 
+// DamageIntact is the Kind of a tool's result with its description as it is.
+const DamageIntact = "intact"
+
 // DamageKinds lists the damages in report order: ToolDamage.After follows it.
 var DamageKinds = []string{DamageBlank, DamageGeneric, DamageTruncate, DamageDrop}
 
@@ -47,7 +50,7 @@ func TruncateDescription(desc string) string {
 	return strings.Join(f[:(len(f)+1)/2], " ")
 }
 
-// DamageResult is how one tool's tasks fare under one damage (Kind "" for the intact listing).
+// DamageResult is how one tool's tasks fare under one damage (Kind DamageIntact: undamaged).
 type DamageResult struct {
 	Kind string `json:"kind"`
 	// Won counts the tasks the tool still wins as the ranker judges them (clear or ambiguous:
@@ -309,7 +312,7 @@ func (dc *DamageCache) Test(ctx context.Context, l *listing.Listing, tasks []Tas
 			}
 		}
 		d := ToolDamage{Tool: i, Name: r.names[i], Tasks: len(ws[i])}
-		d.Base, terms = r.damageResult("", ws[i], i, r.body[i], sc, terms)
+		d.Base, terms = r.damageResult(DamageIntact, ws[i], i, r.body[i], sc, terms)
 		for k, b := range damagedBodies(l.Tools[i], r.body[i], ws[i]) {
 			var res DamageResult
 			res, terms = r.damageResult(DamageKinds[k], ws[i], i, b, sc, terms)
