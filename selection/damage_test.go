@@ -2,6 +2,7 @@ package selection
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -274,3 +275,13 @@ func BenchmarkDamageGitHub(b *testing.B) { benchDamage(b, false) }
 // BenchmarkDamageGitHubAfterEdit runs it again after a one-tool edit (what the browser would do
 // on a keystroke).
 func BenchmarkDamageGitHubAfterEdit(b *testing.B) { benchDamage(b, true) }
+
+// TestDamageStops checks that a done context stops the damage test with its error.
+func TestDamageStops(t *testing.T) {
+	l, tasks := damageGitHub(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := NewDamageCache(nil).Test(ctx, l, tasks); !errors.Is(err, context.Canceled) {
+		t.Errorf("damage test with a cancelled context: %v, want context.Canceled", err)
+	}
+}

@@ -121,3 +121,16 @@ func TestCheckDamageUsage(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseShare checks that --min-drop's parser never panics and accepts only shares.
+func FuzzParseShare(f *testing.F) {
+	for _, s := range []string{"0", "1", "0.25", "25%", "100%", "1e-3", "NaN", "Inf", "-0", "%", "", " 5% "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := parseShare(s)
+		if err == nil && !(v >= 0 && v <= 1) {
+			t.Errorf("parseShare(%q) = %v, outside 0 to 1", s, v)
+		}
+	})
+}
