@@ -10,7 +10,9 @@ import (
 // TestWriteDamageTextHostileNames checks that a tool name cannot break the table or reach the
 // terminal as control characters, and that --min-drop judges only tools that win something.
 func TestWriteDamageTextHostileNames(t *testing.T) {
-	res := func(won int) selection.DamageResult { return selection.DamageResult{Won: won, MeanRank: 1, MeanShare: 1} }
+	res := func(won int) selection.DamageResult {
+		return selection.DamageResult{Won: won, MeanRank: 1, MeanShare: 1}
+	}
 	after := func(won int) []selection.DamageResult {
 		var out []selection.DamageResult
 		for _, k := range selection.DamageKinds {
