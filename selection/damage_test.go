@@ -249,7 +249,7 @@ func TestDamageSeeds(t *testing.T) {
 	t.Logf("GitHub benchmark tasks: %v tools by carrier", count)
 }
 
-func benchDamage(b *testing.B, edit bool) {
+func benchDamageTest(b *testing.B, edit bool) {
 	l, tasks := damageGitHub(b)
 	c := NewCache(0)
 	dc := NewDamageCache(c)
@@ -270,11 +270,11 @@ func benchDamage(b *testing.B, edit bool) {
 
 // BenchmarkDamageGitHub runs the damage test of the GitHub listing's 117 tools with
 // BenchmarkRank's 200 tasks from scratch (word sets cached, as on a page's first load).
-func BenchmarkDamageGitHub(b *testing.B) { benchDamage(b, false) }
+func BenchmarkDamageGitHub(b *testing.B) { benchDamageTest(b, false) }
 
 // BenchmarkDamageGitHubAfterEdit runs it again after a one-tool edit (what the browser would do
 // on a keystroke).
-func BenchmarkDamageGitHubAfterEdit(b *testing.B) { benchDamage(b, true) }
+func BenchmarkDamageGitHubAfterEdit(b *testing.B) { benchDamageTest(b, true) }
 
 // TestDamageStops checks that a done context stops the damage test with its error.
 func TestDamageStops(t *testing.T) {
