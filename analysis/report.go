@@ -46,6 +46,8 @@ type Report struct {
 	Failed  bool                `json:"failed"`
 	// ReferenceSkipped says why the reference's checks could not run on this listing, if so.
 	ReferenceSkipped string `json:"referenceSkipped,omitempty"`
+	// Damage is the description damage test (check --damage), when asked for.
+	Damage *DamageReport `json:"damage,omitempty"`
 	// Fixes are the repairs on offer for the findings with their changes to the file
 	// (Engine.ReportFixes), which SARIF gives as each result's fixes; nil when not asked for.
 	Fixes []ReportFix `json:"-"`

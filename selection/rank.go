@@ -429,10 +429,14 @@ func addWords(dst map[string]bool, s string) {
 
 // bodyWords follows the reference's select(): it reads what Python's iteration would read, so
 // an enum given as a string contributes its characters and one given as an object its keys.
-func bodyWords(t *listing.Value) map[string]bool {
+func bodyWords(t *listing.Value) map[string]bool { return bodyWordsDesc(t, text(t.Get("description"))) }
+
+// bodyWordsDesc is bodyWords with desc in place of the tool's description: the damage test
+// reads a tool again with its description blanked, made generic or cut short.
+func bodyWordsDesc(t *listing.Value, desc string) map[string]bool {
 	body := map[string]bool{}
 	addWords(body, text(t.Get("title")))
-	addWords(body, text(t.Get("description")))
+	addWords(body, desc)
 	props := t.Get("inputSchema").Get("properties")
 	if !props.IsObject() {
 		return body

@@ -24,7 +24,7 @@ func init() {
 		name:    "check",
 		summary: "lint a listing and rank a task file against it (exit 0 clean, 1 findings fail, 2 unreadable)",
 		usage: "SOURCE... [--tasks FILE] [--rules all|reference] [--format text|json|sarif|github|markdown] " +
-			"[--ignore FILE] [--fail-on error|warning|info] [--baseline FILE] [--merge FILE]... [--tokenizer approx|o200k_base|cl100k_base|[NAME=]PATH] [--profile NAME]",
+			"[--ignore FILE] [--fail-on error|warning|info] [--baseline FILE] [--merge FILE]... [--tokenizer approx|o200k_base|cl100k_base|[NAME=]PATH] [--profile NAME] [--damage] [--min-drop SHARE]",
 		run: runCheck,
 	})
 }
@@ -43,6 +43,8 @@ type checkOptions struct {
 	cfg                                                lint.Config
 	// tok is --tokenizer opened (nil with approx): a tokenizer.json's is named by its file.
 	tok cost.Tokenizer
+	// damage is --damage or --min-drop (nil without).
+	damage *damageOptions
 }
 
 // reportTokenizer is the tokenizer the report names: the opened one's name, or approx.
@@ -70,6 +72,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	maxDesc := fs.Int("max-description-tokens", lint.DefaultMaxDescriptionTokens, "description-too-long: the most tokens one description should take")
 	revision := fs.String("revision", lint.DefaultRevision, "protocol revision the listing targets (output-schema-root); a --profile of a revision sets it")
 	profile := profileFlag(fs)
+	damage := addDamageFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -118,8 +121,12 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err := checkProfile(*profile); err != nil {
 		return err
 	}
+	dmg, err := damage.options(*format, *tasksPath)
+	if err != nil {
+		return err
+	}
 	o := checkOptions{tasks: *tasksPath, format: *format, ignore: *ignore, baseline: *baseline,
-		tokenizer: *tokenizer, failOn: sev, merge: merge,
+		tokenizer: *tokenizer, failOn: sev, merge: merge, damage: dmg,
 		cfg: lint.Config{MaxTools: *maxTools, MaxListingTokens: *maxTokens, MaxDescriptionTokens: *maxDesc, Revision: *revision, Profile: *profile}}
 	if *profile != "" && !flagGiven(fs, "revision") {
 		o.cfg.Revision = "" // the profile's revision, or the default
@@ -218,6 +225,9 @@ func checkAll(ctx context.Context, out *bufio.Writer, e *env, o checkOptions) er
 		return err
 	}
 	r := checked.Report
+	if err := o.damage.addDamage(ctx, l, tasks, r); err != nil {
+		return err
+	}
 	if o.format == "sarif" {
 		if r.Fixes, err = sarifFixes(ctx, eng, src, l, tasks, o.source); err != nil {
 			return err
@@ -264,7 +274,10 @@ func writeAllText(ctx context.Context, out *bufio.Writer, checked *analysis.Chec
 			ext = append(ext, f)
 		}
 	}
-	return analysis.WriteText(out, ext, r)
+	if err := analysis.WriteText(out, ext, r); err != nil {
+		return err
+	}
+	return writeDamageText(out, r)
 }
 
 // writeReferenceText prints the reference's report: its lines, then with a ranking the verdicts
