@@ -46,6 +46,9 @@ type Report struct {
 	Failed  bool                `json:"failed"`
 	// ReferenceSkipped says why the reference's checks could not run on this listing, if so.
 	ReferenceSkipped string `json:"referenceSkipped,omitempty"`
+	// OrderBias is the ranker's verdicts under every rotation of the tool order (check
+	// --order-bias with a task file).
+	OrderBias *selection.OrderBias `json:"orderBias,omitempty"`
 	// Fixes are the repairs on offer for the findings with their changes to the file
 	// (Engine.ReportFixes), which SARIF gives as each result's fixes; nil when not asked for.
 	Fixes []ReportFix `json:"-"`

@@ -40,6 +40,7 @@ type checkOptions struct {
 	source, tasks, format, ignore, baseline, tokenizer string
 	failOn                                             lint.Severity
 	merge                                              []string
+	orderBias                                          bool
 	cfg                                                lint.Config
 	// tok is --tokenizer opened (nil with approx): a tokenizer.json's is named by its file.
 	tok cost.Tokenizer
@@ -70,6 +71,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	maxDesc := fs.Int("max-description-tokens", lint.DefaultMaxDescriptionTokens, "description-too-long: the most tokens one description should take")
 	revision := fs.String("revision", lint.DefaultRevision, "protocol revision the listing targets (output-schema-root); a --profile of a revision sets it")
 	profile := profileFlag(fs)
+	orderBias := fs.Bool("order-bias", false, "with --tasks, the ranker's verdicts under every rotation of the tool order, exact ties going to the tool listed first (json and text)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -119,8 +121,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	o := checkOptions{tasks: *tasksPath, format: *format, ignore: *ignore, baseline: *baseline,
-		tokenizer: *tokenizer, failOn: sev, merge: merge,
+		tokenizer: *tokenizer, failOn: sev, merge: merge, orderBias: *orderBias,
 		cfg: lint.Config{MaxTools: *maxTools, MaxListingTokens: *maxTokens, MaxDescriptionTokens: *maxDesc, Revision: *revision, Profile: *profile}}
+	if err := o.orderBiasUsable(); err != nil {
+		return err
+	}
 	if *profile != "" && !flagGiven(fs, "revision") {
 		o.cfg.Revision = "" // the profile's revision, or the default
 	}
@@ -218,6 +223,7 @@ func checkAll(ctx context.Context, out *bufio.Writer, e *env, o checkOptions) er
 		return err
 	}
 	r := checked.Report
+	addOrderBias(o, r, l, tasks)
 	if o.format == "sarif" {
 		if r.Fixes, err = sarifFixes(ctx, eng, src, l, tasks, o.source); err != nil {
 			return err
@@ -230,6 +236,7 @@ func checkAll(ctx context.Context, out *bufio.Writer, e *env, o checkOptions) er
 	} else if err := writeAllText(ctx, out, checked); err != nil {
 		return err
 	}
+	writeCheckOrderBias(out, o, r)
 	if r.Failed {
 		return exitError{1}
 	}

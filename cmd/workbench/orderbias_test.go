@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/selection/fake"
 )
 
@@ -57,6 +59,68 @@ func TestRunOrderBias(t *testing.T) {
 		"accuracy by the expected tool's position in the order sent: 1: "} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text report lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// TestCheckOrderBias checks --order-bias on the confusing seed, whose task words tie most of
+// its nine tools: the text report's order-bias lines against a golden file, the JSON report's
+// member, its absence without the flag, and the refusals.
+func TestCheckOrderBias(t *testing.T) {
+	fx := testutil.Shared(t, "reference", "fixtures")
+	args := []string{"check", filepath.Join(fx, "confusing-tools.json"), "--tasks", filepath.Join(fx, "tasks-confusing.json"), "--tokenizer", "approx"}
+	out, errs, code := runCLI(t, "", append(args, "--order-bias")...)
+	var lines []string
+	for _, ln := range strings.SplitAfter(out, "\n") {
+		if strings.HasPrefix(ln, "INFO order bias") {
+			lines = append(lines, ln)
+		}
+	}
+	got := fmt.Sprintf("%s[exit %d]\n", strings.Join(lines, ""), code)
+	golden := filepath.Join("testdata", "golden", "check-order-bias-confusing.txt")
+	if *update {
+		testutil.WriteFile(t, golden, []byte(got))
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("order-bias lines differ from %s (stderr %q):\n%s", golden, errs, got)
+	}
+	for _, withFlag := range []bool{true, false} {
+		a := append(args, "--format", "json")
+		if withFlag {
+			a = append(a, "--order-bias")
+		}
+		out, _, _ := runCLI(t, "", a...)
+		var r struct {
+			Ranking   []any `json:"ranking"`
+			OrderBias *struct {
+				Rotations, Tied, Flips int
+				Tasks                  []struct{ N, ExpectedWins int }
+			} `json:"orderBias"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("output is not JSON: %v\n%s", err, out)
+		}
+		ob := r.OrderBias
+		if !withFlag {
+			if ob != nil || len(r.Ranking) != 8 {
+				t.Errorf("without --order-bias: orderBias %+v, %d verdicts; want none and 8", ob, len(r.Ranking))
+			}
+			continue
+		}
+		if ob == nil || ob.Rotations != 9 || ob.Tied != 5 || ob.Flips != 4 || len(ob.Tasks) != 5 || ob.Tasks[0].N != 1 || ob.Tasks[0].ExpectedWins != 1 {
+			t.Errorf("orderBias %+v, want 9 rotations, 5 tied tasks of which 4 flip, the first won by get_data in 1", ob)
+		}
+	}
+	for _, c := range [][]string{
+		{"check", filepath.Join(fx, "confusing-tools.json"), "--order-bias"},
+		append(append([]string{}, args...), "--order-bias", "--format", "sarif"),
+	} {
+		if _, errs, code := runCLI(t, "", c...); code != 2 || !strings.Contains(errs, "--order-bias") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a word on --order-bias", c[2:], code, errs)
 		}
 	}
 }
