@@ -78,8 +78,11 @@ func positionBias(r *Run) *PositionBias {
 		task := h.Tasks[c.Task]
 		exp, listed := first[task.Expected()]
 		pos := -1 // the expected tool's 0-based place in the order sent
-		if listed {
+		switch {
+		case listed && h.Spec.Shuffle:
 			pos = placeOf(order(n, h.Spec, c.Task, c.Sample), exp, h.Tools)
+		case listed:
+			pos = exp // sent as listed
 		}
 		if c.Outcome == OutTool && c.Position >= 0 {
 			calls++

@@ -131,3 +131,23 @@ func TestPositionBiasByHand(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkPositionBias measures the order bias of a shuffled run the size of the GitHub
+// listing's: 117 tools, 200 tasks, 5 samples (1,000 calls, each order drawn again).
+func BenchmarkPositionBias(b *testing.B) {
+	tools := make([]string, 117)
+	for i := range tools {
+		tools[i] = fmt.Sprintf("tool_%d", i)
+	}
+	seed := int64(1)
+	r := &Run{Header: Header{Tools: tools, Spec: Spec{Samples: 5, Shuffle: true, Seed: &seed}}}
+	for ti := range 200 {
+		r.Header.Tasks = append(r.Header.Tasks, selection.Task{Task: "t", Expect: &tools[ti%117]})
+		for s := range 5 {
+			r.Calls = append(r.Calls, Call{Task: ti, Sample: s, Outcome: OutTool, Tool: tools[(ti+s)%117], Position: s})
+		}
+	}
+	for b.Loop() {
+		positionBias(r)
+	}
+}
