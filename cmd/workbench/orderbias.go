@@ -72,7 +72,7 @@ func writeCheckOrderBias(out *bufio.Writer, o checkOptions, r *analysis.Report) 
 		return
 	}
 	fmt.Fprintf(out, "INFO order bias: %s\n", ob.Note)
-	fmt.Fprintf(out, "INFO order bias: %d of %d tasks tie at the top; %d verdicts depend on the tool order; an expected tool wins %s of the tasks that expect one over a random rotation (the reference counts %s clear or ambiguous)\n",
+	fmt.Fprintf(out, "INFO order bias: %d of %d tasks tie at the top, %d of them with a verdict that depends on the tool order; an expected tool wins %s of the tasks that expect one over a random rotation (the reference counts %s clear or ambiguous)\n",
 		ob.Tied, len(r.Ranking), ob.Flips, stats.FormatProportion(ob.ExpectedRate), stats.FormatProportion(ob.ReferenceRate))
 	for _, tb := range ob.Tasks {
 		wins := make([]string, len(tb.Wins))
