@@ -48,6 +48,9 @@ type Report struct {
 	ReferenceSkipped string `json:"referenceSkipped,omitempty"`
 	// Damage is the description damage test (check --damage), when asked for.
 	Damage *DamageReport `json:"damage,omitempty"`
+	// OrderBias is the ranker's verdicts under every rotation of the tool order (check
+	// --order-bias with a task file).
+	OrderBias *selection.OrderBias `json:"orderBias,omitempty"`
 	// Fixes are the repairs on offer for the findings with their changes to the file
 	// (Engine.ReportFixes), which SARIF gives as each result's fixes; nil when not asked for.
 	Fixes []ReportFix `json:"-"`

@@ -40,6 +40,7 @@ type checkOptions struct {
 	source, tasks, format, ignore, baseline, tokenizer string
 	failOn                                             lint.Severity
 	merge                                              []string
+	orderBias                                          bool
 	cfg                                                lint.Config
 	// tok is --tokenizer opened (nil with approx): a tokenizer.json's is named by its file.
 	tok cost.Tokenizer
@@ -73,6 +74,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	revision := fs.String("revision", lint.DefaultRevision, "protocol revision the listing targets (output-schema-root); a --profile of a revision sets it")
 	profile := profileFlag(fs)
 	damage := addDamageFlags(fs)
+	orderBias := fs.Bool("order-bias", false, "with --tasks, the ranker's verdicts under every rotation of the tool order, exact ties going to the tool listed first (json and text)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -126,8 +128,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	o := checkOptions{tasks: *tasksPath, format: *format, ignore: *ignore, baseline: *baseline,
-		tokenizer: *tokenizer, failOn: sev, merge: merge, damage: dmg,
+		tokenizer: *tokenizer, failOn: sev, merge: merge, damage: dmg, orderBias: *orderBias,
 		cfg: lint.Config{MaxTools: *maxTools, MaxListingTokens: *maxTokens, MaxDescriptionTokens: *maxDesc, Revision: *revision, Profile: *profile}}
+	if err := o.orderBiasUsable(); err != nil {
+		return err
+	}
 	if *profile != "" && !flagGiven(fs, "revision") {
 		o.cfg.Revision = "" // the profile's revision, or the default
 	}
@@ -228,6 +233,7 @@ func checkAll(ctx context.Context, out *bufio.Writer, e *env, o checkOptions) er
 	if err := o.damage.addDamage(ctx, l, tasks, r); err != nil {
 		return err
 	}
+	addOrderBias(o, r, l, tasks)
 	if o.format == "sarif" {
 		if r.Fixes, err = sarifFixes(ctx, eng, src, l, tasks, o.source); err != nil {
 			return err
@@ -240,6 +246,7 @@ func checkAll(ctx context.Context, out *bufio.Writer, e *env, o checkOptions) er
 	} else if err := writeAllText(ctx, out, checked); err != nil {
 		return err
 	}
+	writeCheckOrderBias(out, o, r)
 	if r.Failed {
 		return exitError{1}
 	}

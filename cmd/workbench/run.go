@@ -494,6 +494,7 @@ func writeRunText(w io.Writer, s *runner.Score, cmp *runner.Comparison, baseline
 	if len(s.ByPosition) > 0 && s.Spec.Shuffle {
 		fmt.Fprintf(w, "calls by position of the chosen tool in the order sent: %v\n", s.ByPosition)
 	}
+	writeOrderBiasText(w, s)
 	fmt.Fprintln(w, "\nper tool:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  tool\texpected\tchosen\tright\tprecision\trecall\t")

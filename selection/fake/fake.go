@@ -14,6 +14,7 @@
 //	[[empty]]       answer with neither text nor a call
 //	[[multi]]       call the best two tools at once
 //	[[wrong]]       call the second-ranked tool
+//	[[first]]       call the tool listed first in the request, whatever the task (order bias)
 //	[[flip]]        call the second-ranked tool when the request's seed is odd
 //	[[garbage]]     answer HTTP 200 with a body that is not JSON
 //	[[echo]]        answer in text that quotes the request's Authorization header
@@ -281,6 +282,8 @@ func answer(r *http.Request, cues map[string]string, task string, tools []*listi
 		msg["content"] = "your header was " + r.Header.Get("Authorization")
 	case hasCue(cues, "empty"):
 		msg["content"] = ""
+	case hasCue(cues, "first") && len(tools) > 0:
+		call(0, tools[0].Get("name").Str, arguments(tools[0], task))
 	case hasCue(cues, "text") || len(top) == 0:
 		msg["content"] = "No tool fits this request."
 	case hasCue(cues, "unknown"):

@@ -33,8 +33,10 @@ type Score struct {
 	Latency     Latency `json:"latency"`
 	// ByPosition counts tool calls by the place of the chosen tool in the order sent: with
 	// shuffled orders, a pile-up at the front is order bias.
-	ByPosition []int        `json:"byPosition"`
-	PerTask    []TaskResult `json:"tasks"`
+	ByPosition []int `json:"byPosition"`
+	// OrderBias is how often the choice follows position (nil for a run without tools).
+	OrderBias *PositionBias `json:"orderBias,omitempty"`
+	PerTask   []TaskResult  `json:"tasks"`
 }
 
 // Rate is a share with its Wilson 95% interval.
@@ -147,6 +149,7 @@ func ScoreRun(r *Run) *Score {
 	t.perTool()
 	t.tokens(h)
 	t.latency()
+	s.OrderBias = positionBias(r)
 	return s
 }
 
