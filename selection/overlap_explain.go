@@ -27,7 +27,7 @@ func (m *OverlapMap) Advice(p Pair) string {
 	a, b := m.Names[p.I], m.Names[p.J]
 	lost := ""
 	if len(p.Lost) > 0 {
-		lost = fmt.Sprintf(" (%d tasks went to the wrong one)", len(p.Lost))
+		lost = fmt.Sprintf(" (tasks lost between them: %d)", len(p.Lost))
 	}
 	switch {
 	case p.Merge:
