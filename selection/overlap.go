@@ -185,10 +185,9 @@ func (r *Ranker) ownWords(i int, named []int, buf []string) []string {
 	return buf
 }
 
-// row scores every tool on tool i's own words and keeps the overlapK largest shares of i's own
-// score, with the weight of all the words each shares with i. shared is scratch: one zero per
-// tool, zero again on return.
-func (r *Ranker) row(i int, own, all []string, sc *scratch, shared []float64) []share {
+// row scores every tool on tool i's own words (own) and keeps the overlapK largest shares of
+// i's own score, with the weight of all the words (all) each shares with i.
+func (r *Ranker) row(i int, own, all []string, sc *scratch) []share {
 	var self float64
 	for _, w := range own {
 		self += r.words[w].weight // in ascending word order, the same sum every time
@@ -210,22 +209,13 @@ func (r *Ranker) row(i int, own, all []string, sc *scratch, shared []float64) []
 		out = slices.Insert(out, at, share{j: j, s: v})
 		out = out[:min(len(out), overlapK)]
 	}
-	for _, w := range all {
-		e := r.words[w]
-		for _, list := range [2][]int{e.body, e.name} {
-			for _, j := range list {
-				shared[j] += e.weight
-			}
-		}
-	}
+	// The shared weight of the few kept tools only: a lookup per word and kept tool costs less
+	// than walking every posting of every word when the vocabulary is small and dense.
 	for k := range out {
-		out[k].w = shared[out[k].j]
-	}
-	for _, w := range all {
-		e := r.words[w]
-		for _, list := range [2][]int{e.body, e.name} {
-			for _, j := range list {
-				shared[j] = 0
+		j := out[k].j
+		for _, w := range all {
+			if r.nameT[j][w] || r.body[j][w] {
+				out[k].w += r.words[w].weight
 			}
 		}
 	}
@@ -242,7 +232,6 @@ func (r *Ranker) overlapRows(ctx context.Context, named [][]int, memo *overlapMe
 	n := len(r.names)
 	out := &overlapMemo{tools: cur, rows: make([][]share, n), all: make([][]string, n), totals: make([]float64, n)}
 	sc := r.newScratch()
-	shared := make([]float64, n)
 	var own []string
 	reused := 0
 	for i := range n {
@@ -266,7 +255,7 @@ func (r *Ranker) overlapRows(ctx context.Context, named [][]int, memo *overlapMe
 			out.totals[i] += r.words[w].weight
 		}
 		own = r.ownWords(i, named[i], own)
-		out.rows[i] = r.row(i, own, out.all[i], sc, shared)
+		out.rows[i] = r.row(i, own, out.all[i], sc)
 	}
 	return out, reused, nil
 }
