@@ -46,6 +46,8 @@ type Report struct {
 	Failed  bool                `json:"failed"`
 	// ReferenceSkipped says why the reference's checks could not run on this listing, if so.
 	ReferenceSkipped string `json:"referenceSkipped,omitempty"`
+	// Overlap is the overlap map's strongest pairs (check --overlap).
+	Overlap *OverlapReport `json:"overlap,omitempty"`
 	// Fixes are the repairs on offer for the findings with their changes to the file
 	// (Engine.ReportFixes), which SARIF gives as each result's fixes; nil when not asked for.
 	Fixes []ReportFix `json:"-"`

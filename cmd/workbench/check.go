@@ -41,6 +41,7 @@ type checkOptions struct {
 	failOn                                             lint.Severity
 	merge                                              []string
 	cfg                                                lint.Config
+	overlap                                            bool // --overlap: the report's overlap member
 	// tok is --tokenizer opened (nil with approx): a tokenizer.json's is named by its file.
 	tok cost.Tokenizer
 }
@@ -70,6 +71,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	maxDesc := fs.Int("max-description-tokens", lint.DefaultMaxDescriptionTokens, "description-too-long: the most tokens one description should take")
 	revision := fs.String("revision", lint.DefaultRevision, "protocol revision the listing targets (output-schema-root); a --profile of a revision sets it")
 	profile := profileFlag(fs)
+	overlap := fs.Bool("overlap", false, "add the overlap map's strongest pairs to the report as its overlap member (--format json)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -105,6 +107,9 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if !slices.Contains(analysis.Formats, *format) {
 		return usageError{fmt.Sprintf("unknown format %q; use one of %s", *format, strings.Join(analysis.Formats, ", "))}
 	}
+	if *overlap && *format != "json" {
+		return usageError{"--overlap needs --format json (workbench overlap prints the map as text or SVG)"}
+	}
 	sev, err := lint.ParseSeverity(*failOn)
 	if err != nil {
 		return usageError{"--fail-on: " + err.Error()}
@@ -119,7 +124,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	o := checkOptions{tasks: *tasksPath, format: *format, ignore: *ignore, baseline: *baseline,
-		tokenizer: *tokenizer, failOn: sev, merge: merge,
+		tokenizer: *tokenizer, failOn: sev, merge: merge, overlap: *overlap,
 		cfg: lint.Config{MaxTools: *maxTools, MaxListingTokens: *maxTokens, MaxDescriptionTokens: *maxDesc, Revision: *revision, Profile: *profile}}
 	if *profile != "" && !flagGiven(fs, "revision") {
 		o.cfg.Revision = "" // the profile's revision, or the default
@@ -218,6 +223,11 @@ func checkAll(ctx context.Context, out *bufio.Writer, e *env, o checkOptions) er
 		return err
 	}
 	r := checked.Report
+	if o.overlap {
+		if r.Overlap, err = checkOverlap(ctx, l, tasks); err != nil {
+			return err
+		}
+	}
 	if o.format == "sarif" {
 		if r.Fixes, err = sarifFixes(ctx, eng, src, l, tasks, o.source); err != nil {
 			return err

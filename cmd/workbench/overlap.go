@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 )
@@ -81,24 +82,12 @@ func runOverlap(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// overlapPair is one pair of the JSON output: the engine's pair with the tools' names, the
-// words they share and the advice.
-type overlapPair struct {
-	A      string   `json:"a"`
-	B      string   `json:"b"`
-	Words  []string `json:"sharedWords"`
-	Advice string   `json:"advice"`
-	selection.Pair
-}
-
-// overlapJSON is workbench overlap --format json.
+// overlapJSON is workbench overlap --format json: the tools' names and the check report's
+// overlap member.
 type overlapJSON struct {
 	Tools []string `json:"tools"`
-	// Order lists the tools (indices into tools) with clusters together.
-	Order []int         `json:"order"`
-	Tasks int           `json:"tasks"`
-	Total int           `json:"totalPairs"`
-	Pairs []overlapPair `json:"pairs"`
+	Tasks int      `json:"tasks"`
+	*analysis.OverlapReport
 }
 
 func listed(m *selection.OverlapMap, top int) []selection.Pair {
@@ -117,10 +106,7 @@ func sharedWords(m *selection.OverlapMap, p selection.Pair) []string {
 }
 
 func writeOverlapJSON(w io.Writer, m *selection.OverlapMap, tasks, top int) error {
-	doc := overlapJSON{Tools: m.Names, Order: m.Order, Tasks: tasks, Total: len(m.Pairs), Pairs: []overlapPair{}}
-	for _, p := range listed(m, top) {
-		doc.Pairs = append(doc.Pairs, overlapPair{A: m.Names[p.I], B: m.Names[p.J], Words: sharedWords(m, p), Advice: m.Advice(p), Pair: p})
-	}
+	doc := overlapJSON{Tools: m.Names, Tasks: tasks, OverlapReport: analysis.NewOverlapReport(m, top)}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
@@ -156,4 +142,16 @@ func numbers(ns []int) string {
 		parts[k] = fmt.Sprintf("select-%d", n)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// checkOverlapTop is how many pairs check --overlap puts in the report.
+const checkOverlapTop = 20
+
+// checkOverlap is check --overlap's member of the report: the overlap map's strongest pairs.
+func checkOverlap(ctx context.Context, l *listing.Listing, tasks []selection.Task) (*analysis.OverlapReport, error) {
+	m, err := selection.Overlap(ctx, l, tasks)
+	if err != nil {
+		return nil, fmt.Errorf("check --overlap: %w", err)
+	}
+	return analysis.NewOverlapReport(m, checkOverlapTop), nil
 }

@@ -87,3 +87,46 @@ func TestOverlapJSONShape(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckOverlapMember checks check --overlap: the JSON report gains an overlap member with
+// the strongest pairs, only when asked, and only in JSON.
+func TestCheckOverlapMember(t *testing.T) {
+	fx := testutil.Shared(t, "reference", "fixtures")
+	base := []string{"check", filepath.Join(fx, "draft-tools.json"), "--tasks", filepath.Join(fx, "tasks-clear.json"), "--format", "json"}
+	tests := []struct {
+		name   string
+		extra  []string
+		code   int
+		member bool
+	}{
+		{"asked", []string{"--overlap"}, 1, true}, // the draft fails two tasks
+		{"not asked", nil, 1, false},
+		{"text", []string{"--overlap", "--format", "text"}, 2, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs, code := runCLI(t, "", append(append([]string{}, base...), tt.extra...)...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tt.code, errs)
+			}
+			if code == 2 {
+				return
+			}
+			var r struct {
+				Overlap *struct {
+					TotalPairs int `json:"totalPairs"`
+					Pairs      []struct{ A, B string }
+				} `json:"overlap"`
+			}
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatal(err)
+			}
+			if (r.Overlap != nil) != tt.member {
+				t.Fatalf("overlap member present: %v, want %v", r.Overlap != nil, tt.member)
+			}
+			if tt.member && (len(r.Overlap.Pairs) == 0 || r.Overlap.Pairs[0].A != "tickets_search" || r.Overlap.Pairs[0].B != "users_find") {
+				t.Errorf("overlap member %+v; want tickets_search / users_find first", r.Overlap)
+			}
+		})
+	}
+}
