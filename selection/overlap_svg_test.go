@@ -10,6 +10,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/tool-workbench/workbench/listing"
 )
 
 // hostileNames are tool names that break markup written carelessly.
@@ -120,4 +122,46 @@ func TestOverlapSVGBounded(t *testing.T) {
 	if !strings.Contains(out.String(), "only the clusters of the strongest pairs are shown") {
 		t.Error("the SVG does not say that it shows only some tools")
 	}
+}
+
+// FuzzOverlapSVG maps listings of fuzzed names and descriptions and checks that the heat map
+// is always well-formed XML with no markup from the input.
+func FuzzOverlapSVG(f *testing.F) {
+	for _, n := range hostileNames {
+		f.Add(n, "Read the shared ticket record")
+	}
+	f.Add("\x00\xff\ufffe", "]]><!--")
+	f.Fuzz(func(t *testing.T, name, desc string) {
+		tools := []map[string]any{
+			{"name": name, "description": desc + " shared record"},
+			{"name": name + "_2", "description": "shared record " + name},
+			{"name": "other", "description": desc},
+		}
+		src, err := json.Marshal(tools)
+		if err != nil {
+			t.Skip()
+		}
+		l, err := listing.Parse(src, listing.Options{})
+		if err != nil {
+			return // names the listing refuses never reach the map
+		}
+		m, err := Overlap(context.Background(), l, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := m.WriteSVG(&buf); err != nil {
+			t.Fatal(err)
+		}
+		d := xml.NewDecoder(&buf)
+		for {
+			_, err := d.Token()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("not well-formed XML for name %q, description %q: %v", name, desc, err)
+			}
+		}
+	})
 }
