@@ -41,7 +41,7 @@ type Pair struct {
 	NamesJ bool `json:"iNamesJ"`
 	NamesI bool `json:"jNamesI"`
 	// Merge is true when the two look like one tool: each takes nearly all of the other's
-	// description (DescI and DescJ at least 0.9), and they share most of their weighted words
+	// description (DescI and DescJ at least 0.9), and their weighted words are nearly the same (0.85)
 	// or their names differ only in verbs of reading (get_data, fetch_data).
 	Merge bool `json:"merge"`
 }
@@ -339,7 +339,7 @@ func (r *Ranker) buildMap(rs *overlapMemo, vs []Verdict, named [][]int) *Overlap
 		p.Desc = (p.DescI + p.DescJ) / 2
 		p.Strength = min(1, max(p.Desc, p.Tasks, p.Shared))
 		p.NamesJ, p.NamesI = slices.Contains(named[p.I], p.J), slices.Contains(named[p.J], p.I)
-		p.Merge = min(p.DescI, p.DescJ) >= 0.9 && (p.Shared >= 0.6 || readSynonyms(r.nameT[p.I], r.nameT[p.J]))
+		p.Merge = min(p.DescI, p.DescJ) >= 0.9 && (p.Shared >= 0.85 || readSynonyms(r.nameT[p.I], r.nameT[p.J]))
 		m.Pairs = append(m.Pairs, *p)
 	}
 	slices.SortFunc(m.Pairs, func(a, b Pair) int {
