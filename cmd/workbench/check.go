@@ -223,10 +223,8 @@ func checkAll(ctx context.Context, out *bufio.Writer, e *env, o checkOptions) er
 		return err
 	}
 	r := checked.Report
-	if o.overlap {
-		if r.Overlap, err = checkOverlap(ctx, l, tasks); err != nil {
-			return err
-		}
+	if r.Overlap, err = checkOverlap(ctx, o.overlap, l, tasks); err != nil {
+		return err
 	}
 	if o.format == "sarif" {
 		if r.Fixes, err = sarifFixes(ctx, eng, src, l, tasks, o.source); err != nil {
