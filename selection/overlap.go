@@ -47,6 +47,8 @@ type Pair struct {
 }
 
 // OverlapMap is every tool's strongest competitors and an order that puts clusters together.
+// A model run's confusion matrix is not read yet: the pairs come from the ranker, the words and
+// the ranker's verdicts on tasks.
 type OverlapMap struct {
 	Names []string
 	// Pairs are the competing pairs, strongest first (then more lost tasks, then Desc).
@@ -260,23 +262,30 @@ func (r *Ranker) overlapRows(ctx context.Context, named [][]int, memo *overlapMe
 	return out, reused, nil
 }
 
-// expectedTools are the tools a verdict's task accepts, by index. Several right answers
-// (Task.Answers) would list each answer here; today a task has one.
-func expectedTools(v Verdict) []int {
+// expectedTools are the tools a verdict's task accepts, by index (the first of each name).
+// With several right answers, each answer counts: names becomes v.Task.Answers().
+func (r *Ranker) expectedTools(v Verdict) []int {
 	if v.Expected == nil {
 		return nil
 	}
-	return []int{v.Expected.Tool}
+	names := []string{v.Task.Expected()}
+	out := make([]int, 0, len(names))
+	for _, n := range names {
+		if i, ok := r.firstNamed[n]; ok {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // taskPairs adds to pairs what the verdicts say: each task that went to another tool (lost) or
 // was close links the expected tool with the tool that beat or nearly beat it.
-func taskPairs(vs []Verdict, pairs map[[2]int]*Pair) {
+func (r *Ranker) taskPairs(vs []Verdict, pairs map[[2]int]*Pair) {
 	for _, v := range vs {
 		if v.Winner == nil || v.Status != Wrong && v.Status != Close {
 			continue
 		}
-		for _, e := range expectedTools(v) {
+		for _, e := range r.expectedTools(v) {
 			o, s := v.Winner.Tool, 1.0
 			if v.Status == Close {
 				if v.Runner == nil {
@@ -330,7 +339,7 @@ func (r *Ranker) buildMap(rs *overlapMemo, vs []Verdict, named [][]int) *Overlap
 			}
 		}
 	}
-	taskPairs(vs, pairs)
+	r.taskPairs(vs, pairs)
 	m := &OverlapMap{Names: r.names, Pairs: make([]Pair, 0, len(pairs)), r: r}
 	for _, p := range pairs {
 		if p.DescI == 0 && p.DescJ == 0 {
