@@ -51,6 +51,8 @@ type Report struct {
 	// OrderBias is the ranker's verdicts under every rotation of the tool order (check
 	// --order-bias with a task file).
 	OrderBias *selection.OrderBias `json:"orderBias,omitempty"`
+	// Overlap is the overlap map's strongest pairs (check --overlap).
+	Overlap *OverlapReport `json:"overlap,omitempty"`
 	// Fixes are the repairs on offer for the findings with their changes to the file
 	// (Engine.ReportFixes), which SARIF gives as each result's fixes; nil when not asked for.
 	Fixes []ReportFix `json:"-"`

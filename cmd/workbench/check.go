@@ -42,6 +42,7 @@ type checkOptions struct {
 	merge                                              []string
 	orderBias                                          bool
 	cfg                                                lint.Config
+	overlap                                            bool // --overlap: the report's overlap member
 	// tok is --tokenizer opened (nil with approx): a tokenizer.json's is named by its file.
 	tok cost.Tokenizer
 	// damage is --damage or --min-drop (nil without).
@@ -75,6 +76,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	profile := profileFlag(fs)
 	damage := addDamageFlags(fs)
 	orderBias := fs.Bool("order-bias", false, "with --tasks, the ranker's verdicts under every rotation of the tool order, exact ties going to the tool listed first (json and text)")
+	overlap := fs.Bool("overlap", false, "add the overlap map's strongest pairs to the report as its overlap member (--format json)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -110,6 +112,9 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if !slices.Contains(analysis.Formats, *format) {
 		return usageError{fmt.Sprintf("unknown format %q; use one of %s", *format, strings.Join(analysis.Formats, ", "))}
 	}
+	if *overlap && *format != "json" {
+		return usageError{"--overlap needs --format json (workbench overlap prints the map as text or SVG)"}
+	}
 	sev, err := lint.ParseSeverity(*failOn)
 	if err != nil {
 		return usageError{"--fail-on: " + err.Error()}
@@ -128,7 +133,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	o := checkOptions{tasks: *tasksPath, format: *format, ignore: *ignore, baseline: *baseline,
-		tokenizer: *tokenizer, failOn: sev, merge: merge, damage: dmg, orderBias: *orderBias,
+		tokenizer: *tokenizer, failOn: sev, merge: merge, damage: dmg, orderBias: *orderBias, overlap: *overlap,
 		cfg: lint.Config{MaxTools: *maxTools, MaxListingTokens: *maxTokens, MaxDescriptionTokens: *maxDesc, Revision: *revision, Profile: *profile}}
 	if err := o.orderBiasUsable(); err != nil {
 		return err
@@ -230,10 +235,9 @@ func checkAll(ctx context.Context, out *bufio.Writer, e *env, o checkOptions) er
 		return err
 	}
 	r := checked.Report
-	if err := o.damage.addDamage(ctx, l, tasks, r); err != nil {
+	if err := addAnalyses(ctx, o, l, tasks, r); err != nil {
 		return err
 	}
-	addOrderBias(o, r, l, tasks)
 	if o.format == "sarif" {
 		if r.Fixes, err = sarifFixes(ctx, eng, src, l, tasks, o.source); err != nil {
 			return err
