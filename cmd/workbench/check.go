@@ -24,7 +24,7 @@ func init() {
 		name:    "check",
 		summary: "lint a listing and rank a task file against it (exit 0 clean, 1 findings fail, 2 unreadable)",
 		usage: "SOURCE... [--tasks FILE] [--rules all|reference] [--format text|json|sarif|github|markdown] " +
-			"[--ignore FILE] [--fail-on error|warning|info] [--baseline FILE] [--merge FILE]... [--tokenizer approx|o200k_base|cl100k_base|[NAME=]PATH] [--profile NAME] [--damage] [--min-drop SHARE]",
+			"[--ignore FILE] [--fail-on error|warning|info] [--baseline FILE] [--merge FILE]... [--tokenizer approx|o200k_base|cl100k_base|[NAME=]PATH] [--profile NAME] [--damage] [--min-drop SHARE] [--order-bias] [--overlap]",
 		run: runCheck,
 	})
 }
