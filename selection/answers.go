@@ -237,3 +237,47 @@ func absent(v *Verdict, r *Ranker, t Task) {
 		v.Level = "WARN"
 	}
 }
+
+// Renamed returns the task with each tool it names (its expected tool, each answer of a set and
+// each rejected tool) passed through rename, and whether any changed; t itself is not modified.
+func (t Task) Renamed(rename func(string) (string, bool)) (Task, bool) {
+	changed := false
+	names := func(ns []string) []string {
+		var out []string
+		for i, n := range ns {
+			if to, ok := rename(n); ok && to != n {
+				if out == nil {
+					out = slices.Clone(ns)
+				}
+				out[i], changed = to, true
+			}
+		}
+		if out == nil {
+			return ns
+		}
+		return out
+	}
+	t.AnyOf, t.Reject = names(t.AnyOf), names(t.Reject)
+	switch {
+	case len(t.AnyOf) > 0:
+		t.Expect = &t.AnyOf[0]
+	case t.Expect != nil:
+		if to, ok := rename(*t.Expect); ok && to != *t.Expect {
+			t.Expect, changed = &to, true
+		}
+	}
+	return t, changed
+}
+
+// WithExpect returns the task expecting the one tool name (nil: no tool), no longer a set, and
+// no longer rejecting name; t itself is not modified.
+func (t Task) WithExpect(name *string) Task {
+	t.Expect, t.AnyOf = name, nil
+	if name != nil && t.Rejects(*name) {
+		t.Reject = slices.DeleteFunc(slices.Clone(t.Reject), func(r string) bool { return r == *name })
+		if len(t.Reject) == 0 {
+			t.Reject = nil
+		}
+	}
+	return t
+}

@@ -611,7 +611,7 @@ func (v Verdict) Margin() float64 {
 		return 0
 	}
 	next := 0.0
-	if v.Status == Wrong && v.Expected != nil {
+	if (v.Status == Wrong || v.Status == Rejected) && v.Expected != nil {
 		next = v.Expected.Score
 	} else if v.Runner != nil {
 		next = v.Runner.Score
