@@ -205,3 +205,11 @@ func TestCacheRankSeesAnswerChanges(t *testing.T) {
 		}
 	}
 }
+
+// A rejected winner counts with the wrong ones in the reference's closing line.
+func TestSummaryCountsRejected(t *testing.T) {
+	vs := []Verdict{{Status: Clear}, {Status: Rejected}, {Status: Wrong}}
+	if got, want := Summary(vs), "INFO selection: 3 tasks, 1 clear, 0 ambiguous, 2 wrong or not found"; got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
+	}
+}

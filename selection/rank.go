@@ -779,7 +779,7 @@ func Summary(vs []Verdict) string {
 			good++
 		case Close:
 			close++
-		case Wrong, Missing, NoWords:
+		case Wrong, Rejected, Missing, NoWords:
 			wrong++
 		}
 	}
