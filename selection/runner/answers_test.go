@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/selection/stats"
 )
 
@@ -63,5 +64,25 @@ func TestCompareAnswers(t *testing.T) {
 	}
 	if want := (stats.Paired{BothRight: 1, CurrentOnly: 1}); cmp.Pairs != want {
 		t.Errorf("pairs = %+v, want %+v", cmp.Pairs, want)
+	}
+}
+
+// A task's expected arguments are checked on whichever of its answers was chosen.
+func TestArgsTool(t *testing.T) {
+	set := selection.Task{Expect: strp("a"), AnyOf: []string{"a", "b"}}
+	tests := []struct {
+		task   selection.Task
+		chosen string
+		want   string
+	}{
+		{set, "b", "b"},
+		{set, "c", "a"},
+		{selection.Task{Expect: strp("a")}, "c", "a"},
+		{selection.Task{}, "c", ""},
+	}
+	for _, tt := range tests {
+		if got := argsTool(tt.task, tt.chosen); got != tt.want {
+			t.Errorf("argsTool(%+v, %q) = %q, want %q", tt.task, tt.chosen, got, tt.want)
+		}
 	}
 }
