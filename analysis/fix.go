@@ -191,22 +191,24 @@ func parentPath(p string) string {
 	return ""
 }
 
-// RenameTasks returns tasks with each expect renamed, or tasks itself when no expect changes:
-// what a rename repair does to a task file (the browser's fix makes it again on the freshest).
+// RenameTasks returns tasks with each tool they name renamed (expected tools, answers and
+// rejected tools), or tasks itself when no name changes: what a rename repair does to a task
+// file (the browser's fix makes it again on the freshest).
 func RenameTasks(tasks []selection.Task, renames []lint.Rename) []selection.Task {
 	if len(renames) == 0 {
 		return tasks
 	}
 	var out []selection.Task
+	rename := func(n string) (string, bool) { return renamed(n, renames) }
 	for i, t := range tasks {
-		to, ok := renamed(t.Expected(), renames)
-		if t.Expect == nil || !ok {
+		r, ok := t.Renamed(rename)
+		if !ok {
 			continue
 		}
 		if out == nil {
 			out = slices.Clone(tasks)
 		}
-		out[i].Expect = &to
+		out[i] = r
 	}
 	if out == nil {
 		return tasks

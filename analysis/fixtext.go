@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,7 +45,9 @@ func FixedTasks(src []byte, before, after []selection.Task) ([]byte, []listing.R
 	var doc *listing.Value
 	var reps []listing.Replacement
 	for i := range before {
-		if before[i].Expected() == after[i].Expected() {
+		sameExpect := before[i].Expected() == after[i].Expected() && slices.Equal(before[i].AnyOf, after[i].AnyOf)
+		sameReject := slices.Equal(before[i].Reject, after[i].Reject)
+		if sameExpect && sameReject {
 			continue
 		}
 		if doc == nil {
@@ -60,7 +63,16 @@ func FixedTasks(src []byte, before, after []selection.Task) ([]byte, []listing.R
 		if old == nil {
 			return nil, nil, fmt.Errorf("task %d has no expect to rename", i+1)
 		}
-		reps = append(reps, listing.ValueReplacement(src, old, listing.NewString(after[i].Expected())))
+		if !sameExpect {
+			reps = append(reps, namesReplacements(src, old, after[i].Expected(), after[i].AnyOf)...)
+		}
+		if !sameReject {
+			old := doc.Items[i].Get("reject")
+			if old == nil {
+				return nil, nil, fmt.Errorf("task %d has no reject to rename", i+1)
+			}
+			reps = append(reps, namesReplacements(src, old, "", after[i].Reject)...)
+		}
 	}
 	if reps == nil {
 		return src, nil, nil
@@ -181,4 +193,28 @@ func shiftRange(r string, n int) string {
 		out += "," + length
 	}
 	return out
+}
+
+// namesReplacements rewrite an expect or reject old (a string or a list of strings) to name
+// one, or names when it is a list: item by item when the list keeps its length, so its layout
+// stays as written.
+func namesReplacements(src []byte, old *listing.Value, one string, names []string) []listing.Replacement {
+	if old.Kind != listing.Array || len(old.Items) != len(names) {
+		v := listing.NewString(one)
+		if names != nil {
+			items := make([]*listing.Value, len(names))
+			for i, n := range names {
+				items[i] = listing.NewString(n)
+			}
+			v = listing.NewArray(items...)
+		}
+		return []listing.Replacement{listing.ValueReplacement(src, old, v)}
+	}
+	var reps []listing.Replacement
+	for j, it := range old.Items {
+		if !it.IsString() || it.Str != names[j] {
+			reps = append(reps, listing.ValueReplacement(src, it, listing.NewString(names[j])))
+		}
+	}
+	return reps
 }

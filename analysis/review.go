@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/export"
@@ -67,7 +68,8 @@ func reviewAnalysis(res *Result, ranked bool) *export.Analysis {
 	if ranked {
 		a.Verdicts = make([]export.Verdict, len(res.Verdicts))
 		for i, v := range res.Verdicts {
-			a.Verdicts[i] = export.Verdict{Task: v.Task.Task, Expected: v.Task.Expected(), Status: string(v.Status)}
+			// A task with several right tools names them all ("a or b").
+			a.Verdicts[i] = export.Verdict{Task: v.Task.Task, Expected: strings.Join(v.Task.Answers(), " or "), Status: string(v.Status)}
 			// The page names the winner only when it scored (verdictModel): a tool that wins
 			// with no word in common was not picked.
 			if v.Winner != nil && v.Winner.Score > 0 {

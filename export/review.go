@@ -24,10 +24,10 @@ type Finding struct {
 // Verdict is the ranker's answer for one task, as the workbench's Tasks tab shows it.
 type Verdict struct {
 	Task     string
-	Expected string // "" when no tool should be called
+	Expected string // "" when no tool should be called; "a or b" when several are right
 	Picked   string // "" when no tool scored
 	// Status is the ranker's verdict by its name on the page and in `workbench check`: clear,
-	// ambiguous, wrong, missing, no-words, none or none-risk.
+	// ambiguous, wrong, rejected, missing, no-words, none or none-risk.
 	Status string
 }
 

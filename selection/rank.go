@@ -26,8 +26,9 @@ type Status string
 // The verdicts.
 const (
 	Clear     Status = "clear"     // the expected tool wins, clearly ahead of the next
-	Close     Status = "ambiguous" // the expected tool wins, but the next is within Ambiguous
+	Close     Status = "ambiguous" // the expected tool wins, but the next (or a rejected tool) is within Ambiguous
 	Wrong     Status = "wrong"     // another tool wins
+	Rejected  Status = "rejected"  // a tool the task rejects wins: worse than wrong
 	Missing   Status = "missing"   // the expected tool is not in the listing
 	NoWords   Status = "no-words"  // no word of the task appears in any definition
 	NoneClear Status = "none"      // no tool should be called, and no definition shares a word with the task
@@ -277,13 +278,14 @@ func (c *Cache) Bytes() int64 {
 }
 
 // sameTasks reports whether two task lists ask the same of the ranker: the same texts expecting
-// the same tools, in the same order.
+// the same tools and rejecting the same, in the same order.
 func sameTasks(a, b []Task) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i].Task != b[i].Task || (a[i].Expect == nil) != (b[i].Expect == nil) || a[i].Expected() != b[i].Expected() {
+		if a[i].Task != b[i].Task || (a[i].Expect == nil) != (b[i].Expect == nil) || a[i].Expected() != b[i].Expected() ||
+			!slices.Equal(a[i].AnyOf, b[i].AnyOf) || !slices.Equal(a[i].Reject, b[i].Reject) {
 			return false
 		}
 	}
@@ -596,7 +598,9 @@ type Verdict struct {
 	Status   Status  `json:"status"`
 	Winner   *Scored `json:"winner,omitempty"`
 	Expected *Scored `json:"expected,omitempty"`
-	Runner   *Scored `json:"runner,omitempty"` // the best tool other than the expected one
+	Runner   *Scored `json:"runner,omitempty"` // the best tool other than the expected one(s)
+	// Absent are the answers of a set task that are not in the listing, when others are.
+	Absent []string `json:"absent,omitempty"`
 	// Top are the two best tools with the words that scored for them: why a tool won.
 	Top []Scored `json:"top"`
 	// Level and Detail are the reference's line for the task (Level is PASS, WARN or FAIL).
@@ -611,7 +615,7 @@ func (v Verdict) Margin() float64 {
 		return 0
 	}
 	next := 0.0
-	if v.Status == Wrong && v.Expected != nil {
+	if (v.Status == Wrong || v.Status == Rejected) && v.Expected != nil {
 		next = v.Expected.Score
 	} else if v.Runner != nil {
 		next = v.Runner.Score
@@ -650,12 +654,10 @@ func (r *Ranker) judge(n int, t Task, ws []string, explain bool, sc *scratch) Ve
 	s := sc.s
 	v := Verdict{N: n, Task: t}
 	if len(s) == 0 {
-		v.Status, v.Level, v.Detail = Missing, "FAIL", fmt.Sprintf("expected tool %s is not in the listing", listing.PythonRepr(t.Expected()))
+		v.Status, v.Level, v.Detail = Missing, "FAIL", missingDetail(t.Answers())
 		return v
 	}
-	expect := t.Expect != nil
-	want := t.Expected()
-	at := r.find(s, sc.touched, expect, want)
+	at := r.find(s, sc.touched, t)
 	v.Winner = r.scored(s, ws, at.top, explain)
 	v.Top = []Scored{*v.Winner}
 	if at.second >= 0 {
@@ -673,36 +675,45 @@ func (r *Ranker) judge(n int, t Task, ws []string, explain bool, sc *scratch) Ve
 		} else {
 			v.Status, v.Level = NoneRisk, "WARN"
 			v.Detail = fmt.Sprintf(`"%s": no tool should be called, but %s scores %.1f`, shown, r.names[at.top], topScore)
+			if t.Rejects(r.names[at.top]) {
+				v.Detail += ", a tool the task rejects"
+			}
 		}
 		return v
 	}
 	v.Expected = r.scored(s, ws, at.mine, explain)
 	v.Runner = r.scored(s, ws, at.runner, false)
-	r.grade(&v, s, at, shown, want)
+	r.grade(&v, s, at, shown, t)
 	return v
 }
 
 // places are the tools a verdict names, by index (-1: none): the winner, the runner-up, the
-// best tool with the expected name and the best with another name.
-type places struct{ top, second, mine, runner int }
+// best tool with an expected name, the best with another name, and the best rejected tool
+// that scores.
+type places struct{ top, second, mine, runner, rej int }
 
 // find finds the places in the reference's order (before, a total order). Every tool with a
 // score comes before every tool without, and those follow in name order (byName), so the tools
 // the task reached (touched) are read and then only as many unscored ones as are still missing.
-func (r *Ranker) find(s []float64, touched []int, expect bool, want string) places {
-	top, second, mine, runner := -1, -1, -1, -1
+func (r *Ranker) find(s []float64, touched []int, t Task) places {
+	top, second, mine, runner, rej := -1, -1, -1, -1, -1
+	expect := t.Expect != nil
+	accepts, rejects := nameSet(t.Answers()), nameSet(t.Reject)
 	for _, i := range touched {
 		if top < 0 || r.before(s, i, top) {
 			top, second = i, top
 		} else if second < 0 || r.before(s, i, second) {
 			second = i
 		}
-		if expect && r.names[i] == want {
+		if expect && accepts(r.names[i]) {
 			if mine < 0 || r.before(s, i, mine) {
 				mine = i
 			}
 		} else if runner < 0 || r.before(s, i, runner) {
 			runner = i
+		}
+		if len(t.Reject) > 0 && rejects(r.names[i]) && (rej < 0 || r.before(s, i, rej)) {
+			rej = i
 		}
 	}
 	for _, i := range r.byName {
@@ -719,48 +730,23 @@ func (r *Ranker) find(s []float64, touched []int, expect bool, want string) plac
 		}
 	}
 	if expect && mine < 0 {
-		if i, ok := r.firstNamed[want]; ok {
-			mine = i
+		// No answer the task reached: the first listed answer in name order.
+		for _, a := range t.Answers() {
+			if i, ok := r.firstNamed[a]; ok && (mine < 0 || r.order[i] < r.order[mine]) {
+				mine = i
+			}
 		}
 	}
 	if runner < 0 {
 		// No tool the task reached counts: the first unscored one in name order that does.
 		for _, i := range r.byName {
-			if !expect || r.names[i] != want {
+			if !expect || !accepts(r.names[i]) {
 				runner = i
 				break
 			}
 		}
 	}
-	return places{top, second, mine, runner}
-}
-
-// grade gives the verdict of a task that expects the tool want, shown as shown.
-func (r *Ranker) grade(v *Verdict, s []float64, at places, shown, want string) {
-	topScore := s[at.top]
-	switch {
-	case at.mine < 0:
-		v.Status, v.Level = Missing, "FAIL"
-		v.Detail = fmt.Sprintf("expected tool %s is not in the listing", listing.PythonRepr(want))
-	case topScore == 0:
-		v.Status, v.Level = NoWords, "FAIL"
-		v.Detail = fmt.Sprintf(`"%s": no word of the task appears in any definition`, shown)
-	case s[at.mine] < topScore:
-		v.Status, v.Level = Wrong, "FAIL"
-		v.Detail = fmt.Sprintf(`"%s": %s wins (%.1f), %s scores %.1f`, shown, r.names[at.top], topScore, want, s[at.mine])
-	default:
-		rName, rScore := "-", 0.0
-		if at.runner >= 0 {
-			rName, rScore = r.names[at.runner], s[at.runner]
-		}
-		if rScore >= Ambiguous*topScore {
-			v.Status, v.Level = Close, "WARN"
-			v.Detail = fmt.Sprintf(`"%s": %s (%.1f) is not clearly ahead of %s (%.1f)`, shown, want, topScore, rName, rScore)
-		} else {
-			v.Status, v.Level = Clear, "PASS"
-			v.Detail = fmt.Sprintf(`"%s": %s (%.1f), next %s %.1f`, shown, want, topScore, rName, rScore)
-		}
-	}
+	return places{top, second, mine, runner, rej}
 }
 
 // Rank judges every task against the listing's tools; with explain, each verdict's top tools
@@ -797,7 +783,7 @@ func Summary(vs []Verdict) string {
 			good++
 		case Close:
 			close++
-		case Wrong, Missing, NoWords:
+		case Wrong, Rejected, Missing, NoWords:
 			wrong++
 		}
 	}

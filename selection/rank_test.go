@@ -219,8 +219,8 @@ func TestCacheRankMatchesRank(t *testing.T) {
 
 // TestJudgeMatchesFullScan checks the judge, which reads only the tools a task reaches and then
 // the first unscored ones in name order, against a scan of every tool in the reference's order,
-// on random listings with repeated names, unscored ties, missing expected tools and tasks that
-// expect none, judged in one ranking that reuses its scratch scores.
+// on random listings with repeated names, unscored ties, missing expected tools, sets of answers
+// and tasks that expect none, judged in one ranking that reuses its scratch scores.
 func TestJudgeMatchesFullScan(t *testing.T) {
 	vocab := strings.Fields("alpha beta gamma delta ticket order user repo issue file close open list get")
 	names := strings.Fields("b_tool a_tool c_tool a_tool tickets_get orders_list b_tool z d")
@@ -241,10 +241,23 @@ func TestJudgeMatchesFullScan(t *testing.T) {
 		var tasks []Task
 		for range 20 {
 			task := Task{Task: words(rng.IntN(3)) + " zzz"}
-			switch k := rng.IntN(4); k {
+			switch k := rng.IntN(5); k {
 			case 0:
 			case 1:
 				task.Expect = strp("missing_tool")
+			case 4:
+				// A set: any of two names (one of them maybe absent), and a rejected third.
+				task.AnyOf = []string{names[rng.IntN(len(names))], "missing_tool"}
+				if rng.IntN(2) == 0 {
+					task.AnyOf[1] = names[rng.IntN(len(names))]
+				}
+				if task.AnyOf[0] == task.AnyOf[1] {
+					task.AnyOf = task.AnyOf[:1]
+				}
+				task.Expect = &task.AnyOf[0]
+				if r := names[rng.IntN(len(names))]; !task.Accepts(r) {
+					task.Reject = []string{r}
+				}
 			default:
 				task.Expect = strp(names[rng.IntN(len(names))])
 			}
@@ -261,7 +274,7 @@ func TestJudgeMatchesFullScan(t *testing.T) {
 				} else if second < 0 || r.before(s, j, second) {
 					second = j
 				}
-				if task.Expect != nil && r.names[j] == *task.Expect {
+				if task.Accepts(r.names[j]) {
 					if mine < 0 || r.before(s, j, mine) {
 						mine = j
 					}

@@ -10,17 +10,25 @@ import (
 )
 
 // Task is one entry of a task file. The reference's format is [{"task", "expect"}]; the
-// workbench also reads "expect": null (no tool should be called), "args" (a subset of the
+// workbench also reads "expect": null (no tool should be called), "expect" as a list of tools
+// any of which is right, "reject" (tools that must not be chosen), "args" (a subset of the
 // arguments the chosen tool should get), "id" and "tags".
 type Task struct {
-	ID     string         `json:"id,omitempty"`
-	Task   string         `json:"task"`
-	Expect *string        `json:"expect"`
+	ID   string `json:"id,omitempty"`
+	Task string `json:"task"`
+	// Expect is the expected tool, or the first of AnyOf: code that knows one answer reads it.
+	Expect *string `json:"expect"`
+	// AnyOf are the right tools of a task whose expect is a list (nil otherwise); Answers
+	// reads both forms.
+	AnyOf []string `json:"-"`
+	// Reject are tools that must not be chosen (worse than a wrong choice).
+	Reject []string       `json:"reject,omitempty"`
 	Args   *listing.Value `json:"args,omitempty"`
 	Tags   []string       `json:"tags,omitempty"`
 }
 
-// Expected returns the expected tool's name, or "" when no tool should be called.
+// Expected returns the expected tool's name (a set task's first answer), or "" when no tool
+// should be called.
 func (t Task) Expected() string {
 	if t.Expect == nil {
 		return ""
@@ -47,7 +55,8 @@ const badTasks = "every task needs string fields `task` and `expect`"
 const MaxTasks = 100000
 
 // ParseTasks reads a task file. With strict, it accepts only what the reference accepts (every
-// expect a string); otherwise expect may be null and the extended fields are read.
+// expect a string; other members, "reject" among them, are ignored); otherwise expect may be
+// null or a list and the extended fields are read.
 func ParseTasks(src []byte, strict bool) ([]Task, error) {
 	if err := listing.CheckUTF8(src); err != nil {
 		return nil, &TaskError{Msg: err.Error(), Err: err}
@@ -79,7 +88,7 @@ func ParseTasks(src []byte, strict bool) ([]Task, error) {
 	for i, it := range v.Items {
 		ptr := fmt.Sprintf("/%d", i)
 		task, expect := it.Get("task"), it.Get("expect")
-		okExpect := expect.IsString() || !strict && expect != nil && expect.Kind == listing.Null
+		okExpect := expect.IsString() || !strict && expect != nil && (expect.Kind == listing.Null || expect.Kind == listing.Array)
 		if !it.IsObject() || !task.IsString() || !okExpect {
 			return nil, &TaskError{Msg: badTasks, Pointer: ptr}
 		}
@@ -92,6 +101,9 @@ func ParseTasks(src []byte, strict bool) ([]Task, error) {
 			t.Expect = &s
 		}
 		if !strict {
+			if err := readAnswers(&t, it, i, ptr); err != nil {
+				return nil, err
+			}
 			if err := readExtended(&t, it, i, ptr, ids); err != nil {
 				return nil, err
 			}

@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -116,6 +117,23 @@ func FuzzParseTasks(f *testing.F) {
 				if !strict && tk.Args != nil && tk.Expect == nil {
 					t.Fatalf("task %+v has args but no expected tool", tk)
 				}
+				for _, r := range tk.Reject {
+					if tk.Accepts(r) {
+						t.Fatalf("task %+v both expects and rejects %q", tk, r)
+					}
+				}
+			}
+			if strict || len(tasks) == 0 {
+				continue
+			}
+			// What the workbench writes, it reads back the same.
+			b, err := json.Marshal(tasks)
+			if err != nil {
+				t.Fatalf("Marshal: %v", err)
+			}
+			back, err := ParseTasks(b, false)
+			if err != nil || !sameTasks(tasks, back) {
+				t.Fatalf("%s read back as %+v (%v)", b, back, err)
 			}
 		}
 	})

@@ -184,11 +184,14 @@ type WhyTool struct {
 
 // Verdict is the ranker's verdict on one task.
 type Verdict struct {
-	Status   string // clear, ambiguous, wrong, missing, no-words, none-expected
+	Status   string // clear, ambiguous, wrong, rejected, missing, no-words, none, none-risk
 	Winner   string
 	Expected string // "" when no tool should be called
-	Margin   float64
-	Top      []WhyTool
+	// Answers are a task's right tools when it has several; Reject, the tools it must not pick.
+	Answers []string
+	Reject  []string
+	Margin  float64
+	Top     []WhyTool
 }
 
 // TaskRow is one task of the task file.

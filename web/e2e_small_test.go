@@ -221,7 +221,7 @@ func TestBrowserVerdictsExplained(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range []string{"clear", "ambiguous", "wrong", "missing", "no-words", "none", "none-risk"} {
+	for _, st := range []string{"clear", "ambiguous", "wrong", "rejected", "missing", "no-words", "none", "none-risk"} {
 		if len(legend[st]) < 30 {
 			t.Errorf("the legend does not explain %q: %q", st, legend[st])
 		}

@@ -45,7 +45,7 @@ config:
 
 // TestBrowserTaskImportOtherFormat imports an mcpchecker file by the task panel's form, its
 // format detected: the page opens on the tasks, which are the file's, and a notice lists what
-// the tasks could not carry over. WORKBENCH_SCREENSHOT_DIR, when set, keeps a screenshot.
+// the tasks could not carry over; the verdicts show the answers and rejects they did carry. WORKBENCH_SCREENSHOT_DIR, when set, keeps a screenshot.
 func TestBrowserTaskImportOtherFormat(t *testing.T) {
 	ctx, base := browser(t)
 	file := filepath.Join(t.TempDir(), "library-eval.yaml")
@@ -77,10 +77,24 @@ func TestBrowserTaskImportOtherFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Imported 2 tasks from library-eval.yaml, read as mcpchecker", "difficulty", "dropped [fines_pay]", "kept catalog_search"} {
+	for _, want := range []string{"Imported 2 tasks from library-eval.yaml, read as mcpchecker", "difficulty"} {
 		if !strings.Contains(notice, want) {
 			t.Errorf("the notice does not say %q:\n%s", want, notice)
 		}
+	}
+	// A tool that must not be called and any of two right tools are no longer losses: the
+	// tasks hold them, and their verdicts show them.
+	for _, lost := range []string{"fines_pay", "catalog_search"} {
+		if strings.Contains(notice, lost) {
+			t.Errorf("the notice lists %s as lost:\n%s", lost, notice)
+		}
+	}
+	cells, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid=verdict]')].map((v) => v.innerText.replace(/\s+/g, ' '))`))
+	if err != nil || len(cells) != 2 {
+		t.Fatalf("verdict cells %q (%v), want 2", cells, err)
+	}
+	if !strings.Contains(cells[0], "never fines_pay") || !strings.Contains(cells[1], "any of catalog_search , holds_place") && !strings.Contains(cells[1], "any of catalog_search, holds_place") {
+		t.Errorf("the verdicts do not show the rejected tool and the answers: %q", cells)
 	}
 	first, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('t-0-task').value`))
 	if err != nil || first != "Renew my borrowed book so that it is due later" {

@@ -190,11 +190,11 @@ func jsonDiff(a, b string) []views.JSONLine {
 	return out
 }
 
-// renamedExpects lists the tasks whose expected tool a fix renames.
+// renamedExpects lists the tasks whose expected (or rejected) tools a fix renames.
 func renamedExpects(before, after []selection.Task) []views.TaskChange {
 	var out []views.TaskChange
 	for i := range min(len(before), len(after)) {
-		if o, n := before[i].Expected(), after[i].Expected(); o != n {
+		if o, n := expectOf(before[i]), expectOf(after[i]); o != n {
 			out = append(out, views.TaskChange{Kind: "changed", Index: i + 1, OldExpect: o, NewExpect: n})
 		}
 	}

@@ -142,7 +142,7 @@ func findingsModel(id string, res *analysis.Result, shape int) views.Findings {
 }
 
 func verdictModel(v selection.Verdict) views.Verdict {
-	out := views.Verdict{Status: string(v.Status), Expected: v.Task.Expected(), Margin: v.Margin()}
+	out := views.Verdict{Status: string(v.Status), Expected: v.Task.Expected(), Answers: v.Task.AnyOf, Reject: v.Task.Reject, Margin: v.Margin()}
 	if v.Winner != nil && v.Winner.Score > 0 {
 		out.Winner = v.Winner.Name
 	}

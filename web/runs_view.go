@@ -274,10 +274,10 @@ func resultTables(m *views.RunResult, sc *runner.Score) {
 	}
 	m.Labels, m.Matrix = sc.Confusion.Labels, sc.Confusion.Counts
 	for _, t := range sc.PerTask {
-		row := views.RunTaskRow{Index: t.Index, ID: t.ID, Task: t.Task, Expected: t.Expected, Correct: t.Correct, Scored: t.Scored,
+		row := views.RunTaskRow{Index: t.Index, ID: t.ID, Task: t.Task, Expected: answersText(t.Answers, t.Expected), Correct: t.Correct, Scored: t.Scored,
 			Agreement: strconv.FormatFloat(t.Agreement, 'f', 2, 64)}
 		for _, ch := range t.Choices {
-			row.Choices = append(row.Choices, views.RunChoice{Name: ch, Empty: ch == "", Error: ch == runner.ErrorChoice, Right: ch == t.Expected})
+			row.Choices = append(row.Choices, views.RunChoice{Name: ch, Empty: ch == "", Error: ch == runner.ErrorChoice, Right: t.Right(ch)})
 		}
 		switch {
 		case t.Scored == 0:

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/tool-workbench/workbench/export"
 	"github.com/tool-workbench/workbench/selection"
@@ -83,10 +84,15 @@ func taskDiff(a, b []selection.Task) (rows []views.TaskChange, more int) {
 	return rows, more
 }
 
-// expectOf is how a task's expectation reads: the tool, or "no tool".
+// expectOf is how a task's expectation reads: the tool (or its right tools, "a or b"), or "no
+// tool", and the tools it rejects.
 func expectOf(t selection.Task) string {
-	if t.Expect == nil {
-		return "no tool"
+	s := "no tool"
+	if t.Expect != nil {
+		s = answersText(t.AnyOf, *t.Expect)
 	}
-	return *t.Expect
+	if len(t.Reject) > 0 {
+		s += ", never " + strings.Join(t.Reject, ", ")
+	}
+	return s
 }

@@ -14,7 +14,15 @@ func tasksOf(spec string) []selection.Task {
 	for _, f := range strings.Fields(spec) {
 		text, exp, ok := strings.Cut(f, ":")
 		t := selection.Task{Task: strings.ReplaceAll(text, "_", " ")}
-		if ok {
+		// "x|y!z": any of x and y, never z.
+		exp, rej, hasRej := strings.Cut(exp, "!")
+		if hasRej {
+			t.Reject = strings.Split(rej, "|")
+		}
+		if ok && strings.Contains(exp, "|") {
+			t.AnyOf = strings.Split(exp, "|")
+			t.Expect = &t.AnyOf[0]
+		} else if ok {
 			t.Expect = &exp
 		}
 		out = append(out, t)
@@ -49,6 +57,8 @@ func TestTaskDiff(t *testing.T) {
 		// Two alignments are equally long; the word diff's rule holds: the removal comes first.
 		{"swapped", "a:x b:y", "b:y a:x", "removed 1 -a [x→]; added 2 +a [→x]"},
 		{"one of two alike edited", "a:x a:x", "a:x b:x", "changed 2 -a+b [x→x]"},
+		{"an answer added", "find:search", "find:search|grep", "changed 1 =find [search→search or grep]"},
+		{"a reject added", "find:search", "find:search!rm", "changed 1 =find [search→search, never rm]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -92,9 +92,11 @@ func (tc TaskChange) apply(cur []selection.Task) ([]selection.Task, error) {
 		if tc.Field == "task" {
 			tasks[tc.Index].Task = tc.Value
 		} else if v := strings.TrimSpace(tc.Value); v == "" {
-			tasks[tc.Index].Expect = nil
-		} else {
-			tasks[tc.Index].Expect = &v
+			tasks[tc.Index] = tasks[tc.Index].WithExpect(nil)
+		} else if t := tasks[tc.Index]; t.AnyOf == nil || v != t.Expected() {
+			// The table shows one expected tool: choosing another replaces a set (choosing its
+			// first answer again leaves it).
+			tasks[tc.Index] = t.WithExpect(&v)
 		}
 	default:
 		return nil, fmt.Errorf("unknown task operation %q", tc.Op)

@@ -343,7 +343,7 @@ func checkReference(ctx context.Context, out *bufio.Writer, e *env, source, task
 	}
 	var tasks []selection.Task
 	if tasksPath != "" {
-		if tasks, err = loadTasks(e, tasksPath, true); err != nil {
+		if tasks, err = loadReferenceTasks(e, tasksPath); err != nil {
 			return fail(err)
 		}
 	}

@@ -479,6 +479,7 @@ func writeRunText(w io.Writer, s *runner.Score, cmp *runner.Comparison, baseline
 	fmt.Fprintf(w, "run: %d tasks × %d samples on %s (model %q), temperature %g, seed %s, tools %s\n",
 		s.Tasks, s.Spec.Samples, s.Spec.Endpoint, s.Spec.Model, s.Spec.Temperature, seed, order)
 	fmt.Fprintf(w, "accuracy: %s\n", stats.FormatRate(s.Correct, s.Scored, s.Interval))
+	writeRejected(w, s)
 	fmt.Fprintf(w, "tasks that expect no tool: %s\n", s.NoTool)
 	fmt.Fprintf(w, "arguments: %d calls; JSON objects %s; valid against the schema %s; hold the expected args %s\n",
 		s.Args.Calls, s.Args.JSON, s.Args.Valid, s.Args.Matched)
@@ -536,8 +537,8 @@ func writeRunText(w io.Writer, s *runner.Score, cmp *runner.Comparison, baseline
 		if t.ID != "" {
 			label += " " + strconv.Quote(t.ID)
 		}
-		fmt.Fprintf(w, "  %s %s %s: expect %s, chose %s (%d/%d right)\n", verdict, label, strconv.Quote(shorten(t.Task, 60)),
-			strconv.Quote(t.Expected), quoteAll(t.Choices), t.Correct, t.Scored)
+		fmt.Fprintf(w, "  %s %s %s: expect %s, chose %s (%d/%d right%s)\n", verdict, label, strconv.Quote(shorten(t.Task, 60)),
+			expectText(t), quoteAll(t.Choices), t.Correct, t.Scored, rejectedText(t))
 	}
 	if cmp == nil {
 		return

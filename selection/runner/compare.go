@@ -82,7 +82,7 @@ func Compare(base, cur *Run) (*Comparison, error) {
 			if b == "" || c == "" || b == ErrorChoice || c == ErrorChoice {
 				continue
 			}
-			br, cr := b == bt.Expected, c == ct.Expected
+			br, cr := bt.Right(b), ct.Right(c)
 			switch {
 			case br && cr:
 				cmp.Pairs.BothRight++

@@ -456,7 +456,7 @@ func callOnce(ctx context.Context, c *Client, ts *toolSet, t selection.Task, tas
 				break
 			}
 		}
-		cl.Args = ts.check(fc.Name, fc.Arguments, t.Args, t.Expected())
+		cl.Args = ts.check(fc.Name, fc.Arguments, t.Args, argsTool(t, fc.Name))
 		if !cl.Known {
 			cl.Args.Problems = append(cl.Args.Problems, fmt.Sprintf("the listing has no tool named %q", fc.Name))
 		}

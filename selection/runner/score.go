@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/tool-workbench/workbench/selection"
@@ -9,14 +10,16 @@ import (
 
 // Score is what a run says, with its uncertainty. Calls that failed are counted but not scored.
 type Score struct {
-	Spec     Spec           `json:"spec"`
-	Tasks    int            `json:"taskCount"`
-	Calls    int            `json:"calls"`   // finished calls, failed ones included
-	Scored   int            `json:"scored"`  // calls that got an answer
-	Errors   int            `json:"errors"`  // calls that failed after their retries
-	Cached   int            `json:"cached"`  // answers taken from the cache
-	Missing  int            `json:"missing"` // calls not made (a cancelled run)
-	Correct  int            `json:"correct"`
+	Spec    Spec `json:"spec"`
+	Tasks   int  `json:"taskCount"`
+	Calls   int  `json:"calls"`   // finished calls, failed ones included
+	Scored  int  `json:"scored"`  // calls that got an answer
+	Errors  int  `json:"errors"`  // calls that failed after their retries
+	Cached  int  `json:"cached"`  // answers taken from the cache
+	Missing int  `json:"missing"` // calls not made (a cancelled run)
+	Correct int  `json:"correct"`
+	// Rejected counts the scored calls that chose a tool their task rejects (never correct).
+	Rejected int            `json:"rejected"`
 	Accuracy float64        `json:"accuracy"`
 	Interval stats.Interval `json:"interval"` // Wilson 95%
 	// NoTool scores the tasks that expect no tool call.
@@ -72,7 +75,8 @@ type ToolScore struct {
 }
 
 // Confusion counts scored calls by expected (rows) and chosen (columns) tool; NoTool is a row
-// and a column. Labels are the listing's tools in order, then NoTool, then unknown names chosen.
+// and a column. A task with several right tools counts a right choice under the chosen tool's
+// row (on the diagonal) and any other under its first answer's. Labels are the listing's tools in order, then NoTool, then unknown names chosen.
 type Confusion struct {
 	Labels []string `json:"labels"`
 	Counts [][]int  `json:"counts"` // Counts[expected][chosen]
@@ -107,12 +111,15 @@ type Latency struct {
 
 // TaskResult is one task's samples.
 type TaskResult struct {
-	Index    int      `json:"index"` // 0-based
-	ID       string   `json:"id,omitempty"`
-	Task     string   `json:"task"`
-	Expected string   `json:"expected"` // NoTool for none
-	Choices  []string `json:"choices"`  // one per sample, in sample order; "(error)" for a failed call
+	Index    int    `json:"index"` // 0-based
+	ID       string `json:"id,omitempty"`
+	Task     string `json:"task"`
+	Expected string `json:"expected"` // NoTool for none; a set task's first answer
+	// Answers are the right tools of a task that accepts several (nil otherwise).
+	Answers  []string `json:"answers,omitempty"`
+	Choices  []string `json:"choices"` // one per sample, in sample order; "(error)" for a failed call
 	Correct  int      `json:"correct"`
+	Rejected int      `json:"rejected,omitempty"` // samples that chose a tool the task rejects
 	Scored   int      `json:"scored"`
 	Modal    string   `json:"modal"` // the most common choice (ties: listed first)
 	// Agreement is the modal choice's share of the scored samples.
@@ -206,7 +213,7 @@ func (t *tally) label(name string) int {
 // task counts the calls of task ti and returns its result.
 func (t *tally) task(ti int, task selection.Task, calls []Call, samples int) TaskResult {
 	exp := expectedLabel(task.Expected())
-	tr := TaskResult{Index: ti, ID: task.ID, Task: task.Task, Expected: exp, Choices: make([]string, samples)}
+	tr := TaskResult{Index: ti, ID: task.ID, Task: task.Task, Expected: exp, Answers: task.AnyOf, Choices: make([]string, samples)}
 	freq := map[string]int{}
 	for _, c := range calls {
 		if c.Sample >= 0 && c.Sample < len(tr.Choices) {
@@ -226,9 +233,17 @@ func (t *tally) task(ti int, task selection.Task, calls []Call, samples int) Tas
 		tr.Scored++
 		ch := c.Choice()
 		freq[ch]++
-		t.counts[t.idx[exp]][t.idx[ch]]++
-		if ch == exp {
+		right := ch == exp || task.Accepts(ch) && !task.Rejects(ch)
+		row := exp
+		if right {
+			row = ch
+		}
+		t.counts[t.idx[row]][t.idx[ch]]++
+		if right {
 			tr.Correct++
+		}
+		if task.Rejects(ch) {
+			tr.Rejected++
 		}
 		if exp == NoTool {
 			t.noToolN++
@@ -239,6 +254,7 @@ func (t *tally) task(ti int, task selection.Task, calls []Call, samples int) Tas
 		t.answer(c)
 	}
 	t.s.Correct += tr.Correct
+	t.s.Rejected += tr.Rejected
 	if tr.Scored > 0 {
 		t.modal(&tr, freq)
 	}
@@ -379,4 +395,19 @@ func quantile(xs []float64, q float64) float64 {
 	i := int(q*float64(len(xs)) + 0.5)
 	i = min(max(i-1, 0), len(xs)-1)
 	return xs[i]
+}
+
+// argsTool is the tool whose call a task's expected arguments are checked on: the chosen one
+// when the task accepts it (any of several right tools takes the same arguments), else the
+// expected one.
+func argsTool(t selection.Task, chosen string) string {
+	if t.Accepts(chosen) {
+		return chosen
+	}
+	return t.Expected()
+}
+
+// Right reports whether a choice answers the task: its expected tool or any of its answers.
+func (tr TaskResult) Right(choice string) bool {
+	return choice == tr.Expected || slices.Contains(tr.Answers, choice)
 }

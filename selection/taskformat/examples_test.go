@@ -21,7 +21,7 @@ var examples = []struct {
 	// statuses are the ranker's verdicts on the file's tasks against testdata/listing.json.
 	statuses []selection.Status
 }{
-	{Workbench, "workbench/library.json", []selection.Status{selection.Clear, selection.Clear, selection.NoneClear}},
+	{Workbench, "workbench/library.json", []selection.Status{selection.Clear, selection.Clear, selection.Clear, selection.NoneClear}},
 	{MCPJam, "mcpjam/suite.yaml", []selection.Status{selection.Clear, selection.Clear, selection.NoneClear, selection.Clear}},
 	// get_forecast shares no word with the first query, which fines_pay wins; the second
 	// expects two calls, its task keeps book_hotel, and search_flights ties with it.
@@ -46,7 +46,7 @@ type carries struct {
 }
 
 var carried = map[string]carries{
-	Workbench:  {args: true, tags: true, emptyIsNone: true},
+	Workbench:  {args: true, reject: true, tags: true, anyOf: true, emptyIsNone: true},
 	MCPJam:     {args: true, reject: true, allOf: true},
 	Promptfoo:  {args: true, reject: true, tags: true, allOf: true, anyOf: true},
 	MCPChecker: {reject: true, tags: true, allOf: true, anyOf: true},

@@ -2,6 +2,8 @@ package taskformat
 
 import (
 	"testing"
+
+	"github.com/tool-workbench/workbench/selection"
 )
 
 // fuzzFormat checks what any input may do to a format: fail, or read cases that the format
@@ -32,6 +34,15 @@ func fuzzFormat(f *testing.F, format Format, seeds ...string) {
 		}
 		if _, _, err := format.Read(out); err != nil {
 			t.Fatalf("%s does not read its own output: %v\n%s", format.Name(), err, out)
+		}
+		// What the cases become in the workbench's own format imports: sets without repeats,
+		// rejects apart from the answers.
+		wb, _, err := registry[Workbench].Write(cases)
+		if err != nil {
+			t.Fatalf("writing the cases as workbench tasks: %v", err)
+		}
+		if _, err := selection.ParseTasks(wb, false); err != nil {
+			t.Fatalf("the workbench tasks made of %s cases do not import: %v\n%s", format.Name(), err, wb)
 		}
 	})
 }
