@@ -101,15 +101,10 @@ func (d *ToolDamage) classify() {
 	}
 }
 
-// damageAnswers are the tools a task counts for in the damage test. With several right
-// answers (Task.Answers), switching is this one line; each answer's tasks would then be damaged
-// as its own.
-func damageAnswers(t Task) []string {
-	if t.Expect == nil {
-		return nil
-	}
-	return []string{*t.Expect}
-}
+// damageAnswers are the tools a task counts for in the damage test: each of its answers, whose
+// description is damaged with the task among its own (its fellow answers stay rivals there: the
+// test asks whether this tool's own words carry the task).
+func damageAnswers(t Task) []string { return t.Answers() }
 
 // dterm is a term of a damaged score: like term, but it may leave out the damaged tool.
 type dterm struct {

@@ -52,9 +52,8 @@ type RotationWins struct {
 	Rotations int    `json:"rotations"`
 }
 
-// expects reports whether choosing the tool named name is right for t. It is the one place
-// that reads a task's answer here: with several right answers it becomes t.Accepts(name).
-func expects(t Task, name string) bool { return t.Expect != nil && name == t.Expected() }
+// expects reports whether choosing the tool named name is right for t: any of its answers.
+func expects(t Task, name string) bool { return t.Accepts(name) }
 
 // OrderBiasOf computes the order bias of every task against the listing's tools.
 func OrderBiasOf(l *listing.Listing, tasks []Task) OrderBias {

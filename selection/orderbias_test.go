@@ -166,3 +166,24 @@ func BenchmarkOrderBias(b *testing.B) {
 	b.ReportMetric(float64(ob.Tied), "tied-tasks")
 	b.ReportMetric(float64(ob.Flips), "flips")
 }
+
+// TestOrderBiasAnswers: a task that accepts both tied tools is right under every rotation,
+// whichever of them the order puts first; one that accepts only one of them flips.
+func TestOrderBiasAnswers(t *testing.T) {
+	c := rotationListings[0]
+	l := parse(t, c.src)
+	set := []string{"list_loans", "loans_list"}
+	for _, tc := range []struct {
+		task   Task
+		expect float64
+		flips  int
+	}{
+		{Task{Task: "list my loans", Expect: &set[1], AnyOf: set}, 1, 0},
+		{Task{Task: "list my loans", Expect: &set[1]}, 0.4, 1},
+	} {
+		ob := OrderBiasOf(l, []Task{tc.task})
+		if ob.ExpectedRate != tc.expect || ob.Flips != tc.flips {
+			t.Errorf("expect %v: expected rate %v, flips %d; want %v and %d", tc.task.Answers(), ob.ExpectedRate, ob.Flips, tc.expect, tc.flips)
+		}
+	}
+}

@@ -262,13 +262,13 @@ func (r *Ranker) overlapRows(ctx context.Context, named [][]int, memo *overlapMe
 	return out, reused, nil
 }
 
-// expectedTools are the tools a verdict's task accepts, by index (the first of each name).
-// With several right answers, each answer counts: names becomes v.Task.Answers().
+// expectedTools are the tools a verdict's task accepts, by index (the first of each name): with
+// several right answers, each answer counts.
 func (r *Ranker) expectedTools(v Verdict) []int {
 	if v.Expected == nil {
 		return nil
 	}
-	names := []string{v.Task.Expected()}
+	names := v.Task.Answers()
 	out := make([]int, 0, len(names))
 	for _, n := range names {
 		if i, ok := r.firstNamed[n]; ok {

@@ -44,10 +44,10 @@ func (b PositionBucket) Label() string {
 // positionBuckets are the buckets' first positions; the last runs to the listing's end.
 var positionBuckets = []int{1, 2, 6, 21}
 
-// correct reports whether choice is right for task. It is the one place that reads a task's
-// answer here: with several right answers it becomes task.Accepts(choice).
+// correct reports whether choice is right for task, as ScoreRun judges it: an accepted tool
+// that the task does not reject, or no tool for a task that expects none.
 func correct(task selection.Task, choice string) bool {
-	return choice == expectedLabel(task.Expected())
+	return choice == expectedLabel(task.Expected()) || task.Accepts(choice) && !task.Rejects(choice)
 }
 
 // positionBias measures a run's order bias from its calls. The place of the expected tool in
