@@ -49,7 +49,7 @@ type state struct {
 	cost     views.Cost
 	tasks    views.Tasks
 	damage   views.Damage // the damage test under the task table (overlap.go)
-	profile  string // the workspace's profile the analysis followed (profile.go)
+	profile  string       // the workspace's profile the analysis followed (profile.go)
 }
 
 // buildState makes the view models of ws's shared regions from its analysis res and its
