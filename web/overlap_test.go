@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+
+	"github.com/tool-workbench/workbench/listing"
 )
 
 // overlapEvents opens the Overlap tab as the page does and returns the region it patches.
@@ -107,4 +109,31 @@ func TestOverlapHostileNames(t *testing.T) {
 	if !strings.Contains(text(root), "<script>alert(1)</script>") {
 		t.Errorf("the hostile name is not shown as text")
 	}
+}
+
+// BenchmarkOverlapPanel measures the Overlap tab opened after an edit on the GitHub listing with
+// 200 tasks: the overlap map recomputed incrementally and its region rendered as SSE.
+func BenchmarkOverlapPanel(b *testing.B) {
+	s := newServer(b)
+	l, err := listing.Parse(githubListing(b), listing.Options{Name: "github"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ws, err := s.store.Create(b.Context(), "github", l, benchTasks(l, 200), Author{Name: "bench"}, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	getPage(b, s, "/w/"+ws.ID)
+	base := l.Tools[40].Get("description").Str
+	var bytes int
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		post(b, s, "/w/"+ws.ID+"/edit?t=40&f=description", map[string]any{"pid": strings.Repeat("c", 32), "tool": 40, "val": base + strings.Repeat(" more", i%7+1)})
+		code, evs := getSSE(b, s, "/w/"+ws.ID+"/overlap", sig(40, ""))
+		if code != http.StatusOK || len(evs) == 0 {
+			b.Fatalf("overlap: status %d", code)
+		}
+		bytes += len(evs[0].elements())
+	}
+	b.ReportMetric(float64(bytes)/float64(b.N), "html-bytes")
 }
