@@ -91,6 +91,9 @@ type Result struct {
 	Infos    int
 	Cost     cost.Report
 	Verdicts []selection.Verdict
+	// Damage is the damage test of the tools the tasks expect (AnalyzeKeyed only; nil without
+	// tasks).
+	Damage []selection.ToolDamage
 	// Clear, Ambiguous and Wrong count the verdicts (Wrong includes missing and no-words; the
 	// "no tool" tasks count as clear when no tool scores and ambiguous otherwise).
 	Clear, Ambiguous, Wrong int
@@ -144,6 +147,7 @@ type Engine struct {
 	ranks     *selection.Cache
 	nearDups  nearDups
 	nameLines nameLines
+	maps      mapCaches // each workspace's overlap and damage caches (maps.go)
 
 	budget *lru.Budget
 	// byPtr knows the content hash of tools by identity (weakly: it keeps no listing alive),

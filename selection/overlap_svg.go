@@ -142,3 +142,10 @@ func clip(s string, n int) string {
 func esc(w io.Writer, s string) {
 	_ = xml.EscapeText(w, []byte(s)) // writes to a bufio.Writer, whose error Flush returns
 }
+
+// SVGTools are the tools the heat map shows, in m.Order, and a note on what it shows (the
+// browser's map follows WriteSVG).
+func (m *OverlapMap) SVGTools() ([]int, string) { return m.svgTools() }
+
+// CellTitle explains a pair in one paragraph, as a heat map cell's title does.
+func (m *OverlapMap) CellTitle(p Pair) string { return m.cellTitle(p) }

@@ -69,7 +69,7 @@ func pageSignals(pid string, version, selected int, panel string) string {
 	if !slices.Contains(panels, panel) {
 		panel = "findings"
 	}
-	return fmt.Sprintf("{pid: '%s', ver: %d, tool: %d, val: '', sev: 'all', panel: '%s'}", pid, version, selected, panel)
+	return fmt.Sprintf("{pid: '%s', ver: %d, tool: %d, val: '', sev: 'all', panel: '%s', pair: -1}", pid, version, selected, panel)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -239,6 +239,7 @@ type Workspace struct {
 	Findings Findings
 	Cost     Cost
 	Tasks    Tasks
+	Damage   Damage // the damage test under the task table
 	Server   ServerPanel
 	// Presence is who is on the workspace (the History issue's live presence).
 	Presence []PresenceRow

@@ -177,7 +177,7 @@ func (s *Server) workspaceModel(ctx context.Context, ws Workspace, st *state, se
 	tasks.Problem = problem
 	return views.Workspace{Page: s.page, ID: ws.ID, Name: ws.Name, Version: ws.Version, CanUndo: ws.CanUndo, CanRedo: ws.CanRedo,
 		PID: NewID(), Tools: st.rows, Selected: selected, Editor: s.editorModel(ws, st.res, selected),
-		Findings: st.findings, Cost: st.cost, Tasks: tasks, Server: s.serverPanel(ctx, ws.ID, nil), Presence: s.hub.presenceRows(ws.ID, st.names)}
+		Findings: st.findings, Cost: st.cost, Tasks: tasks, Damage: st.damage, Server: s.serverPanel(ctx, ws.ID, nil), Presence: s.hub.presenceRows(ws.ID, st.names)}
 }
 
 func (s *Server) workspacePage(c echo.Context) error {

@@ -48,7 +48,8 @@ type state struct {
 	findings views.Findings
 	cost     views.Cost
 	tasks    views.Tasks
-	profile  string // the workspace's profile the analysis followed (profile.go)
+	damage   views.Damage // the damage test under the task table (overlap.go)
+	profile  string       // the workspace's profile the analysis followed (profile.go)
 }
 
 // buildState makes the view models of ws's shared regions from its analysis res and its
@@ -59,6 +60,7 @@ func (s *Server) buildState(ws Workspace, res, base *analysis.Result) *state {
 	st.findings = findingsModel(ws.ID, res, ws.ToolsShape)
 	st.cost = s.costModel(res, base)
 	st.tasks = tasksModel(ws, res)
+	st.damage = damageModel(ws, res)
 	return st
 }
 
@@ -345,6 +347,9 @@ func sharedPatches(ctx context.Context, old, now *state, tasksStructure bool) []
 				add(views.VerdictCell(i, r.Verdict))
 			}
 		}
+	}
+	if old == nil || !reflect.DeepEqual(old.damage, now.damage) {
+		add(views.DamageRegion(now.damage))
 	}
 	return out
 }

@@ -240,6 +240,7 @@ func (s *Server) routes() *echo.Echo {
 	w.GET("/listing.json", s.downloadListing)
 	w.GET("/tasks.json", s.exportTasks)
 	w.GET("/tasks/panel", s.tasksPanel)
+	w.GET("/overlap", s.overlapPanel)
 	w.POST("/tasks/export", s.taskExportChoice)
 	w.POST("/tasks/import", s.importTasks)
 	w.POST("/select", s.selectTool)

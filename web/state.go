@@ -42,7 +42,7 @@ func (s *Server) currentCtx(ctx context.Context, ws Workspace) (*state, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := eng.AnalyzeContext(ctx, ws.Listing, ws.Tasks)
+	res, err := eng.AnalyzeKeyed(ctx, ws.ID, ws.Listing, ws.Tasks)
 	if err != nil {
 		return nil, fmt.Errorf("analyse workspace %s: %w", ws.ID, err)
 	}
