@@ -43,7 +43,7 @@ func OverlapTab(ws string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\" data-class:active=\"$panel == 'overlap'\" data-attr:aria-selected=\"$panel == 'overlap'\" data-attr:tabindex=\"$panel == 'overlap' ? 0 : -1\" data-testid=\"tab-overlap\">Overlap</button>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\" data-class:active=\"$panel == 'overlap'\" data-attr:aria-selected=\"$panel == 'overlap'\" data-attr:tabindex=\"$panel == 'overlap' ? 0 : -1\" data-testid=\"tab-overlap\" title=\"Overlap: which tools compete\">Map</button>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
