@@ -22,9 +22,10 @@ type Extras struct {
 const OverlapTop = 20
 
 // AddExtras adds to r, the report of checking l with tasks, the analyses x asks for. The damage
-// test and the order bias need tasks (r.Ranking); without them they add nothing.
+// test and the order bias need a task file (tasks non-nil, r.Ranking); without one they add
+// nothing.
 func (r *Report) AddExtras(ctx context.Context, l *listing.Listing, tasks []selection.Task, x Extras) error {
-	if (x.Damage || x.MinDrop != nil) && len(tasks) > 0 {
+	if (x.Damage || x.MinDrop != nil) && tasks != nil {
 		tools, err := selection.DamageTest(ctx, l, tasks)
 		if err != nil {
 			return fmt.Errorf("damage test: %w", err)

@@ -32,7 +32,7 @@ func (a *API) check(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	extras, err := req.extrasOf(len(in.tasks))
+	extras, err := req.extrasOf()
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 // extrasOf reads the members that ask a check for more than findings and verdicts, as check's
 // flags of the same names: "damage", "minDrop", "orderBias" and "overlap". The damage test and
 // the order bias rank tasks again, so they are refused without "tasks".
-func (r *request) extrasOf(tasks int) (analysis.Extras, error) {
+func (r *request) extrasOf() (analysis.Extras, error) {
 	var x analysis.Extras
 	var err error
 	if x.Damage, err = r.boolean("damage"); err != nil {
@@ -31,7 +31,7 @@ func (r *request) extrasOf(tasks int) (analysis.Extras, error) {
 		}
 		x.MinDrop, x.Damage = &share, true
 	}
-	if tasks == 0 {
+	if r.get("tasks") == nil {
 		for _, k := range []string{"damage", "minDrop", "orderBias"} {
 			if v := r.get(k); v != nil && (v.Kind != listing.Bool || v.Bool) {
 				return x, r.invalid(k, v, `send "tasks" with "`+k+`"`, "%q ranks the tasks again: send \"tasks\", or leave it out", k)

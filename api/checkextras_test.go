@@ -97,6 +97,8 @@ func TestCheckExtrasOff(t *testing.T) {
 			map[string]bool{"damage": false, "orderBias": false, "overlap": true}},
 		{body("listing", small, "tasks", `[{"task": "find a book by title", "expect": "search_books"}]`, "damage", "true", "orderBias", "true"),
 			map[string]bool{"damage": true, "orderBias": true, "overlap": false}},
+		// An empty task file is a task file, as check --tasks takes one: an empty damage table.
+		{body("listing", small, "tasks", `[]`, "damage", "true"), map[string]bool{"damage": true, "overlap": false}},
 	} {
 		rec := call(e, http.MethodPost, Prefix+"/check", tt.req)
 		if rec.Code != http.StatusOK {

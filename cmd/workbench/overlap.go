@@ -150,19 +150,3 @@ func numbers(ns []int) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-// checkOverlapTop is how many pairs check --overlap puts in the report.
-const checkOverlapTop = 20
-
-// checkOverlap is check --overlap's member of the report: the overlap map's strongest pairs
-// (nil when not asked).
-func checkOverlap(ctx context.Context, asked bool, l *listing.Listing, tasks []selection.Task) (*analysis.OverlapReport, error) {
-	if !asked {
-		return nil, nil
-	}
-	m, err := selection.Overlap(ctx, l, tasks)
-	if err != nil {
-		return nil, fmt.Errorf("check --overlap: %w", err)
-	}
-	return analysis.NewOverlapReport(m, checkOverlapTop), nil
-}
