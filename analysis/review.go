@@ -44,7 +44,11 @@ func (e *Engine) ReviewOptions(ctx context.Context, tasks []selection.Task) (exp
 		if err != nil {
 			return nil, err
 		}
-		return reviewAnalysis(res, tasks != nil), nil
+		a := reviewAnalysis(res, tasks != nil)
+		if err := reviewExtras(ctx, a, l, tasks); err != nil {
+			return nil, fmt.Errorf("review: %w", err)
+		}
+		return a, nil
 	}
 	return opts, nil
 }

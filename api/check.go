@@ -19,7 +19,7 @@ import (
 
 // checkFields are the members of a check request.
 var checkFields = []string{"listing", "name", "tasks", "ignore", "baseline", "merge", "failOn", "tokenizer",
-	"maxTools", "maxTokens", "maxDescriptionTokens", "revision", "profile"}
+	"maxTools", "maxTokens", "maxDescriptionTokens", "revision", "profile", "damage", "minDrop", "orderBias", "overlap"}
 
 // check answers what `workbench check --format json` prints for the same listing and options.
 // A failing check is still a 200: the report's "failed" says so, as the CLI's exit code does.
@@ -29,6 +29,10 @@ func (a *API) check(c echo.Context) error {
 		return err
 	}
 	in, err := a.checkInput(req)
+	if err != nil {
+		return err
+	}
+	extras, err := req.extrasOf()
 	if err != nil {
 		return err
 	}
@@ -52,6 +56,9 @@ func (a *API) check(c echo.Context) error {
 		Others: in.others, OthersAt: in.othersAt, Ignores: in.ignores, Baseline: in.baseline, FailOn: in.failOn, Tokenizer: in.tokenizer})
 	if err != nil {
 		return err
+	}
+	if err := checked.Report.AddExtras(c.Request().Context(), in.listing, in.tasks, extras); err != nil {
+		return fmt.Errorf("check: %w", err)
 	}
 	var b bytes.Buffer
 	if err := analysis.WriteJSON(&b, checked.Report); err != nil {

@@ -42,6 +42,13 @@ type Analysis struct {
 	Verdicts []Verdict
 	// Clear, Ambiguous and Wrong count the verdicts as the engine counts them for the page.
 	Clear, Ambiguous, Wrong int
+	// Overlap are the overlap map's strongest pairs of OverlapPairs; nil leaves the section out.
+	Overlap      []OverlapPair
+	OverlapPairs int
+	// Damage is the damage test of each tool some task expects, and OrderBias the ranker's
+	// order bias; nil without tasks.
+	Damage    []ToolDamage
+	OrderBias *OrderBias
 }
 
 // ReviewOptions name the two listings and bring in the engine the review reports on.
@@ -108,6 +115,7 @@ func Review(baseline, current *listing.Listing, opts ReviewOptions) ([]byte, err
 				mdCell(verdictCell(o)), mdCell(verdictCell(c)), rankChange(o, c))
 		}
 	}
+	writeExtras(&b, r)
 
 	if len(fixedByTool[""])+len(newByTool[""]) > 0 {
 		p("\n## Listing-wide findings\n\n")

@@ -44,11 +44,17 @@ type Pair struct {
 	// description (DescI and DescJ at least 0.9), and their weighted words are nearly the same (0.85)
 	// or their names differ only in verbs of reading (get_data, fetch_data).
 	Merge bool `json:"merge"`
+	// Model is the share of a model run's scored calls expecting either tool that chose the
+	// other (AddModel): ModelConfused of ModelCalls. Nil without a run, or when no call of the
+	// run expected either tool.
+	Model         *float64 `json:"model,omitempty"`
+	ModelConfused int      `json:"modelConfused,omitempty"`
+	ModelCalls    int      `json:"modelCalls,omitempty"`
 }
 
 // OverlapMap is every tool's strongest competitors and an order that puts clusters together.
-// A model run's confusion matrix is not read yet: the pairs come from the ranker, the words and
-// the ranker's verdicts on tasks.
+// The pairs come from the ranker, the words and the ranker's verdicts on tasks, and with
+// AddModel from a model run's confusion matrix.
 type OverlapMap struct {
 	Names []string
 	// Pairs are the competing pairs, strongest first (then more lost tasks, then Desc).
@@ -57,6 +63,7 @@ type OverlapMap struct {
 	// then the tools in no pair by name.
 	Order []int
 	r     *Ranker
+	named [][]int // the tools each tool's description names (mentions)
 }
 
 // overlapK is how many competitors each tool's row keeps: the map is sparse, n·overlapK pairs
@@ -340,7 +347,7 @@ func (r *Ranker) buildMap(rs *overlapMemo, vs []Verdict, named [][]int) *Overlap
 		}
 	}
 	r.taskPairs(vs, pairs)
-	m := &OverlapMap{Names: r.names, Pairs: make([]Pair, 0, len(pairs)), r: r}
+	m := &OverlapMap{Names: r.names, Pairs: make([]Pair, 0, len(pairs)), r: r, named: named}
 	for _, p := range pairs {
 		if p.DescI == 0 && p.DescJ == 0 {
 			p.Shared = r.jaccard(rs.all, p.I, p.J) // a pair only the tasks link
@@ -351,14 +358,18 @@ func (r *Ranker) buildMap(rs *overlapMemo, vs []Verdict, named [][]int) *Overlap
 		p.Merge = min(p.DescI, p.DescJ) >= 0.9 && (p.Shared >= 0.85 || readSynonyms(r.nameT[p.I], r.nameT[p.J]))
 		m.Pairs = append(m.Pairs, *p)
 	}
-	slices.SortFunc(m.Pairs, func(a, b Pair) int {
-		// Many pairs reach 1 (a lost task, a description another takes whole): lost tasks, then
-		// the descriptions, order them.
+	sortPairs(m.Pairs)
+	m.Order = seriate(len(r.names), m.Pairs, r.byName)
+	return m
+}
+
+// sortPairs puts the strongest pairs first. Many pairs reach 1 (a lost task, a description
+// another takes whole): lost tasks, then the descriptions, order them.
+func sortPairs(ps []Pair) {
+	slices.SortFunc(ps, func(a, b Pair) int {
 		return cmp.Or(cmp.Compare(b.Strength, a.Strength), cmp.Compare(len(b.Lost), len(a.Lost)),
 			cmp.Compare(b.Desc, a.Desc), cmp.Compare(b.Shared, a.Shared), cmp.Compare(a.I, b.I), cmp.Compare(a.J, b.J))
 	})
-	m.Order = seriate(len(r.names), m.Pairs, r.byName)
-	return m
 }
 
 // readSynonyms reports whether two names differ, and only in verbs of reading: a word ranker

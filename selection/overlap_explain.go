@@ -29,6 +29,9 @@ func (m *OverlapMap) Advice(p Pair) string {
 	if len(p.Lost) > 0 {
 		lost = fmt.Sprintf(" (tasks lost between them: %d)", len(p.Lost))
 	}
+	if p.ModelConfused > 0 {
+		lost += fmt.Sprintf(" (the model chose one for the other in %d of %d calls)", p.ModelConfused, p.ModelCalls)
+	}
 	switch {
 	case p.Merge:
 		return fmt.Sprintf("%s and %s say nearly the same%s: merge them, or say in each what the other is for", a, b, lost)

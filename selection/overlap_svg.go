@@ -108,6 +108,9 @@ func (m *OverlapMap) cellTitle(p Pair) string {
 			b.WriteString(w.Word)
 		}
 	}
+	if p.Model != nil {
+		fmt.Fprintf(&b, "; model run: %.2f (%d of %d calls chose the other)", *p.Model, p.ModelConfused, p.ModelCalls)
+	}
 	if len(p.Lost) > 0 {
 		fmt.Fprintf(&b, "; tasks lost: %s", taskList(p.Lost))
 	}

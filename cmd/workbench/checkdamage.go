@@ -2,15 +2,12 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"flag"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/tool-workbench/workbench/analysis"
-	"github.com/tool-workbench/workbench/listing"
-	"github.com/tool-workbench/workbench/selection"
 )
 
 // damageFlags are check's --damage and --min-drop, as given.
@@ -65,20 +62,6 @@ func parseShare(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is not a share of a tool's tasks: give a number from 0 to 1, such as 0.25, or a percentage, such as 25%%", s)
 	}
 	return v, nil
-}
-
-// addDamage runs the damage test of the listing's tools with the tasks and puts it in the
-// report; tools below --min-drop fail the check. Without --damage (o nil) it does nothing.
-func (o *damageOptions) addDamage(ctx context.Context, l *listing.Listing, tasks []selection.Task, r *analysis.Report) error {
-	if o == nil {
-		return nil
-	}
-	tools, err := selection.DamageTest(ctx, l, tasks)
-	if err != nil {
-		return fmt.Errorf("check: %w", err)
-	}
-	r.AddDamage(analysis.NewDamageReport(tools, o.minDrop))
-	return nil
 }
 
 // writeDamageText adds the damage table to the text format, when asked for.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/listing"
@@ -12,11 +13,12 @@ import (
 // description damage test (--damage), the order bias (--order-bias) and the overlap map
 // (--overlap).
 func addAnalyses(ctx context.Context, o checkOptions, l *listing.Listing, tasks []selection.Task, r *analysis.Report) error {
-	if err := o.damage.addDamage(ctx, l, tasks, r); err != nil {
-		return err
+	x := analysis.Extras{OrderBias: o.orderBias, Overlap: o.overlap}
+	if o.damage != nil {
+		x.Damage, x.MinDrop = true, o.damage.minDrop
 	}
-	addOrderBias(o, r, l, tasks)
-	var err error
-	r.Overlap, err = checkOverlap(ctx, o.overlap, l, tasks)
-	return err
+	if err := r.AddExtras(ctx, l, tasks, x); err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	return nil
 }

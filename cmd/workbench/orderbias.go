@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/tool-workbench/workbench/analysis"
-	"github.com/tool-workbench/workbench/listing"
-	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/selection/runner"
 	"github.com/tool-workbench/workbench/selection/stats"
 )
@@ -51,16 +49,6 @@ func (o checkOptions) orderBiasUsable() error {
 		return usageError{fmt.Sprintf("--order-bias is reported in the json and text formats, not %s", o.format)}
 	}
 	return nil
-}
-
-// addOrderBias adds the ranker's order bias to a check report that ranked tasks, when asked:
-// one more scoring of each task (about half a ranking), and a member every report would
-// otherwise carry.
-func addOrderBias(o checkOptions, r *analysis.Report, l *listing.Listing, tasks []selection.Task) {
-	if o.orderBias && r.Ranking != nil {
-		ob := selection.OrderBiasOf(l, tasks)
-		r.OrderBias = &ob
-	}
 }
 
 // writeCheckOrderBias prints the order bias after check's text report: a summary, then each

@@ -18,7 +18,7 @@ func init() {
 		name: "overlap",
 		summary: "map which tools compete: every pair scored from each tool's own words against the other, " +
 			"the words they share and the tasks lost or close between them, strongest first, with what to do",
-		usage: "SOURCE [--tasks FILE] [--format text|json|svg] [--top N]",
+		usage: "SOURCE [--tasks FILE] [--run RUNFILE] [--format text|json|svg] [--top N]",
 		run:   runOverlap,
 	})
 }
@@ -31,6 +31,7 @@ func runOverlap(ctx context.Context, e *env, args []string) error {
 	tasksPath := fs.String("tasks", "", "task file: a JSON array of {\"task\": ..., \"expect\": tool name}; tasks lost or close link their tools")
 	format := fs.String("format", "text", "output format: text, json, or svg (a heat map with the tools in clusters)")
 	top := fs.Int("top", 10, "how many pairs text and json list (0: every pair)")
+	runPath := fs.String("run", "", "a run file of workbench run --out on this listing: its confusion matrix adds each pair's model part")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -70,23 +71,28 @@ func runOverlap(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	ran, err := addRun(m, *runPath)
+	if err != nil {
+		return fail(err)
+	}
 	out := bufio.NewWriterSize(e.stdout, 64<<10)
 	defer out.Flush()
 	switch *format {
 	case "svg":
 		return m.WriteSVG(out)
 	case "json":
-		return writeOverlapJSON(out, m, len(tasks), *top)
+		return writeOverlapJSON(out, m, len(tasks), *top, ran)
 	}
-	writeOverlapText(out, m, len(tasks), *top)
+	writeOverlapText(out, m, len(tasks), *top, ran)
 	return nil
 }
 
 // overlapJSON is workbench overlap --format json: the tools' names and the check report's
 // overlap member.
 type overlapJSON struct {
-	Tools []string `json:"tools"`
-	Tasks int      `json:"tasks"`
+	Tools []string    `json:"tools"`
+	Tasks int         `json:"tasks"`
+	Run   *overlapRun `json:"run,omitempty"`
 	*analysis.OverlapReport
 }
 
@@ -105,23 +111,24 @@ func sharedWords(m *selection.OverlapMap, p selection.Pair) []string {
 	return ws
 }
 
-func writeOverlapJSON(w io.Writer, m *selection.OverlapMap, tasks, top int) error {
-	doc := overlapJSON{Tools: m.Names, Tasks: tasks, OverlapReport: analysis.NewOverlapReport(m, top)}
+func writeOverlapJSON(w io.Writer, m *selection.OverlapMap, tasks, top int, ran *overlapRun) error {
+	doc := overlapJSON{Tools: m.Names, Tasks: tasks, Run: ran, OverlapReport: analysis.NewOverlapReport(m, top)}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
 }
 
-func writeOverlapText(w io.Writer, m *selection.OverlapMap, tasks, top int) {
+func writeOverlapText(w io.Writer, m *selection.OverlapMap, tasks, top int, ran *overlapRun) {
 	ps := listed(m, top)
 	fmt.Fprintf(w, "%d tools, %d tasks: %d competing pairs", len(m.Names), tasks, len(m.Pairs))
 	if len(ps) < len(m.Pairs) {
 		fmt.Fprintf(w, ", the %d strongest (--top 0 lists all)", len(ps))
 	}
 	fmt.Fprintln(w)
+	writeRunNote(w, ran, len(m.Names))
 	for k, p := range ps {
 		fmt.Fprintf(w, "\n%2d. %.2f  %s / %s\n", k+1, p.Strength, printable(m.Names[p.I]), printable(m.Names[p.J]))
-		fmt.Fprintf(w, "    descriptions %.2f (%.2f, %.2f), shared words %.2f, tasks %.2f\n", p.Desc, p.DescI, p.DescJ, p.Shared, p.Tasks)
+		fmt.Fprintf(w, "    descriptions %.2f (%.2f, %.2f), shared words %.2f, tasks %.2f%s\n", p.Desc, p.DescI, p.DescJ, p.Shared, p.Tasks, modelPart(p))
 		if ws := sharedWords(m, p); len(ws) > 0 {
 			fmt.Fprintf(w, "    shared: %s\n", printable(strings.Join(ws, ", ")))
 		}
@@ -142,20 +149,4 @@ func numbers(ns []int) string {
 		parts[k] = fmt.Sprintf("select-%d", n)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// checkOverlapTop is how many pairs check --overlap puts in the report.
-const checkOverlapTop = 20
-
-// checkOverlap is check --overlap's member of the report: the overlap map's strongest pairs
-// (nil when not asked).
-func checkOverlap(ctx context.Context, asked bool, l *listing.Listing, tasks []selection.Task) (*analysis.OverlapReport, error) {
-	if !asked {
-		return nil, nil
-	}
-	m, err := selection.Overlap(ctx, l, tasks)
-	if err != nil {
-		return nil, fmt.Errorf("check --overlap: %w", err)
-	}
-	return analysis.NewOverlapReport(m, checkOverlapTop), nil
 }

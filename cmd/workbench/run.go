@@ -29,7 +29,7 @@ func init() {
 		summary: "run a task file through a model endpoint and score which tools it picks (exit 1 under --min-accuracy, 2 on bad input)",
 		usage: "SOURCE --tasks FILE (--endpoint NAME | --base-url URL --model NAME [--api-key-env NAME] | --replay RECORDING)\n" +
 			"       [--samples K] [--temperature T] [--seed N] [--shuffle] [--concurrency N] [--format text|json]\n" +
-			"       [--out RUNFILE] [--resume RUNFILE] [--compare RUNFILE] [--record FILE] [--min-accuracy X]",
+			"       [--out RUNFILE] [--resume RUNFILE] [--compare RUNFILE] [--record FILE] [--min-accuracy X] [--damage [--max-calls N]]",
 		run: runRun,
 	})
 }
@@ -69,6 +69,8 @@ type runOptions struct {
 	cacheDir, estimate                   string
 	timeout                              time.Duration
 	set                                  map[string]bool
+	damage                               bool
+	maxCalls                             int
 }
 
 func runRun(ctx context.Context, e *env, args []string) error {
@@ -99,6 +101,8 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&o.noCache, "no-cache", false, "send every request even if an identical one was answered before")
 	fs.StringVar(&o.cacheDir, "cache-dir", "", "response cache directory (default: $WORKBENCH_CACHE_DIR, else the user cache dir); off disables it")
 	fs.StringVar(&o.estimate, "estimate-tokenizer", "o200k_base", "tokenizer of the offline prompt-token estimate (o200k_base, cl100k_base, a Hugging Face tokenizer.json as PATH or NAME=PATH, off)")
+	fs.BoolVar(&o.damage, "damage", false, "then remove each expected tool's description in turn, run its tasks again and report how far they fall")
+	fs.IntVar(&o.maxCalls, "max-calls", defaultDamageCalls, "with --damage: the most calls the damage runs send (tools past it are not tested)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -134,6 +138,8 @@ func (o *runOptions) check() error {
 		return usageError{"give --out for a new run file or --resume for an existing one, not both"}
 	case o.timeout < 0:
 		return usageError{"--timeout must be positive"}
+	case o.set["max-calls"] && (!o.damage || o.maxCalls < 1):
+		return usageError{"--max-calls takes a positive number, with --damage"}
 	}
 	ways := 0
 	for _, s := range []string{o.endpoint, o.baseURL, o.replay} {
@@ -201,7 +207,13 @@ func doRun(ctx context.Context, e *env, o runOptions) error {
 			return fmt.Errorf("writing the recording: %w", err)
 		}
 	}
-	return runReport(e, o, res, baseline)
+	var dmg *modelDamageReport
+	if o.damage {
+		if dmg, err = runDamage(ctx, client, l, tasks, res, spec, o.maxCalls); err != nil {
+			return fmt.Errorf("run --damage: %w", err)
+		}
+	}
+	return runReport(e, o, res, baseline, dmg)
 }
 
 // runClient makes the client of the endpoint the flags name (a configured one, --base-url, or
@@ -334,7 +346,7 @@ func stopped(e *env, o runOptions, done, total int, runErr error) error {
 
 // runReport writes the score of a finished run (and its comparison with baseline) in the
 // format asked, and exits 1 when the run measured nothing or is under --min-accuracy.
-func runReport(e *env, o runOptions, res, baseline *runner.Run) error {
+func runReport(e *env, o runOptions, res, baseline *runner.Run, dmg *modelDamageReport) error {
 	score := runner.ScoreRun(res)
 	var cmp *runner.Comparison
 	if baseline != nil {
@@ -351,9 +363,11 @@ func runReport(e *env, o runOptions, res, baseline *runner.Run) error {
 		err = enc.Encode(struct {
 			*runner.Score
 			Comparison *runner.Comparison `json:"comparison,omitempty"`
-		}{score, cmp})
+			Damage     *modelDamageReport `json:"damage,omitempty"`
+		}{score, cmp, dmg})
 	} else {
 		writeRunText(out, score, cmp, o.compare)
+		writeRunDamageText(out, dmg)
 	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr
