@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -51,11 +52,11 @@ func damageTasks(l *listing.Listing, tasks []selection.Task) (tools []int, byToo
 	}
 	byTool = map[int][]int{}
 	for k, t := range tasks {
-		if t.Expect == nil {
-			continue
-		}
-		if i, ok := first[t.Expected()]; ok {
-			byTool[i] = append(byTool[i], k)
+		// A task with several right answers counts for each of them.
+		for _, a := range t.Answers() {
+			if i, ok := first[a]; ok && !slices.Contains(byTool[i], k) {
+				byTool[i] = append(byTool[i], k)
+			}
 		}
 	}
 	for i := range l.Tools {
