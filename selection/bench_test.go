@@ -11,21 +11,7 @@ import (
 // BenchmarkRank ranks the GitHub server's 117 tools for 200 tasks made from their own
 // descriptions (the browser re-ranks like this on every edit).
 func BenchmarkRank(b *testing.B) {
-	src := testutil.ReadShared(b, "listings", "real", "github-mcp-server.json")
-	l, err := listing.Parse(src, listing.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var tasks []Task
-	for i := 0; len(tasks) < 200; i++ {
-		t := l.Tools[i%len(l.Tools)]
-		name := t.Get("name").Str
-		d := t.Get("description").Str
-		if len(d) > 80 {
-			d = d[:80]
-		}
-		tasks = append(tasks, Task{Task: d, Expect: &name})
-	}
+	l, tasks := githubTasks(b)
 	for b.Loop() {
 		Rank(l, tasks, true)
 	}
@@ -92,4 +78,25 @@ func BenchmarkRankAfterRename(b *testing.B) {
 		}
 		mustRank(b, c, edited, tasks)
 	}
+}
+
+// githubTasks is the GitHub server's listing with 200 tasks made from its tools' own
+// descriptions (their first 80 bytes), which the selection benchmarks rank.
+func githubTasks(tb testing.TB) (*listing.Listing, []Task) {
+	tb.Helper()
+	l, err := listing.Parse(testutil.ReadShared(tb, "listings", "real", "github-mcp-server.json"), listing.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var tasks []Task
+	for i := 0; len(tasks) < 200; i++ {
+		t := l.Tools[i%len(l.Tools)]
+		name := t.Get("name").Str
+		d := t.Get("description").Str
+		if len(d) > 80 {
+			d = d[:80]
+		}
+		tasks = append(tasks, Task{Task: d, Expect: &name})
+	}
+	return l, tasks
 }

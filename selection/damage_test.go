@@ -11,26 +11,6 @@ import (
 	"github.com/tool-workbench/workbench/listing"
 )
 
-// damageGitHub is the GitHub listing with the 200 tasks BenchmarkRank uses.
-func damageGitHub(t testing.TB) (*listing.Listing, []Task) {
-	t.Helper()
-	l, err := listing.Parse(testutil.ReadShared(t, "listings", "real", "github-mcp-server.json"), listing.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tasks []Task
-	for i := 0; len(tasks) < 200; i++ {
-		tool := l.Tools[i%len(l.Tools)]
-		name := tool.Get("name").Str
-		d := tool.Get("description").Str
-		if len(d) > 80 {
-			d = d[:80]
-		}
-		tasks = append(tasks, Task{Task: d, Expect: &name})
-	}
-	return l, tasks
-}
-
 // damageEdit sets the value at path (a JSON pointer) of l.
 func damageEdit(t testing.TB, l *listing.Listing, path, v string) *listing.Listing {
 	t.Helper()
@@ -53,7 +33,7 @@ func mustDamage(t testing.TB, dc *DamageCache, l *listing.Listing, tasks []Task)
 // TestDamagedPlaceMatchesRank checks the damage test's shortcut (one tool's words replaced,
 // weights recomputed) against ranking the damaged listing itself: places and shares bit-equal.
 func TestDamagedPlaceMatchesRank(t *testing.T) {
-	l, tasks := damageGitHub(t)
+	l, tasks := githubTasks(t)
 	for _, tool := range []int{0, 3, 40, 116} {
 		d := l.Tools[tool].Get("description").Str
 		for _, desc := range []string{"", GenericDescription, TruncateDescription(d)} {
@@ -88,7 +68,7 @@ func TestDamagedPlaceMatchesRank(t *testing.T) {
 // TestDamageIncrementalMatchesFresh checks that the damage test after each edit equals one
 // computed afresh, and that edits reuse results.
 func TestDamageIncrementalMatchesFresh(t *testing.T) {
-	l, tasks := damageGitHub(t)
+	l, tasks := githubTasks(t)
 	c := NewCache(0)
 	dc := NewDamageCache(c)
 	mustDamage(t, dc, l, tasks)
@@ -128,7 +108,7 @@ func TestDamageIncrementalMatchesFresh(t *testing.T) {
 // TestDamageBaseMatchesVerdicts checks that the intact result counts as won exactly the tasks
 // the ranker judges clear or ambiguous.
 func TestDamageBaseMatchesVerdicts(t *testing.T) {
-	l, tasks := damageGitHub(t)
+	l, tasks := githubTasks(t)
 	won := map[string]int{}
 	for _, v := range Rank(l, tasks, false) {
 		if v.Status == Clear || v.Status == Close {
@@ -238,7 +218,7 @@ func TestDamageSeeds(t *testing.T) {
 	if d := draft["tickets_search"]; d.After[0].MeanShare > d.Base.MeanShare-0.3 {
 		t.Errorf("draft tickets_search: share of the winner %.2f intact, %.2f blanked; want a fall of 0.3 or more", d.Base.MeanShare, d.After[0].MeanShare)
 	}
-	gl, gtasks := damageGitHub(t)
+	gl, gtasks := githubTasks(t)
 	count := map[string]int{}
 	for _, d := range mustDamage(t, NewDamageCache(nil), gl, gtasks) {
 		count[d.CarriedBy]++
@@ -250,7 +230,7 @@ func TestDamageSeeds(t *testing.T) {
 }
 
 func benchDamageTest(b *testing.B, edit bool) {
-	l, tasks := damageGitHub(b)
+	l, tasks := githubTasks(b)
 	c := NewCache(0)
 	dc := NewDamageCache(c)
 	mustDamage(b, dc, l, tasks)
@@ -278,7 +258,7 @@ func BenchmarkDamageGitHubAfterEdit(b *testing.B) { benchDamageTest(b, true) }
 
 // TestDamageStops checks that a done context stops the damage test with its error.
 func TestDamageStops(t *testing.T) {
-	l, tasks := damageGitHub(t)
+	l, tasks := githubTasks(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := NewDamageCache(nil).Test(ctx, l, tasks); !errors.Is(err, context.Canceled) {

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
@@ -144,21 +143,7 @@ func TestOrderBiasSummary(t *testing.T) {
 // BenchmarkOrderBias computes the rotation order bias of the GitHub listing's 200 tasks (the
 // tasks BenchmarkRank ranks).
 func BenchmarkOrderBias(b *testing.B) {
-	src := testutil.ReadShared(b, "listings", "real", "github-mcp-server.json")
-	l, err := listing.Parse(src, listing.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var tasks []Task
-	for i := 0; len(tasks) < 200; i++ {
-		t := l.Tools[i%len(l.Tools)]
-		name := t.Get("name").Str
-		d := t.Get("description").Str
-		if len(d) > 80 {
-			d = d[:80]
-		}
-		tasks = append(tasks, Task{Task: d, Expect: &name})
-	}
+	l, tasks := githubTasks(b)
 	var ob OrderBias
 	for b.Loop() {
 		ob = OrderBiasOf(l, tasks)

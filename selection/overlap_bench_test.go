@@ -30,11 +30,11 @@ func benchOverlap(b *testing.B, l *listing.Listing, tasks []Task, edit bool) {
 }
 
 // BenchmarkOverlapGitHub maps the GitHub listing (117 tools) with 200 tasks, from nothing.
-func BenchmarkOverlapGitHub(b *testing.B) { l, ts := overlapGitHub(b); benchOverlap(b, l, ts, false) }
+func BenchmarkOverlapGitHub(b *testing.B) { l, ts := githubTasks(b); benchOverlap(b, l, ts, false) }
 
 // BenchmarkOverlapGitHubAfterEdit maps it again after a one-description edit.
 func BenchmarkOverlapGitHubAfterEdit(b *testing.B) {
-	l, ts := overlapGitHub(b)
+	l, ts := githubTasks(b)
 	benchOverlap(b, l, ts, true)
 }
 

@@ -13,26 +13,6 @@ import (
 	"github.com/tool-workbench/workbench/listing"
 )
 
-// overlapGitHub is the GitHub listing with the 200 tasks BenchmarkRank uses.
-func overlapGitHub(tb testing.TB) (*listing.Listing, []Task) {
-	tb.Helper()
-	l, err := listing.Parse(testutil.ReadShared(tb, "listings", "real", "github-mcp-server.json"), listing.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var tasks []Task
-	for i := 0; len(tasks) < 200; i++ {
-		t := l.Tools[i%len(l.Tools)]
-		name := t.Get("name").Str
-		d := t.Get("description").Str
-		if len(d) > 80 {
-			d = d[:80]
-		}
-		tasks = append(tasks, Task{Task: d, Expect: &name})
-	}
-	return l, tasks
-}
-
 // overlapGen is the benchmark generator's listing and tasks (../shared/bench/gen.py), or a
 // skip that says what is missing.
 func overlapGen(tb testing.TB, tools, tasks int) (*listing.Listing, []Task) {
@@ -173,7 +153,7 @@ func TestOverlapSeeds(t *testing.T) {
 // TestOverlapIncrementalMatchesFresh checks that the map after edits (description changed,
 // blanked, made to name a neighbour, a tool renamed) equals the map computed afresh.
 func TestOverlapIncrementalMatchesFresh(t *testing.T) {
-	l, tasks := overlapGitHub(t)
+	l, tasks := githubTasks(t)
 	oc := NewOverlapCache(nil)
 	mustMap(t, oc, l, tasks)
 	edits := []func(*listing.Listing) *listing.Listing{
