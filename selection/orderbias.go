@@ -25,20 +25,31 @@ type OrderBias struct {
 	// ambiguous: the expected tool scores the top, tied or not).
 	ExpectedRate  float64 `json:"expectedRate"`
 	ReferenceRate float64 `json:"referenceRate"`
-	// Tasks are the tied tasks, in task file order; a task without a tie keeps its verdict in
-	// every rotation.
+	// Tasks are the tied tasks, in task file order, the first MaxOrderBiasTasks of them (More
+	// counts the rest); a task without a tie keeps its verdict in every rotation.
 	Tasks []TaskOrderBias `json:"tasks"`
+	More  int             `json:"more,omitempty"`
 }
+
+// Bounds on what an order bias lists (every tie is still counted): a listing of thousands of
+// identical tools and tasks would otherwise list every tool under every task.
+const (
+	MaxOrderBiasTasks = 200
+	MaxOrderBiasWins  = 20
+)
 
 // TaskOrderBias is one tied task: which tool wins in how many rotations.
 type TaskOrderBias struct {
 	N        int     `json:"n"` // 1-based position in the task file
 	Task     string  `json:"task"`
 	Expected *string `json:"expected"`
-	Score    float64 `json:"score"` // the tied top score
-	// Wins are the tied tools in listing order, each with the rotations in which it comes
-	// first.
-	Wins []RotationWins `json:"wins"`
+	// Answers are all the right tools of a task with several (Expected is the first).
+	Answers []string `json:"answers,omitempty"`
+	Score   float64  `json:"score"` // the tied top score
+	// TiedTools counts the tools tied at the top; Wins are the first MaxOrderBiasWins of them in
+	// listing order, each with the rotations in which it comes first.
+	TiedTools int            `json:"tiedTools"`
+	Wins      []RotationWins `json:"wins"`
 	// ExpectedWins are the rotations in which an expected tool wins, and PExpected their share.
 	ExpectedWins int     `json:"expectedWins"`
 	PExpected    float64 `json:"pExpected"`
@@ -51,9 +62,6 @@ type RotationWins struct {
 	Name      string `json:"name"`
 	Rotations int    `json:"rotations"`
 }
-
-// expects reports whether choosing the tool named name is right for t: any of its answers.
-func expects(t Task, name string) bool { return t.Accepts(name) }
 
 // OrderBiasOf computes the order bias of every task against the listing's tools.
 func OrderBiasOf(l *listing.Listing, tasks []Task) OrderBias {
@@ -80,12 +88,16 @@ func (r *Ranker) OrderBiases(tasks []Task) OrderBias {
 				refWins++
 			}
 		}
-		if len(tb.Wins) < 2 {
+		if tb.TiedTools < 2 {
 			continue
 		}
 		ob.Tied++
 		if tb.Flips {
 			ob.Flips++
+		}
+		if len(ob.Tasks) == MaxOrderBiasTasks {
+			ob.More++
+			continue
 		}
 		ob.Tasks = append(ob.Tasks, tb)
 	}
@@ -103,7 +115,7 @@ func (r *Ranker) OrderBiases(tasks []Task) OrderBias {
 // same in every rotation: it gets no wins. It also reports whether the reference counts the
 // task right: an expected tool scores the top.
 func (r *Ranker) taskOrderBias(n int, t Task, ws []string, sc *scratch) (TaskOrderBias, bool) {
-	tb := TaskOrderBias{N: n, Task: t.Task, Expected: t.Expect}
+	tb := TaskOrderBias{N: n, Task: t.Task, Expected: t.Expect, Answers: t.AnyOf}
 	r.scoresInto(ws, sc)
 	defer sc.reset()
 	var tied []int
@@ -122,14 +134,18 @@ func (r *Ranker) taskOrderBias(n int, t Task, ws []string, sc *scratch) (TaskOrd
 	slices.Sort(tied)
 	tb.Score = top
 	nt, m := len(r.names), len(tied)
-	tb.Wins = make([]RotationWins, m)
+	tb.TiedTools = m
+	tb.Wins = make([]RotationWins, 0, min(m, MaxOrderBiasWins))
+	accepts := nameSet(t.Answers())
 	for k, p := range tied {
 		prev := tied[(k+m-1)%m]
 		if k == 0 {
 			prev -= nt
 		}
-		tb.Wins[k] = RotationWins{Tool: p, Name: r.names[p], Rotations: p - prev}
-		if expects(t, r.names[p]) {
+		if k < MaxOrderBiasWins {
+			tb.Wins = append(tb.Wins, RotationWins{Tool: p, Name: r.names[p], Rotations: p - prev})
+		}
+		if accepts(r.names[p]) {
 			tb.ExpectedWins += p - prev
 		}
 	}

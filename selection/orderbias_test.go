@@ -1,8 +1,10 @@
 package selection
 
 import (
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tool-workbench/workbench/listing"
@@ -78,7 +80,7 @@ func TestOrderBiasMatchesEveryRotation(t *testing.T) {
 					}
 					j := slices.Index(s, top) // the first listed of the top scores
 					want[(k+j)%n]++
-					if expects(task, l.Tools[(k+j)%n].Get("name").Str) {
+					if task.Accepts(l.Tools[(k+j)%n].Get("name").Str) {
 						expWins++
 					}
 				}
@@ -170,5 +172,30 @@ func TestOrderBiasAnswers(t *testing.T) {
 		if ob.ExpectedRate != tc.expect || ob.Flips != tc.flips {
 			t.Errorf("expect %v: expected rate %v, flips %d; want %v and %d", tc.task.Answers(), ob.ExpectedRate, ob.Flips, tc.expect, tc.flips)
 		}
+	}
+}
+
+// TestOrderBiasBounded: identical tools and tasks tie everything with everything; the report
+// still counts every tie but lists at most MaxOrderBiasTasks tasks of MaxOrderBiasWins tools.
+func TestOrderBiasBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 50 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"name":"t%d","description":"list the open tickets"}`, i)
+	}
+	b.WriteString("]")
+	tasks := make([]Task, MaxOrderBiasTasks+100)
+	for i := range tasks {
+		tasks[i] = Task{Task: "list open tickets"}
+	}
+	ob := OrderBiasOf(parse(t, b.String()), tasks)
+	if ob.Tied != len(tasks) || len(ob.Tasks) != MaxOrderBiasTasks || ob.More != 100 {
+		t.Fatalf("tied %d, listed %d, more %d; want %d, %d, 100", ob.Tied, len(ob.Tasks), ob.More, len(tasks), MaxOrderBiasTasks)
+	}
+	if tb := ob.Tasks[0]; tb.TiedTools != 50 || len(tb.Wins) != MaxOrderBiasWins {
+		t.Errorf("a task lists %d of %d tied tools; want %d of 50", len(tb.Wins), tb.TiedTools, MaxOrderBiasWins)
 	}
 }

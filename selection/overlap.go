@@ -143,13 +143,18 @@ func (oc *OverlapCache) Map(ctx context.Context, l *listing.Listing, vs []Verdic
 	return r.buildMap(next, vs, named), nil
 }
 
-// mentions returns, for each tool, the tools its description names (a name standing as a word
-// of its own: between characters that cannot be part of a name).
+// mentions returns, for each tool, the first maxMentions tools its description names (a name
+// standing as a word of its own: between characters that cannot be part of a name). The bound
+// keeps a description that lists every tool of a big listing from making each row's words cost
+// the number of tools: real descriptions name a few neighbours.
 func mentions(l *listing.Listing, r *Ranker) [][]int {
 	out := make([][]int, len(l.Tools))
 	for i, t := range l.Tools {
 		d := text(t.Get("description"))
 		for _, tok := range strings.FieldsFunc(d, func(c rune) bool { return !isNameRune(c) }) {
+			if len(out[i]) == maxMentions {
+				break
+			}
 			tok = strings.TrimRight(tok, ".-")
 			if j, ok := r.firstNamed[tok]; ok && j != i && !slices.Contains(out[i], j) {
 				out[i] = append(out[i], j)
@@ -158,6 +163,9 @@ func mentions(l *listing.Listing, r *Ranker) [][]int {
 	}
 	return out
 }
+
+// maxMentions bounds the neighbours a description is read to name.
+const maxMentions = 64
 
 // isNameRune reports whether c may be part of a tool name (the specification's A-Z a-z 0-9 _ - .).
 func isNameRune(c rune) bool {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tool-workbench/workbench/internal/testutil"
@@ -265,5 +266,22 @@ func TestSeriate(t *testing.T) {
 				t.Errorf("seriate %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestMentionsBounded: a description that names every tool of the listing is read for its first
+// maxMentions names only, so that each row's words do not cost the number of tools.
+func TestMentionsBounded(t *testing.T) {
+	var b, hub strings.Builder
+	b.WriteString("[")
+	for i := range 100 {
+		fmt.Fprintf(&b, `{"name":"tool_%d","description":"does thing %d"},`, i, i)
+		fmt.Fprintf(&hub, "tool_%d ", i)
+	}
+	fmt.Fprintf(&b, `{"name":"hub","description":%q}]`, hub.String())
+	l := parse(t, b.String())
+	m := mentions(l, NewRanker(l.Tools))
+	if got := len(m[100]); got != maxMentions {
+		t.Errorf("the hub names %d tools as read; want %d", got, maxMentions)
 	}
 }

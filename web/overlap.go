@@ -83,8 +83,10 @@ func overlapModel(ws Workspace, m *selection.OverlapMap) views.Overlap {
 		for _, w := range m.SharedWords(p.I, p.J, 5) {
 			ws = append(ws, w.Word)
 		}
-		o.Pairs = append(o.Pairs, views.OverlapPairRow{I: p.I, J: p.J, A: m.Names[p.I], B: m.Names[p.J],
-			Strength: fmt.Sprintf("%.2f", p.Strength), Shared: strings.Join(ws, ", "), Lost: len(p.Lost), Advice: m.Advice(p)})
+		// Names come from the listing: clipped as the axis labels are, so a huge name is not sent
+		// several times over.
+		o.Pairs = append(o.Pairs, views.OverlapPairRow{I: p.I, J: p.J, A: clipRunes(m.Names[p.I], 64), B: clipRunes(m.Names[p.J], 64),
+			Strength: fmt.Sprintf("%.2f", p.Strength), Shared: strings.Join(ws, ", "), Lost: len(p.Lost), Advice: clipRunes(m.Advice(p), 600)})
 	}
 	return o
 }

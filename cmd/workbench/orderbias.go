@@ -65,11 +65,17 @@ func writeCheckOrderBias(out *bufio.Writer, o checkOptions, r *analysis.Report) 
 	for _, tb := range ob.Tasks {
 		wins := make([]string, len(tb.Wins))
 		for i, w := range tb.Wins {
-			wins[i] = fmt.Sprintf("%s %d", strconv.Quote(w.Name), w.Rotations)
+			wins[i] = fmt.Sprintf("%s %d", strconv.Quote(shorten(w.Name, 60)), w.Rotations)
+		}
+		if more := tb.TiedTools - len(tb.Wins); more > 0 {
+			wins = append(wins, fmt.Sprintf("and %d more tied tools", more))
 		}
 		exp := "no tool"
-		if tb.Expected != nil {
-			exp = strconv.Quote(*tb.Expected)
+		switch {
+		case len(tb.Answers) > 0:
+			exp = "any of " + quotedList(tb.Answers, 5)
+		case tb.Expected != nil:
+			exp = strconv.Quote(shorten(*tb.Expected, 60))
 		}
 		flips := ""
 		if tb.Flips {
@@ -78,4 +84,19 @@ func writeCheckOrderBias(out *bufio.Writer, o checkOptions, r *analysis.Report) 
 		fmt.Fprintf(out, "INFO order bias select-%d: %s expects %s, right in %d of %d rotations; rotations won: %s%s\n",
 			tb.N, strconv.Quote(shorten(tb.Task, 60)), exp, tb.ExpectedWins, ob.Rotations, strings.Join(wins, ", "), flips)
 	}
+	if ob.More > 0 {
+		fmt.Fprintf(out, "INFO order bias: %d more tied tasks are counted above but not listed\n", ob.More)
+	}
+}
+
+// quotedList quotes the first n names, and says how many more there are.
+func quotedList(names []string, n int) string {
+	out := make([]string, 0, min(len(names), n)+1)
+	for _, s := range names[:min(len(names), n)] {
+		out = append(out, strconv.Quote(shorten(s, 60)))
+	}
+	if len(names) > n {
+		out = append(out, fmt.Sprintf("and %d more", len(names)-n))
+	}
+	return strings.Join(out, ", ")
 }

@@ -28,7 +28,7 @@ var overlapFormats = []string{"text", "json", "svg"}
 
 func runOverlap(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(commands["overlap"], e.stderr)
-	tasksPath := fs.String("tasks", "", "task file: a JSON array of {\"task\": ..., \"expect\": tool name}; tasks lost or close link their tools")
+	tasksPath := fs.String("tasks", "", "task file: a JSON array of {\"task\": ..., \"expect\": a tool name or a list of them}; tasks lost or close link their tools")
 	format := fs.String("format", "text", "output format: text, json, or svg (a heat map with the tools in clusters)")
 	top := fs.Int("top", 10, "how many pairs text and json list (0: every pair)")
 	runPath := fs.String("run", "", "a run file of workbench run --out on this listing: its confusion matrix adds each pair's model part")

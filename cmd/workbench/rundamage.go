@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -54,7 +53,7 @@ func damageTasks(l *listing.Listing, tasks []selection.Task) (tools []int, byToo
 	for k, t := range tasks {
 		// A task with several right answers counts for each of them.
 		for _, a := range t.Answers() {
-			if i, ok := first[a]; ok && !slices.Contains(byTool[i], k) {
+			if i, ok := first[a]; ok {
 				byTool[i] = append(byTool[i], k)
 			}
 		}
