@@ -89,3 +89,12 @@ const (
 
 // OverlapGeometry gives the server the map's sizes: px per cell and px for the names.
 func OverlapGeometry() (cell, label int) { return overlapCell, overlapLabelW }
+
+// kindLabel is the heading of the k-th damage column (a card's label on a narrow pane): one of
+// the engine's damage kinds, never text from the listing.
+func kindLabel(kinds []string, k int) string {
+	if k < len(kinds) {
+		return kinds[k]
+	}
+	return ""
+}

@@ -335,7 +335,7 @@ func WorkspacePage(w Workspace) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "</div><div id=\"tp-overlap\" class=\"panel\" role=\"tabpanel\" aria-label=\"Overlap\" data-show=\"$panel == 'overlap'\" style=\"display:none\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "</div><div id=\"tp-overlap\" class=\"panel\" role=\"tabpanel\" aria-label=\"Map\" data-show=\"$panel == 'overlap'\" style=\"display:none\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

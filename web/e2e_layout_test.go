@@ -267,11 +267,11 @@ func checkTabRow(t *testing.T, ctx context.Context) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Tabs != 6 || got.Owned != 6 || got.Active != "Cost" || got.Panel != "Cost" {
-		t.Errorf("after → on Findings: %+v; want 6 tabs in the tablist, Cost focused and shown", got)
+	if got.Tabs != 7 || got.Owned != 7 || got.Active != "Cost" || got.Panel != "Cost" {
+		t.Errorf("after → on Findings: %+v; want 7 tabs in the tablist, Cost focused and shown", got)
 	}
 	steps := []struct{ key, name, want string }{
-		{kb.End, "End", "Runs"},
+		{kb.End, "End", "Map"},
 		{kb.ArrowRight, "→ on the last tab (the row wraps around)", "Findings"},
 	}
 	for _, st := range steps {
