@@ -1,6 +1,9 @@
 // Package selection answers which tool a task would pick: task files, the reference checker's
 // word-overlap ranker (a stand-in for a model that has only the words of the definitions to go
-// on), and the verdicts and statistics built on them.
+// on), and the verdicts and statistics built on them; and what is read off the same scoring: the
+// overlap map of competing tools (overlap*.go), the description damage test (damage.go) and the
+// verdicts under every rotation of the tool order (orderbias.go). A task may accept several
+// tools and reject others (answers.go).
 package selection
 
 import (
