@@ -130,8 +130,12 @@ func (s *Service) claim(ctx context.Context, rec store.Run) (store.Run, error) {
 // one microsecond only: enough that the owner's next write, which swaps against the Updated it
 // wrote itself, fails and makes it read the request, while the lease of a run whose process
 // may be gone is not extended. If the owner wrote the run between the read and the swap, the
-// run is read again and the request made once more. It returns the record stored, or a zero
-// one when a cancel was asked already.
+// run is read again and the request made again, up to cancelAttempts times: a busy owner that
+// saves often (or a slow store) can win the race more than once. It returns the record stored,
+// or a zero one when a cancel was asked already.
+// cancelAttempts bounds askCancel's retries; each costs one read and one swap.
+const cancelAttempts = 8
+
 func (s *Service) askCancel(ctx context.Context, ws, id string) (store.Run, error) {
 	for attempt := 0; ; attempt++ {
 		rec, err := s.store.Run(ctx, ws, id)
@@ -154,11 +158,11 @@ func (s *Service) askCancel(ctx context.Context, ws, id string) (store.Run, erro
 		switch {
 		case err == nil:
 			return out, nil
-		case errors.Is(err, store.ErrConflict) && attempt == 0:
+		case errors.Is(err, store.ErrConflict) && attempt+1 < cancelAttempts:
 			continue // its server saved it meanwhile: ask again over that save
 		case errors.Is(err, store.ErrConflict):
 			s.notify(ws, "", Stale)
-			return rec, conflict("The run's server saved it twice while the cancel was being recorded, so the cancel was not recorded; the run is still going. Click Cancel again.")
+			return rec, conflict("The run's server kept saving it while the cancel was being recorded, so the cancel was not recorded; the run is still going. Click Cancel again.")
 		case errors.Is(err, store.ErrNotFound):
 			return rec, errNoSuchRun
 		}

@@ -283,7 +283,7 @@ func FetchFields(prefix string, f FetchForm) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<details class=\"fetch-more\"><summary>Extra headers</summary> <label for=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<details data-preserve-attr=\"open\" class=\"fetch-more\"><summary>Extra headers</summary> <label for=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1087,7 +1087,7 @@ func ChangeSetView(c ChangeSet, key string) templ.Component {
 				}
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 102, "<details class=\"hashes\"><summary>Tool hashes (")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 102, "<details data-preserve-attr=\"open\" class=\"hashes\"><summary>Tool hashes (")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

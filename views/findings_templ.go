@@ -584,7 +584,7 @@ func findingMessage(m string, p MessageParts) templ.Component {
 			}
 		}
 		if len(p.Items) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "<details class=\"msg-more\"><summary><span class=\"msg-head\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "<details data-preserve-attr=\"open\" class=\"msg-more\"><summary><span class=\"msg-head\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -670,7 +670,7 @@ func findingMessage(m string, p MessageParts) templ.Component {
 				}
 			}
 		} else if p.Rest != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 59, "<details class=\"msg-more\"><summary><span class=\"msg-head\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 59, "<details data-preserve-attr=\"open\" class=\"msg-more\"><summary><span class=\"msg-head\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -36,7 +36,7 @@ func TaskImportButtons(total int) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<details class=\"task-import-ask\"><summary class=\"button small\" data-testid=\"task-import-submit\">Import…</summary><div class=\"task-import-confirm\" role=\"group\" aria-label=\"Replace or append the tasks\" data-testid=\"task-import-confirm\"><p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<details data-preserve-attr=\"open\" class=\"task-import-ask\"><summary class=\"button small\" data-testid=\"task-import-submit\">Import…</summary><div class=\"task-import-confirm\" role=\"group\" aria-label=\"Replace or append the tasks\" data-testid=\"task-import-confirm\"><p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -54,7 +54,7 @@ func VerdictLegend() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<details class=\"verdict-legend\" data-testid=\"verdict-legend\"><summary>What the verdicts mean</summary><dl>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<details data-preserve-attr=\"open\" class=\"verdict-legend\" data-testid=\"verdict-legend\"><summary>What the verdicts mean</summary><dl>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
