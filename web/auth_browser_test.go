@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -25,23 +26,7 @@ func TestBrowserShareViewLink(t *testing.T) {
 		t.Fatalf("sign in: %v", err)
 	}
 	pasteListing(t, ctx, base, authListing)
-	// Open the menu until its panel shows, as a person would: a few times at most. (A run in CI
-	// once waited 90 s on a panel that never came; the menu now also loads when Datastar starts
-	// after it was opened, and keeps its open state across live patches.)
-	var opened bool
-	for try := 0; try < 4 && !opened; try++ {
-		err = chromedp.Do(ctx,
-			chromedp.Evaluate[chromedp.Void](`document.getElementById('share-menu').open = false`),
-			chromedp.Click(chromedp.CSS("#share-menu summary")),
-		)
-		if err != nil {
-			t.Fatalf("open the share menu: %v", err)
-		}
-		// A hang guard, not a timing.
-		_, werr := chromedp.Run(ctx, chromedp.Poll[bool](`!!document.querySelector('[data-testid=share-new-view]')?.offsetParent`,
-			chromedp.WithPollingTimeout(10*time.Second)))
-		opened = werr == nil
-	}
+	openShareMenu(t, ctx)
 	err = chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS("[data-testid=share-new-view]")),
 		chromedp.Poll[chromedp.Void](`(document.getElementById('share-url')?.value || '').includes('/s/')`, chromedp.WithPollingTimeout(10*time.Second)),
@@ -122,5 +107,26 @@ func TestBrowserShareViewLink(t *testing.T) {
 	body, err := chromedp.Run(guest, chromedp.Text(chromedp.CSS("body")))
 	if err != nil || !strings.Contains(body, "revoked") {
 		t.Errorf("after revoking, the guest sees %q (%v)", body, err)
+	}
+}
+
+// openShareMenu opens the header's Share menu until its panel shows, as a person would: a few
+// times at most. (A run in CI once waited 90 s on a panel that never came; the menu now also
+// loads when Datastar starts after it was opened, and keeps its open state across live patches.)
+func openShareMenu(t *testing.T, ctx context.Context) {
+	t.Helper()
+	var opened bool
+	for try := 0; try < 4 && !opened; try++ {
+		err := chromedp.Do(ctx,
+			chromedp.Evaluate[chromedp.Void](`document.getElementById('share-menu').open = false`),
+			chromedp.Click(chromedp.CSS("#share-menu summary")),
+		)
+		if err != nil {
+			t.Fatalf("open the share menu: %v", err)
+		}
+		// A hang guard, not a timing.
+		_, werr := chromedp.Run(ctx, chromedp.Poll[bool](`!!document.querySelector('[data-testid=share-new-view]')?.offsetParent`,
+			chromedp.WithPollingTimeout(10*time.Second)))
+		opened = werr == nil
 	}
 }
