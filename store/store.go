@@ -1,8 +1,8 @@
 // Package store keeps workspaces so that they outlast the process: a listing's baseline and every
-// revision since, the edits that made each one, task files, model runs, share links and sessions.
+// revision since, the edits that made each one, task files, model runs, review comments and sign-offs, share links and sessions.
 //
 // This package holds the record types, the Store interface and the roles it is made of
-// (Workspaces, History, Tasks, Runs, Access, Events), the coalescing rule and the error
+// (Workspaces, History, Tasks, Runs, Access, Events, Reviews), the coalescing rule and the error
 // kinds. The implementations are store/sqlite (the embedded default) and store/postgres (for teams
 // running several replicas); store/storetest is the conformance suite both pass. Only cmd/workbench
 // picks one.
@@ -52,6 +52,7 @@ type Store interface {
 	Runs
 	Access
 	Events
+	Reviews
 
 	// Close releases the database.
 	Close() error
@@ -523,6 +524,7 @@ const (
 	EventDeleted  EventKind = "deleted"  // the workspace was deleted
 	EventResync   EventKind = "resync"   // events may have been lost: reload
 	EventPresence EventKind = "presence" // someone arrived, moved or left (Announce); not stored
+	EventReview   EventKind = "review"   // a comment, a resolution or a sign-off was stored
 )
 
 // Event tells subscribers that a workspace changed. It carries no content (PostgreSQL

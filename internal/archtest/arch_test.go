@@ -32,7 +32,7 @@ var layers = map[string]int{
 	"selection/runner": 3, "selection/fake": 3, "selection/taskformat": 3, "store/sqlite": 3, "store/postgres": 3,
 	"store/storetest": 3, "analysis": 3,
 
-	"workspace": 4, "runs": 4,
+	"workspace": 4, "runs": 4, "review": 4,
 
 	"api": 5, "web": 5,
 
