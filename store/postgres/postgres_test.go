@@ -274,6 +274,19 @@ func TestListenerReconnects(t *testing.T) {
 	}
 }
 
+// TestReviewsAcrossReplicas: a review written on one replica is read, and heard of, on another.
+func TestReviewsAcrossReplicas(t *testing.T) {
+	w := open(t)
+	defer w.Close()
+	var r store.Store
+	defer func() {
+		if r != nil {
+			r.Close()
+		}
+	}()
+	storetest.ReviewsAcross(t, w, func() store.Store { r = open(t); return r }, true)
+}
+
 // TestRoundTrip reads revisions back through a second store on the database, which has no cache.
 func TestRoundTrip(t *testing.T) {
 	w, r := open(t), open(t)

@@ -95,6 +95,32 @@ func TestReopenKeepsEverything(t *testing.T) {
 	}
 }
 
+// TestReviewsSurviveRestart: a review written before the database is closed reads back the
+// same after it is opened again.
+func TestReviewsSurviveRestart(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "w.db")
+	w, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r store.Store
+	defer func() {
+		if r != nil {
+			r.Close()
+		}
+	}()
+	storetest.ReviewsAcross(t, w, func() store.Store {
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if r, err = Open(ctx, path); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}, false)
+}
+
 func TestNewerSchemaRefused(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "w.db")

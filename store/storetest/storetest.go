@@ -3,7 +3,7 @@
 // benchmarks. Tests only create workspaces of their own, so one database can serve them all.
 //
 // The tests are filed by the role of store.Store they exercise: workspaces.go, history.go,
-// shapes.go (positions), undo.go, tasks.go, runs.go, access.go and events.go (with the
+// shapes.go (positions), undo.go, tasks.go, runs.go, access.go, review.go and events.go (with the
 // concurrency test); bench.go holds the benchmarks, and pruning.go, roundtrip.go and
 // upgrade.go the checks that need the implementation's database.
 package storetest
@@ -57,6 +57,7 @@ func Run(t *testing.T, open Opener) {
 		{"ShareLinks", testShareLinks},
 		{"Sessions", testSessions},
 		{"Fork", testFork},
+		{"Reviews", testReviews},
 		{"Subscribe", testSubscribe},
 		{"ConcurrentEdits", testConcurrentEdits},
 	}
