@@ -40,7 +40,6 @@ import (
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/internal/lru"
-	"github.com/tool-workbench/workbench/review"
 	"github.com/tool-workbench/workbench/static"
 	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/views"
@@ -77,8 +76,6 @@ type Config struct {
 	// APIErrors, when set, answers errors of requests under /api/ (the API's one error shape)
 	// instead of the HTML error page.
 	APIErrors echo.HTTPErrorHandler
-	// Review answers the workspaces' reviews (comments, sign-offs, the gate); nil: no review.
-	Review *review.Service
 	// Auth says who may do what (auth.go); the zero value is local mode. Its Store defaults to
 	// Store when that keeps sessions and share links.
 	Auth AuthConfig
