@@ -67,8 +67,8 @@ type Options struct {
 	// Tokenizers are the tokenizers a request may name (its "tokenizer" member): nil offers
 	// the built-in encodings. A request names one, never a file.
 	Tokenizers *cost.Tokenizers
-	// Review answers the workspaces' reviews (GET /workspaces/{id}/review); nil makes that
-	// endpoint answer 404 (not_found), as the workspace endpoints do without Workspaces.
+	// Review answers the workspaces' reviews (/workspaces/{id}/review…); nil makes those
+	// endpoints answer 404 (not_found), as the workspace endpoints do without Workspaces.
 	Review *review.Service
 }
 
@@ -138,6 +138,8 @@ func (a *API) routes() []route {
 		{http.MethodGet, "/workspaces/:id/tasks", "getWorkspaceTasks", a.getTasks},
 		{http.MethodPut, "/workspaces/:id/tasks", "putWorkspaceTasks", a.putTasks},
 		{http.MethodGet, "/workspaces/:id/review", "getWorkspaceReview", a.getReview},
+		{http.MethodPost, "/workspaces/:id/review/signoffs", "signOffWorkspace", a.postSignoff},
+		{http.MethodPost, "/workspaces/:id/review/comments", "commentWorkspace", a.postComment},
 	}
 }
 

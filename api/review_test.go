@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -173,5 +174,76 @@ func TestReviewAccess(t *testing.T) {
 	rec = call(plain, http.MethodGet, path, "")
 	if got := apiError(t, rec); got.Code != CodeNotFound || !strings.Contains(got.Message, "keeps no reviews") {
 		t.Errorf("no review service: %s %s", got.Code, got.Message)
+	}
+}
+
+// TestReviewWrites signs off and comments through the API: the author is the Access hook's
+// identity and no member can name another; a view capability cannot write; mistakes answer
+// what would work.
+func TestReviewWrites(t *testing.T) {
+	canEdit := true
+	e, _, _, ws := reviewRouter(t, Options{Access: func(_ *http.Request, _ string, write bool) (string, error) {
+		if write && !canEdit {
+			return "", &Error{Code: CodeForbidden, Message: "a view link cannot change the workspace"}
+		}
+		return "release-bot", nil
+	}}, nil)
+	base := Prefix + "/workspaces/" + ws + "/review"
+	post := func(path, b string, want int) *httptest.ResponseRecorder {
+		t.Helper()
+		checkRequest(t, http.MethodPost, path, b)
+		rec := call(e, http.MethodPost, path, b)
+		if rec.Code != want {
+			t.Fatalf("POST %s %s: %d, want %d: %s", path, b, rec.Code, want, rec.Body)
+		}
+		checkResponse(t, http.MethodPost, path, rec)
+		return rec
+	}
+	var so store.Signoff
+	json.Unmarshal(post(base+"/signoffs", `{"verdict": "approved", "message": "bot: clean"}`, http.StatusCreated).Body.Bytes(), &so)
+	if so.Author != "release-bot" || so.Verdict != store.Approved || so.Revision != 0 || !strings.HasPrefix(so.Hash, "sha256:") {
+		t.Errorf("sign-off: %+v", so)
+	}
+	var first store.Comment
+	json.Unmarshal(post(base+"/comments", `{"tool": "get_book", "index": 1, "field": "/description", "body": "clearer?"}`, http.StatusCreated).Body.Bytes(), &first)
+	if first.Author != "release-bot" || first.Anchor.Tool != "get_book" || first.Anchor.Field != "/description" {
+		t.Errorf("thread: %+v", first)
+	}
+	var reply store.Comment
+	json.Unmarshal(post(base+"/comments", body("thread", quote(first.ID), "body", `"yes"`), http.StatusCreated).Body.Bytes(), &reply)
+	if reply.Thread != first.ID || reply.Author != "release-bot" {
+		t.Errorf("reply: %+v", reply)
+	}
+	if r := getGate(t, e, ws, ""); r.Status.Passed || r.Status.Approvals != 1 || r.Status.OpenThreads != 1 || len(r.Threads[0].Replies) != 1 {
+		t.Errorf("after the writes: %+v", r)
+	}
+
+	for _, tc := range []struct {
+		name, path, body string
+		code             Code
+		inMessage        string
+	}{
+		{"author named", base + "/signoffs", `{"verdict": "approved", "author": "Ana"}`, CodeUnknownField, "author"},
+		{"no verdict", base + "/signoffs", `{"message": "x"}`, CodeMissingField, "verdict"},
+		{"bad verdict", base + "/signoffs", `{"verdict": "lgtm"}`, CodeInvalidField, "unknown verdict"},
+		{"no body", base + "/comments", `{"tool": "get_book", "index": 1}`, CodeMissingField, "body"},
+		{"no tool", base + "/comments", `{"body": "x"}`, CodeMissingField, "tool"},
+		{"reply with a tool", base + "/comments", body("thread", quote(first.ID), "tool", `"get_book"`, "body", `"x"`), CodeInvalidField, "does not go with"},
+		{"negative index", base + "/comments", `{"tool": "get_book", "index": -1, "body": "x"}`, CodeInvalidField, "at least 0"},
+		{"author id named", base + "/comments", `{"tool": "get_book", "index": 1, "body": "x", "authorId": "a1"}`, CodeUnknownField, "authorId"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := call(e, http.MethodPost, tc.path, tc.body)
+			got := apiError(t, rec)
+			if got.Code != tc.code || !strings.Contains(got.Message, tc.inMessage) {
+				t.Errorf("%s: %s %q, want %s with %q", tc.body, got.Code, got.Message, tc.code, tc.inMessage)
+			}
+			checkResponse(t, http.MethodPost, tc.path, rec)
+		})
+	}
+	canEdit = false
+	rec := call(e, http.MethodPost, base+"/signoffs", `{"verdict": "approved"}`)
+	if got := apiError(t, rec); got.Code != CodeForbidden {
+		t.Errorf("a view capability signed off: %s %s", got.Code, got.Message)
 	}
 }
