@@ -12,10 +12,6 @@ import (
 	"github.com/tool-workbench/workbench/store"
 )
 
-// maxRequire bounds ?require=: more approvals than people who could ever sign off (a workspace
-// keeps at most store.MaxSignoffs sign-offs) is a mistake, not a policy.
-const maxRequire = store.MaxSignoffs
-
 // reviewResponse answers GET /workspaces/{id}/review: the release gate and the threads it
 // counted, so that a CI job can say why it failed without a second request.
 type reviewResponse struct {
@@ -86,9 +82,9 @@ func requireParam(c echo.Context) (int, error) {
 		return 0, &Error{Code: CodeInvalidField, Field: "require", Message: fmt.Sprintf("require is given %d times", len(vs)), Hint: hint}
 	}
 	n, err := strconv.Atoi(vs[0])
-	if err != nil || n < 1 || n > maxRequire {
+	if err != nil || n < 1 || n > review.MaxRequire {
 		return 0, &Error{Code: CodeInvalidField, Field: "require",
-			Message: fmt.Sprintf("require=%s is not a whole number from 1 to %d", strconv.Quote(vs[0]), maxRequire), Hint: hint}
+			Message: fmt.Sprintf("require=%s is not a whole number from 1 to %d", strconv.Quote(vs[0]), review.MaxRequire), Hint: hint}
 	}
 	return n, nil
 }

@@ -127,7 +127,7 @@ func TestReviewErrors(t *testing.T) {
 		{"require zero", base + "/review?require=0", CodeInvalidField, "require=\"0\" is not a whole number from 1"},
 		{"require word", base + "/review?require=two", CodeInvalidField, "require=\"two\""},
 		{"require twice", base + "/review?require=1&require=2", CodeInvalidField, "given 2 times"},
-		{"require huge", base + "/review?require=99999999999999999999", CodeInvalidField, "from 1 to 2000"},
+		{"require huge", base + "/review?require=101", CodeInvalidField, "from 1 to 100"},
 		{"no such workspace", Prefix + "/workspaces/0123456789abcdef0123456789abcdef/review", CodeNotFound, "no workspace"},
 		{"malformed id", Prefix + "/workspaces/..%2f/review", CodeNotFound, "no such workspace"},
 		{"revision negative", base + "/listing?revision=-1", CodeInvalidField, "from 0 to"},

@@ -33,7 +33,7 @@ func (a *API) postSignoff(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	req, err := a.read(c, "verdict", "message")
+	req, err := a.read(c, "verdict", "message", "hash")
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,12 @@ func (a *API) postSignoff(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	so, err := a.opts.Review.SignOff(c.Request().Context(), id, store.Verdict(verdict), msg, who)
+	// hash is the listing the bot checked (GET …/review's status.hash): an edit since is a conflict.
+	hash, err := req.str("hash", "")
+	if err != nil {
+		return err
+	}
+	so, err := a.opts.Review.SignOffAt(c.Request().Context(), id, store.Verdict(verdict), msg, who, hash)
 	if err != nil {
 		return fmt.Errorf("sign off: %w", err)
 	}
@@ -64,7 +69,7 @@ func (a *API) postComment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	req, err := a.read(c, "thread", "tool", "index", "field", "finding", "body")
+	req, err := a.read(c, "thread", "tool", "index", "field", "finding", "text", "body")
 	if err != nil {
 		return err
 	}
@@ -82,7 +87,7 @@ func (a *API) postComment(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	if thread != "" {
-		for _, k := range []string{"tool", "index", "field", "finding"} {
+		for _, k := range []string{"tool", "index", "field", "finding", "text"} {
 			if v := req.get(k); v != nil {
 				return req.invalid(k, v, fmt.Sprintf(`leave out %q: a reply is anchored where its thread is`, k), "%q does not go with \"thread\"", k)
 			}
@@ -108,6 +113,9 @@ func (a *API) postComment(c echo.Context) error {
 		return err
 	}
 	if t.Finding, err = req.str("finding", ""); err != nil {
+		return err
+	}
+	if t.Text, err = req.str("text", ""); err != nil {
 		return err
 	}
 	cm, err := a.opts.Review.Comment(ctx, id, t, body, who)

@@ -67,8 +67,8 @@ func runReview(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 2 || pos[0] != "status" {
 		return usageError{usage}
 	}
-	if *require < 1 || *require > store.MaxSignoffs {
-		return usageError{fmt.Sprintf("--require %d: give how many people must approve, from 1 to %d", *require, store.MaxSignoffs)}
+	if *require < 1 || *require > review.MaxRequire {
+		return usageError{fmt.Sprintf("--require %d: give how many people must approve, from 1 to %d", *require, review.MaxRequire)}
 	}
 	if *format != "text" && *format != "json" {
 		return usageError{fmt.Sprintf("--format %q: use text or json", *format)}
@@ -341,12 +341,22 @@ func reviewText(a reviewAnswer) string {
 		} else if t.Outdated {
 			extra = " (outdated)"
 		}
-		fmt.Fprintf(&b, "  %s%s — %s: “%s” (%d repl(ies))\n", line(t.Label, 100), extra, line(t.First.Author, 60), line(t.First.Body, 80), len(t.Replies))
+		fmt.Fprintf(&b, "  %s%s — %s: “%s” (%s)\n", line(t.Label, 100), extra, line(t.First.Author, 60), line(t.First.Body, 80), replies(len(t.Replies)))
 	}
 	if s.Approved >= 0 && s.Approved != s.Revision {
 		fmt.Fprintf(&b, "Newest approved revision: %d (workbench fetch --compare approved:… compares with it)\n", s.Approved)
 	}
 	return b.String()
+}
+
+func replies(n int) string {
+	switch n {
+	case 0:
+		return "no replies"
+	case 1:
+		return "1 reply"
+	}
+	return strconv.Itoa(n) + " replies"
 }
 
 // shortHash is a content hash as people read it: sha256: and 12 hex digits.

@@ -111,7 +111,7 @@ func TestReviewStatusLocal(t *testing.T) {
 	status("approved.txt", 0)
 	status("require2.txt", 1, "--require", "2")
 	th, err := f.svc.Comment(ctx, f.ws, review.Target{Index: 0, Tool: "search_books", Field: "/inputSchema/properties/q"},
-		"Say which\nfields | `match` \x1b[31mred", review.Author{Name: "Bo\x07", ID: "b1"})
+		"Say which\nfields   | `match` <b>x</b> "+strings.Repeat("long ", 30), review.Author{Name: "Bo", ID: "b1"})
 	if err != nil {
 		t.Fatal(err)
 	}
