@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -256,4 +257,45 @@ func setProfileViaPage(t *testing.T, srv *web.Server, ws, profile string) int {
 	rec := httptest.NewRecorder()
 	srv.Handler().ServeHTTP(rec, req)
 	return rec.Code
+}
+
+// TestServeReviewGate: serve wires one review service into the pages and the API, counting
+// errors with the workspace's profile; review status asks it through the API and through the
+// store, and both answers agree.
+func TestServeReviewGate(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "wb.db")
+	base, stop := startServe(t, "--db", db)
+	defer stop()
+	post := func(path, ctype, body string, want int) []byte {
+		t.Helper()
+		resp, err := http.Post(base+path, ctype, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != want {
+			t.Fatalf("POST %s: %d, want %d: %s", path, resp.StatusCode, want, b)
+		}
+		return b
+	}
+	var ws struct{ ID string }
+	json.Unmarshal(post("/api/v1/workspaces", "application/json", `{"listing": `+reviewListing+`}`, http.StatusCreated), &ws)
+	post("/api/v1/workspaces/"+ws.ID+"/review/signoffs", "application/json", `{"verdict": "approved"}`, http.StatusCreated)
+	for _, tc := range []struct {
+		profile string
+		code    int
+		want    string
+	}{
+		{"claude-connectors", 1, "0 open thread(s), 2 error finding(s)"},
+		{"", 0, "PASS"},
+	} {
+		post("/w/"+ws.ID+"/profile", "application/x-www-form-urlencoded", url.Values{"profile": {tc.profile}}.Encode(), http.StatusNoContent)
+		for _, target := range [][]string{{base + "/w/" + ws.ID}, {ws.ID, "--db", db}} {
+			out, errOut, code := fetchCLI(t, nil, append([]string{"review", "status"}, target...)...)
+			if code != tc.code || !strings.Contains(out, tc.want) {
+				t.Errorf("profile %q, %v: exit %d, want %d with %q\n%s%s", tc.profile, target, code, tc.code, tc.want, out, errOut)
+			}
+		}
+	}
 }
