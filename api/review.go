@@ -48,27 +48,7 @@ func (a *API) getReview(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("review threads: %w", err)
 	}
-	return c.JSON(http.StatusOK, reviewAnswer(st, threads))
-}
-
-// reviewAnswer fills the lists JSON would write as null with empty ones: the document says
-// arrays, and a client iterating them should not have to check.
-func reviewAnswer(st review.Status, threads []review.Thread) reviewResponse {
-	if st.Reasons == nil {
-		st.Reasons = []string{}
-	}
-	if st.Signoffs == nil {
-		st.Signoffs = []review.Approval{}
-	}
-	if threads == nil {
-		threads = []review.Thread{}
-	}
-	for i := range threads {
-		if threads[i].Replies == nil {
-			threads[i].Replies = []store.Comment{}
-		}
-	}
-	return reviewResponse{Status: st, Threads: threads}
+	return c.JSON(http.StatusOK, reviewResponse{Status: st, Threads: threads})
 }
 
 // requireParam reads ?require=N: how many people must approve the head (1 when absent).

@@ -240,9 +240,6 @@ func localReview(ctx context.Context, e *env, db, id string, require int) (revie
 	if ans.Threads, err = svc.Threads(ctx, id); err != nil {
 		return ans, storeMessage(err, id)
 	}
-	if ans.Threads == nil {
-		ans.Threads = []review.Thread{}
-	}
 	return ans, nil
 }
 
