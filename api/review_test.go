@@ -230,6 +230,10 @@ func TestReviewWrites(t *testing.T) {
 		{"no tool", base + "/comments", `{"body": "x"}`, CodeMissingField, "tool"},
 		{"reply with a tool", base + "/comments", body("thread", quote(first.ID), "tool", `"get_book"`, "body", `"x"`), CodeInvalidField, "does not go with"},
 		{"negative index", base + "/comments", `{"tool": "get_book", "index": -1, "body": "x"}`, CodeInvalidField, "at least 0"},
+		{"no such thread", base + "/comments", `{"thread": "0123456789abcdef0123456789abcdef", "body": "x"}`, CodeNotFound, "has no thread"},
+		{"listing changed", base + "/comments", `{"tool": "search_books", "index": 1, "body": "x"}`, CodeConflict, "the listing changed"},
+		{"no such field", base + "/comments", `{"tool": "get_book", "index": 1, "field": "/inputSchema/properties/nope", "body": "x"}`, CodeInvalidField, "has no"},
+		{"stale hash", base + "/signoffs", `{"verdict": "approved", "hash": "sha256:00"}`, CodeConflict, ""},
 		{"author id named", base + "/comments", `{"tool": "get_book", "index": 1, "body": "x", "authorId": "a1"}`, CodeUnknownField, "authorId"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

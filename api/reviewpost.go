@@ -93,6 +93,11 @@ func (a *API) postComment(c echo.Context) error {
 			}
 		}
 		cm, err := a.opts.Review.Reply(ctx, id, thread, body, who)
+		if store.KindOf(err) == store.NotFound {
+			// The store's hint would be about the workspace id; the thread is what was not found.
+			return &Error{Code: CodeNotFound, Field: "thread", Pointer: "/thread", Message: err.Error(), err: err,
+				Hint: "reply to a thread of this workspace by its id: GET /api/v1/workspaces/{id}/review lists them"}
+		}
 		if err != nil {
 			return fmt.Errorf("reply: %w", err)
 		}
