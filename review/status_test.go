@@ -1,8 +1,10 @@
 package review
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/store"
@@ -16,11 +18,13 @@ type gate struct {
 	Reasons   []string
 }
 
-func approving(name string) step  { return func(f *fixture) { f.signOff(name, store.Approved) } }
-func objecting(name string) step  { return func(f *fixture) { f.signOff(name, store.ChangesRequested) } }
-func describing(text string) step { return editing(set("/tools/1/description", listing.NewString(text))) }
-func erring(n int) step           { return func(f *fixture) { f.errs = n } }
-func threading() step             { return func(f *fixture) { f.comment("b", "/description") } }
+func approving(name string) step { return func(f *fixture) { f.signOff(name, store.Approved) } }
+func objecting(name string) step { return func(f *fixture) { f.signOff(name, store.ChangesRequested) } }
+func describing(text string) step {
+	return editing(set("/tools/1/description", listing.NewString(text)))
+}
+func erring(n int) step { return func(f *fixture) { f.errs = n } }
+func threading() step   { return func(f *fixture) { f.comment("b", "/description") } }
 func resolvingAll() step {
 	return func(f *fixture) {
 		ts, err := f.svc.Threads(f.ctx, f.ws)
@@ -91,5 +95,63 @@ func TestStatusGate(t *testing.T) {
 				t.Errorf("status of revision %d %s, want the head %d %s", st.Revision, st.Hash, head.Number, Hash(head.Listing))
 			}
 		})
+	}
+}
+
+// TestChangedSince says what changed since a stale approval, in at most ten lines, and compares
+// with the listing approved even when its revision was extended by coalescing afterwards.
+func TestChangedSince(t *testing.T) {
+	many := `[`
+	for i := range 12 {
+		if i > 0 {
+			many += ","
+		}
+		many += fmt.Sprintf(`{"name": "t%d", "description": "Tool %d."}`, i, i)
+	}
+	many += `]`
+	tests := []struct {
+		name  string
+		steps []step
+		want  []string
+	}{
+		{"description", []step{describing("Beta finds bugs.")}, []string{"b: description changed"}},
+		{"rename and parameter", []step{editing(set("/tools/1/name", listing.NewString("beta")),
+			set("/tools/1/inputSchema/properties/q/type", listing.NewString("array")))},
+			[]string{"tool b renamed to beta", "beta: parameter q changed"}},
+		{"added and removed", []step{editing(listing.Op{Kind: listing.OpRemove, Path: "/tools/0"}),
+			editing(listing.Op{Kind: listing.OpInsert, Path: "/tools/-", Value: tool("z", "Zeta.")})},
+			[]string{"tool a removed", "tool z added"}},
+		{"annotation and move", []step{editing(set("/tools/1/annotations/readOnlyHint", listing.NewBool(false))),
+			editing(listing.Op{Kind: listing.OpMove, Path: "/tools", From: 2, To: 0})},
+			[]string{"tool c moved", "b: annotations changed"}},
+		{"many", []step{committing(many)}, []string{"tool a removed", "tool b removed", "tool c removed", "tool t0 added",
+			"tool t1 added", "tool t2 added", "tool t3 added", "tool t4 added", "tool t5 added", "6 more changes"}},
+		{"revision extended after the sign-off", []step{typing("B.")}, []string{"b: description changed"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, threeTools)
+			typing("Beta")(f)
+			approving("Ana")(f)
+			for _, s := range tc.steps {
+				s(f)
+			}
+			st, err := f.svc.Status(f.ctx, f.ws, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(st.Signoffs) != 1 || st.Signoffs[0].Current || !reflect.DeepEqual(st.Signoffs[0].Changed, tc.want) {
+				t.Fatalf("sign-offs %+v, want one stale saying %q", st.Signoffs, tc.want)
+			}
+		})
+	}
+}
+
+// typing sets b's description two seconds after the last edit, as Ana: it extends her last
+// revision when that set b's description too.
+func typing(text string) step {
+	return func(f *fixture) {
+		f.now = f.head().Updated.Add(2*time.Second - time.Minute)
+		describing(text)(f)
 	}
 }
