@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -241,7 +242,8 @@ func editorAnchor(st *state, t int, at string, n int) string {
 func reviewForm(c echo.Context) error {
 	r := c.Request()
 	r.Body = http.MaxBytesReader(c.Response(), r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
+	// Datastar sends a form url-encoded, or as multipart when the form says so: read either.
+	if err := r.ParseMultipartForm(64 << 10); err != nil && !errors.Is(err, http.ErrNotMultipart) {
 		return fail(BadRequest, fmt.Sprintf("the form could not be read (a comment holds at most %d characters); send it as the page does", store.MaxCommentBody))
 	}
 	return nil
@@ -302,6 +304,13 @@ func (s *Server) reviewComment(c echo.Context) error {
 		return refuse(c, "the form names no tool; reload the page")
 	}
 	t := review.Target{Index: idx, Tool: r.PostFormValue("name"), Field: field, Finding: rule}
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	if idx < 0 || idx >= len(ws.Listing.Tools) || ws.Listing.Tools[idx].Get("name").String() != t.Tool {
+		return refuse(c, "The comment was not saved: someone renamed, moved or removed this tool since the form was drawn. Select the tool again (your text is still in the box).")
+	}
 	if _, err := s.review.Comment(r.Context(), c.Param("id"), t, body, s.reviewAuthor(c)); err != nil {
 		if refusable(err) {
 			return refuse(c, "The comment was not saved: "+reviewErrText(err)+" (your text is still in the box).")
@@ -390,9 +399,55 @@ func (s *Server) forwardReview(sse *datastar.ServerSentEventGenerator, p *page, 
 	if err != nil {
 		return err
 	}
+	if err := sse.PatchElements(html); err != nil {
+		return err
+	}
+	// The new-thread form lists the fields and findings of the page's tool: drawn again when
+	// an edit changed that tool or the tools' places (never on a comment alone, which would
+	// reset the field someone picked).
+	sel := p.selected()
+	if n.Full || !(n.Structure || n.EditorTool == sel || slices.Contains(n.Tools, sel)) {
+		return nil
+	}
+	st, err := s.noticeState(sse, p, n)
+	if err != nil {
+		return err
+	}
+	html, err = n.cache.render(reviewNewKey(sel, key != reviewKey), func() (string, error) {
+		threads, err := s.review.Threads(sse.Context(), p.ws)
+		if err != nil {
+			s.log.Warn("review: read the threads", "ws", p.ws, "err", err)
+		}
+		return render(sse.Context(), views.ReviewNewForm(reviewNew(st, sel, threads, ""))), nil
+	})
+	if err != nil {
+		return err
+	}
 	return sse.PatchElements(html)
+}
+
+// patchReviewNew draws the new-thread form of a page whose Review panel is open on the tool it
+// just selected.
+func (s *Server) patchReviewNew(sse *datastar.ServerSentEventGenerator, p *page, st *state, tool int) {
+	if p == nil || !p.showsReview() {
+		return
+	}
+	threads, err := s.review.Threads(sse.Context(), p.ws)
+	if err != nil {
+		s.log.Warn("review: read the threads", "ws", p.ws, "err", err)
+	}
+	_ = sse.PatchElementTempl(views.ReviewNewForm(reviewNew(st, tool, threads, "")))
 }
 
 // reviewKey is the review regions' key in a notice's renders (tools are 0…, the revision list
 // -1, task rows -2…; the review's two, edit and view, far below them).
 const reviewKey = -1 << 30
+
+// reviewNewKey is the key of the new-thread form of tool t (ro: for view links).
+func reviewNewKey(t int, ro bool) int {
+	k := reviewKey + 2 + 2*t
+	if ro {
+		k++
+	}
+	return k
+}
