@@ -251,7 +251,7 @@ func reviewForm(c echo.Context) error {
 
 // commentBody checks a comment's text: not empty, not too long.
 func commentBody(c echo.Context) (string, error) {
-	body := c.Request().PostFormValue("body")
+	body := lineEnds(c.Request().PostFormValue("body"))
 	switch n := utf8.RuneCountInString(body); {
 	case strings.TrimSpace(body) == "":
 		return "", errors.New("the comment is empty: write something first")
@@ -259,6 +259,12 @@ func commentBody(c echo.Context) (string, error) {
 		return "", fmt.Errorf("the comment is %d characters long; a comment holds at most %d. Shorten it (your text is still in the box)", n, store.MaxCommentBody)
 	}
 	return body, nil
+}
+
+// lineEnds turns the CR LF a browser sends for a textarea's line breaks (and any lone CR) into
+// LF: the store keeps no CR, and none may reach the event stream.
+func lineEnds(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 // refuse answers a refused review action: the message in the panel, the form untouched.
@@ -366,7 +372,7 @@ func (s *Server) reviewSignoff(c echo.Context) error {
 	if v != store.Approved && v != store.ChangesRequested {
 		return fail(BadRequest, "a sign-off approves (verdict=approved) or requests changes (verdict=changes)")
 	}
-	msg := r.PostFormValue("message")
+	msg := lineEnds(r.PostFormValue("message"))
 	if n := utf8.RuneCountInString(msg); n > store.MaxCommentBody {
 		return refuse(c, fmt.Sprintf("The message is %d characters long; a sign-off's message holds at most %d. Shorten it (your text is still in the box).", n, store.MaxCommentBody))
 	}

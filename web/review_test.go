@@ -138,6 +138,7 @@ func TestReviewBadInput(t *testing.T) {
 		{"tool index not a number", "/comment", with("tool", "x"), "no tool"},
 		{"field not offered", "/comment", with("field", "description"), "pick it again"},
 		{"reply to no thread", "/reply", url.Values{"thread": {"0123456789abcdef0123456789abcdef"}, "body": {"hi"}}, "not saved"},
+		{"control character", "/comment", with("body", "a\x00b"), "not saved"},
 		{"empty reply", "/reply", url.Values{"thread": {"x"}, "body": {""}}, "empty"},
 		{"resolve no thread", "/resolve?resolved=true", url.Values{"thread": {"nope"}}, "not changed"},
 		{"sign-off message too long", "/signoff?verdict=approved", url.Values{"message": {long}}, "at most 4000"},
@@ -173,7 +174,7 @@ func TestReviewHostileText(t *testing.T) {
 	r := newAuthRig(t, AuthConfig{})
 	b := r.visitor()
 	base := "/w/" + r.ws + "/review"
-	hostile := "<script>alert(1)</script>\"' data-on:click=\"@post('/x')\" data-init=\"$x=1\"\r\nline\u2028sep\u2029para\x00nul"
+	hostile := "<script>alert(1)</script>\"' data-on:click=\"@post('/x')\" data-init=\"$x=1\"\r\nline\u2028sep\u2029para\rlone CR"
 	if rec := b.reviewPost(t, base+"/comment", newComment(hostile)); rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), "not saved") {
 		t.Fatalf("comment: %d %.300s", rec.Code, rec.Body.String())
 	}
