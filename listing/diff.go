@@ -101,15 +101,52 @@ const (
 // Neither listing is modified.
 func Compare(old, new *Listing) *Diff {
 	d := &Diff{Changes: []Change{}, Old: ToolHashes(old), New: ToolHashes(new)}
-	oldOf := make([]int, len(new.Tools)) // new index -> old index, or -1
-	newOf := make([]int, len(old.Tools)) // old index -> new index, or -1
+	newOf, oldOf, renamed := pair(old, new)
+
+	for i, t := range old.Tools {
+		if newOf[i] < 0 {
+			d.Changes = append(d.Changes, Change{Kind: ToolRemoved, Tool: t.Get("name").String(), OldIndex: i, NewIndex: -1})
+		}
+	}
+	moved := movedTools(oldOf)
+	for j, t := range new.Tools {
+		name := t.Get("name").String()
+		i := oldOf[j]
+		if i < 0 {
+			d.Changes = append(d.Changes, Change{Kind: ToolAdded, Tool: name, OldIndex: -1, NewIndex: j})
+			continue
+		}
+		if renamed[j] {
+			d.Changes = append(d.Changes, Change{Kind: ToolRenamed, Tool: name, OldName: old.Tools[i].Get("name").String(), OldIndex: i, NewIndex: j})
+		}
+		if moved[j] {
+			d.Changes = append(d.Changes, Change{Kind: ToolMoved, Tool: name, OldIndex: i, NewIndex: j})
+		}
+		d.Changes = append(d.Changes, compareTool(old.Tools[i], t, name, i, j)...)
+	}
+	return d
+}
+
+// Pair pairs the tools of old with those of new as Compare does (the same name, then the same
+// content under another name, then mostly the same content): for each tool of old, the index in
+// new of the tool it became, or -1 when it was removed. Neither listing is modified.
+func Pair(old, new *Listing) []int {
+	newOf, _, _ := pair(old, new)
+	return newOf
+}
+
+// pair returns, for each old tool, its new index (newOf), for each new tool, its old index
+// (oldOf), -1 where unpaired, and which new tools were paired under another name (renamed).
+func pair(old, new *Listing) (newOf, oldOf []int, renamed []bool) {
+	oldOf = make([]int, len(new.Tools)) // new index -> old index, or -1
+	newOf = make([]int, len(old.Tools)) // old index -> new index, or -1
 	for i := range oldOf {
 		oldOf[i] = -1
 	}
 	for i := range newOf {
 		newOf[i] = -1
 	}
-	renamed := make([]bool, len(new.Tools))
+	renamed = make([]bool, len(new.Tools))
 
 	// 1. The same name. A repeated name pairs its k-th occurrences in order.
 	byName := map[string][]int{}
@@ -146,29 +183,7 @@ func Compare(old, new *Listing) *Diff {
 
 	// 3. Mostly the same content: at the same place, or very nearly the same elsewhere.
 	matchInPlace(old, new, newOf, oldOf, renamed)
-
-	for i, t := range old.Tools {
-		if newOf[i] < 0 {
-			d.Changes = append(d.Changes, Change{Kind: ToolRemoved, Tool: t.Get("name").String(), OldIndex: i, NewIndex: -1})
-		}
-	}
-	moved := movedTools(oldOf)
-	for j, t := range new.Tools {
-		name := t.Get("name").String()
-		i := oldOf[j]
-		if i < 0 {
-			d.Changes = append(d.Changes, Change{Kind: ToolAdded, Tool: name, OldIndex: -1, NewIndex: j})
-			continue
-		}
-		if renamed[j] {
-			d.Changes = append(d.Changes, Change{Kind: ToolRenamed, Tool: name, OldName: old.Tools[i].Get("name").String(), OldIndex: i, NewIndex: j})
-		}
-		if moved[j] {
-			d.Changes = append(d.Changes, Change{Kind: ToolMoved, Tool: name, OldIndex: i, NewIndex: j})
-		}
-		d.Changes = append(d.Changes, compareTool(old.Tools[i], t, name, i, j)...)
-	}
-	return d
+	return newOf, oldOf, renamed
 }
 
 // bodyKey is a key equal for two tools whose members other than "name" are the same content.

@@ -9,9 +9,14 @@ package review
 
 import (
 	"context"
-	"errors"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
 	"time"
 
+	"github.com/tool-workbench/workbench/export"
+	"github.com/tool-workbench/workbench/internal/lru"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/store"
 )
@@ -45,6 +50,11 @@ type Author struct {
 type Service struct {
 	st   Store
 	opts Options
+	// places remembers, per workspace, where each thread's tool was at a given Seq, so that
+	// Threads replays only the edits since (see locate.go).
+	places *lru.Cache[string, *places]
+	// changed remembers the "what changed since" lines of a sign-off against a head hash.
+	changed *lru.Cache[changedKey, []string]
 }
 
 // New returns the review service over st.
@@ -52,7 +62,9 @@ func New(st Store, opts Options) *Service {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Service{st: st, opts: opts}
+	return &Service{st: st, opts: opts,
+		places:  lru.New[string, *places](lru.NewBudget(32<<20), 256),
+		changed: lru.New[changedKey, []string](lru.NewBudget(4<<20), 4096)}
 }
 
 // Target is where a new thread goes, on the head revision: the tool at Index (its name
@@ -63,8 +75,13 @@ type Target struct {
 	Tool  string
 	// Field is a JSON pointer inside the tool ("" for the whole tool); see store.Anchor.
 	Field string
-	// Finding is a rule ID when the thread is about a finding at Field.
+	// Finding is a rule ID when the thread is about a finding at Field (which then need not
+	// exist: a finding may be about a member that is missing).
 	Finding string
+	// Text is the finding's message, required with Finding (the review does not lint; the page
+	// that shows the finding has its message). Ignored otherwise: the anchor keeps the field's
+	// text at the head.
+	Text string
 }
 
 // Thread is one comment thread as it stands at the head.
@@ -122,43 +139,137 @@ type Status struct {
 	Approved int `json:"approved"`
 }
 
-// errTodo marks the parts the contract leaves to the implementation.
-var errTodo = errors.New("review: not implemented yet")
+// Errors of the service are *store.Error values, so that the front ends map their kinds to
+// statuses in the one place they already do: Invalid for a request that is wrong in itself (an
+// empty or oversized comment, a control character, a missing field, a negative index, require
+// outside 1..100), Conflict for one made from a listing that has changed since (a tool index
+// past the end or naming another tool, a sign-off on a hash that is no longer the head's),
+// NotFound for a missing workspace or thread, and what the store returns otherwise.
 
 // Comment starts a thread at t on the head revision, with the anchor's text taken from the
 // head listing.
 func (s *Service) Comment(ctx context.Context, ws string, t Target, body string, who Author) (store.Comment, error) {
-	return store.Comment{}, errTodo
+	const op = "comment"
+	body, err := checkBody(op, body)
+	if err != nil {
+		return store.Comment{}, err
+	}
+	head, err := s.st.Revision(ctx, ws, -1)
+	if err != nil {
+		return store.Comment{}, err
+	}
+	a, err := anchorAt(op, head.Listing, t)
+	if err != nil {
+		return store.Comment{}, err
+	}
+	name, id := author(who)
+	return s.st.AddComment(ctx, store.NewComment{Workspace: ws, Anchor: a, Author: name, AuthorID: id, Body: body,
+		Revision: head.Number, Seq: head.LastSeq, Now: s.opts.Now()})
 }
 
 // Reply adds a comment to thread id.
 func (s *Service) Reply(ctx context.Context, ws, id, body string, who Author) (store.Comment, error) {
-	return store.Comment{}, errTodo
+	const op = "reply"
+	body, err := checkBody(op, body)
+	if err != nil {
+		return store.Comment{}, err
+	}
+	if strings.TrimSpace(id) == "" {
+		return store.Comment{}, store.Errorf(store.Invalid, op, "no thread named; reply to a thread by its ID")
+	}
+	w, err := s.st.Workspace(ctx, ws)
+	if err != nil {
+		return store.Comment{}, err
+	}
+	name, aid := author(who)
+	return s.st.AddComment(ctx, store.NewComment{Workspace: ws, Thread: id, Author: name, AuthorID: aid, Body: body,
+		Revision: w.Head, Seq: w.Seq, Now: s.opts.Now()})
 }
 
 // Resolve resolves thread id, or opens it again.
 func (s *Service) Resolve(ctx context.Context, ws, id string, resolved bool, who Author) error {
-	return errTodo
+	if strings.TrimSpace(id) == "" {
+		return store.Errorf(store.Invalid, "resolve thread", "no thread named; give the thread's ID")
+	}
+	name, aid := author(who)
+	_, err := s.st.ResolveThread(ctx, store.Resolve{Workspace: ws, Thread: id, Resolved: resolved, By: name, ByID: aid,
+		Now: s.opts.Now()})
+	return err
 }
 
 // SignOff records who's verdict on the head revision, naming its content hash.
 func (s *Service) SignOff(ctx context.Context, ws string, v store.Verdict, message string, who Author) (store.Signoff, error) {
-	return store.Signoff{}, errTodo
+	return s.SignOffAt(ctx, ws, v, message, who, "")
 }
 
-// Threads returns the workspace's threads as they stand at the head, in the listing's tool
-// order (threads of removed tools last), oldest first within a tool.
-func (s *Service) Threads(ctx context.Context, ws string) ([]Thread, error) {
-	return nil, errTodo
-}
-
-// Status answers the release gate for the head with require approvals (at least 1).
-func (s *Service) Status(ctx context.Context, ws string, require int) (Status, error) {
-	return Status{}, errTodo
+// SignOffAt is SignOff on the listing the person read: when want (a Hash) is not empty and the
+// head's hash is no longer want, it refuses with a Conflict, so that nobody approves an edit
+// that landed while they were reading.
+func (s *Service) SignOffAt(ctx context.Context, ws string, v store.Verdict, message string, who Author, want string) (store.Signoff, error) {
+	const op = "sign off"
+	if v != store.Approved && v != store.ChangesRequested {
+		return store.Signoff{}, store.Errorf(store.Invalid, op, "the verdict %q is neither %q nor %q", v, store.Approved, store.ChangesRequested)
+	}
+	message = strings.TrimSpace(newlines(message))
+	if err := store.CheckText(op, "message", message, store.MaxMessage, false, true); err != nil {
+		return store.Signoff{}, err
+	}
+	head, err := s.st.Revision(ctx, ws, -1)
+	if err != nil {
+		return store.Signoff{}, err
+	}
+	h := Hash(head.Listing)
+	if want != "" && want != h {
+		return store.Signoff{}, store.Errorf(store.Conflict, op,
+			"the listing changed since you read it (the head is revision %d now); reload and review it again", head.Number)
+	}
+	name, id := author(who)
+	return s.st.AddSignoff(ctx, store.NewSignoff{Workspace: ws, Author: name, AuthorID: id, Verdict: v, Message: message,
+		Revision: head.Number, Hash: h, Now: s.opts.Now()})
 }
 
 // Hash is a listing's content hash as sign-offs name it: "sha256:" and the hex digest of the
-// listing as exported.
+// listing as exported (GET …/listing.json, export.JSON with default options), so that it is the
+// hash of the bytes that ship.
 func Hash(l *listing.Listing) string {
-	return ""
+	sum := sha256.Sum256(export.JSON(l, export.JSONOptions{}))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// author is who as stored: a trimmed name, "Anonymous" when there is none.
+func author(who Author) (name, id string) {
+	name = strings.TrimSpace(who.Name)
+	if name == "" {
+		name = "Anonymous"
+	}
+	return name, strings.TrimSpace(who.ID)
+}
+
+// checkBody trims a comment and checks it: not empty, within MaxCommentBody, no control
+// characters but newlines and tabs (a CR from a browser's textarea becomes a newline).
+func checkBody(op, body string) (string, error) {
+	body = strings.TrimSpace(newlines(body))
+	if body == "" {
+		return "", store.Errorf(store.Invalid, op, "the comment is empty; write what you want to say")
+	}
+	if err := store.CheckText(op, "comment", body, store.MaxCommentBody, true, true); err != nil {
+		return "", err
+	}
+	return body, nil
+}
+
+// newlines turns CRLF and lone CR into LF.
+func newlines(s string) string {
+	if !strings.ContainsRune(s, '\r') {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// plural is "1 thing" or "n things".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
