@@ -129,6 +129,20 @@ func reviewNew(st *state, t int, threads []review.Thread, chosen string) views.R
 	return n
 }
 
+// findingMessage is the message of tool t's finding of rule at field ("" if it has none).
+func findingMessage(st *state, t int, field, rule string) string {
+	if t >= len(st.res.Tools) {
+		return ""
+	}
+	prefix := "/tools/" + strconv.Itoa(t)
+	for _, f := range st.res.Tools[t].Findings {
+		if f.Rule == rule && strings.TrimPrefix(f.Pointer, prefix) == field {
+			return f.Message
+		}
+	}
+	return ""
+}
+
 // anchorValue is a field picker's value: the pointer, or "!RULE POINTER" for a finding.
 func anchorValue(field, rule string) string {
 	if rule == "" {
@@ -317,6 +331,16 @@ func (s *Server) reviewComment(c echo.Context) error {
 	if idx < 0 || idx >= len(ws.Listing.Tools) || ws.Listing.Tools[idx].Get("name").String() != t.Tool {
 		return refuse(c, "The comment was not saved: someone renamed, moved or removed this tool since the form was drawn. Select the tool again (your text is still in the box).")
 	}
+	if rule != "" {
+		// The review does not lint: the finding's message comes from the analysis the pages show.
+		st, err := s.currentCtx(r.Context(), ws)
+		if err != nil {
+			return err
+		}
+		if t.Text = findingMessage(st, idx, field, rule); t.Text == "" {
+			return refuse(c, "The comment was not saved: the tool no longer has that finding (someone fixed it since the form was drawn). Pick another field (your text is still in the box).")
+		}
+	}
 	if _, err := s.review.Comment(r.Context(), c.Param("id"), t, body, s.reviewAuthor(c)); err != nil {
 		if refusable(err) {
 			return refuse(c, "The comment was not saved: "+reviewErrText(err)+" (your text is still in the box).")
@@ -376,7 +400,9 @@ func (s *Server) reviewSignoff(c echo.Context) error {
 	if n := utf8.RuneCountInString(msg); n > store.MaxCommentBody {
 		return refuse(c, fmt.Sprintf("The message is %d characters long; a sign-off's message holds at most %d. Shorten it (your text is still in the box).", n, store.MaxCommentBody))
 	}
-	if _, err := s.review.SignOff(r.Context(), c.Param("id"), v, msg, s.reviewAuthor(c)); err != nil {
+	// The hash of the listing the page showed: a sign-off names what its author read, and is
+	// refused when someone changed the listing since (the panel then shows the new head).
+	if _, err := s.review.SignOffAt(r.Context(), c.Param("id"), v, msg, s.reviewAuthor(c), r.PostFormValue("hash")); err != nil {
 		if refusable(err) {
 			return refuse(c, "The sign-off was not saved: "+reviewErrText(err)+" (your message is still in the box).")
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/html"
+
 	"github.com/tool-workbench/workbench/store"
 )
 
@@ -141,6 +143,7 @@ func TestReviewBadInput(t *testing.T) {
 		{"control character", "/comment", with("body", "a\x00b"), "not saved"},
 		{"empty reply", "/reply", url.Values{"thread": {"x"}, "body": {""}}, "empty"},
 		{"resolve no thread", "/resolve?resolved=true", url.Values{"thread": {"nope"}}, "not changed"},
+		{"sign-off on a listing changed since", "/signoff?verdict=approved", url.Values{"hash": {"sha256:00"}}, "changed since"},
 		{"sign-off message too long", "/signoff?verdict=approved", url.Values{"message": {long}}, "at most 4000"},
 	}
 	for _, tt := range tests {
@@ -209,5 +212,56 @@ func TestReviewHostileText(t *testing.T) {
 	}
 	if got := len(find(t, elements.String(), "comment-body")); got != 2 {
 		t.Errorf("%d comment bodies shown, want 2", got)
+	}
+}
+
+// TestReviewFindingComment: the field picker offers the tool's findings; a comment on one is
+// anchored to its rule with the finding's message as the pages show it, and the picker then
+// counts an open thread on it.
+func TestReviewFindingComment(t *testing.T) {
+	r := newAuthRig(t, AuthConfig{})
+	b := r.visitor()
+	base := "/w/" + r.ws + "/review"
+	options := func() []*html.Node {
+		var els strings.Builder
+		for _, ev := range parseSSE(t, b.datastar(t, http.MethodGet, base, nil).Body.String()) {
+			els.WriteString(ev.elements())
+		}
+		sel := find(t, els.String(), "review-new-field")
+		if len(sel) != 1 {
+			t.Fatalf("the panel has %d field pickers", len(sel))
+		}
+		var out []*html.Node
+		for o := sel[0].FirstChild; o != nil; o = o.NextSibling {
+			if o.Type == html.ElementNode && o.Data == "option" {
+				out = append(out, o)
+			}
+		}
+		return out
+	}
+	var value, label string
+	for _, o := range options() {
+		if v := attr(o, "value"); strings.HasPrefix(v, "!") {
+			value, label = v, text(o)
+			break
+		}
+	}
+	if value == "" {
+		t.Fatal("the picker offers no finding of books_search (its parameter q has no description)")
+	}
+	f := newComment("Worth fixing before the release.")
+	f.Set("field", value)
+	if rec := b.reviewPost(t, base+"/comment", f); rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), "not saved") {
+		t.Fatalf("comment on %s: %d %.300s", label, rec.Code, rec.Body.String())
+	}
+	cs, _ := r.st.Comments(context.Background(), r.ws)
+	rule, _, _ := strings.Cut(value[1:], " ")
+	if len(cs) != 1 || cs[0].Anchor.Finding != rule || cs[0].Anchor.Text == "" || !strings.Contains(label, cs[0].Anchor.Text[:min(20, len(cs[0].Anchor.Text))]) {
+		t.Fatalf("stored %+v; want an anchor on rule %s with the message the picker showed (%q)", cs, rule, label)
+	}
+	for _, o := range options() {
+		if attr(o, "value") == value && !strings.Contains(text(o), "1 open thread") {
+			t.Errorf("after a comment the picker shows %q; want it to count 1 open thread", text(o))
+		}
 	}
 }
