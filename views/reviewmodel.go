@@ -102,11 +102,11 @@ func reviewTabExpr(ws string) string {
 	return "$panel = 'review'; " + getExpr(ws, "review")
 }
 
-// CommentExpr opens the Review panel's new-thread form preset to a field of tool t: field
+// commentExpr opens the Review panel's new-thread form preset to a field of tool t: field
 // is one of the constant anchors of this package ("desc", "param", "finding") and n the
 // parameter's or finding's position in the tool, so that no user text enters the expression.
 func commentExpr(ws string, t int, field string, n int) string {
-	return fmt.Sprintf("$panel = 'review'; @get('%s?t=%d&at=%s&n=%d')", wsURL(ws, "review"), t, field, n)
+	return fmt.Sprintf("$panel = 'review'; $view = 'results'; @get('%s?t=%d&at=%s&n=%d')", wsURL(ws, "review"), t, field, n)
 }
 
 func joinComma(s []string) string {

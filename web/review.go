@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -128,6 +129,20 @@ func reviewNew(st *state, t int, threads []review.Thread, chosen string) views.R
 	return n
 }
 
+// findingMessage is the message of tool t's finding of rule at field ("" if it has none).
+func findingMessage(st *state, t int, field, rule string) string {
+	if t >= len(st.res.Tools) {
+		return ""
+	}
+	prefix := "/tools/" + strconv.Itoa(t)
+	for _, f := range st.res.Tools[t].Findings {
+		if f.Rule == rule && strings.TrimPrefix(f.Pointer, prefix) == field {
+			return f.Message
+		}
+	}
+	return ""
+}
+
 // anchorValue is a field picker's value: the pointer, or "!RULE POINTER" for a finding.
 func anchorValue(field, rule string) string {
 	if rule == "" {
@@ -241,7 +256,8 @@ func editorAnchor(st *state, t int, at string, n int) string {
 func reviewForm(c echo.Context) error {
 	r := c.Request()
 	r.Body = http.MaxBytesReader(c.Response(), r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
+	// Datastar sends a form url-encoded, or as multipart when the form says so: read either.
+	if err := r.ParseMultipartForm(64 << 10); err != nil && !errors.Is(err, http.ErrNotMultipart) {
 		return fail(BadRequest, fmt.Sprintf("the form could not be read (a comment holds at most %d characters); send it as the page does", store.MaxCommentBody))
 	}
 	return nil
@@ -249,7 +265,7 @@ func reviewForm(c echo.Context) error {
 
 // commentBody checks a comment's text: not empty, not too long.
 func commentBody(c echo.Context) (string, error) {
-	body := c.Request().PostFormValue("body")
+	body := lineEnds(c.Request().PostFormValue("body"))
 	switch n := utf8.RuneCountInString(body); {
 	case strings.TrimSpace(body) == "":
 		return "", errors.New("the comment is empty: write something first")
@@ -257,6 +273,12 @@ func commentBody(c echo.Context) (string, error) {
 		return "", fmt.Errorf("the comment is %d characters long; a comment holds at most %d. Shorten it (your text is still in the box)", n, store.MaxCommentBody)
 	}
 	return body, nil
+}
+
+// lineEnds turns the CR LF a browser sends for a textarea's line breaks (and any lone CR) into
+// LF: the store keeps no CR, and none may reach the event stream.
+func lineEnds(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 // refuse answers a refused review action: the message in the panel, the form untouched.
@@ -302,6 +324,23 @@ func (s *Server) reviewComment(c echo.Context) error {
 		return refuse(c, "the form names no tool; reload the page")
 	}
 	t := review.Target{Index: idx, Tool: r.PostFormValue("name"), Field: field, Finding: rule}
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	if idx < 0 || idx >= len(ws.Listing.Tools) || ws.Listing.Tools[idx].Get("name").String() != t.Tool {
+		return refuse(c, "The comment was not saved: someone renamed, moved or removed this tool since the form was drawn. Select the tool again (your text is still in the box).")
+	}
+	if rule != "" {
+		// The review does not lint: the finding's message comes from the analysis the pages show.
+		st, err := s.currentCtx(r.Context(), ws)
+		if err != nil {
+			return err
+		}
+		if t.Text = findingMessage(st, idx, field, rule); t.Text == "" {
+			return refuse(c, "The comment was not saved: the tool no longer has that finding (someone fixed it since the form was drawn). Pick another field (your text is still in the box).")
+		}
+	}
 	if _, err := s.review.Comment(r.Context(), c.Param("id"), t, body, s.reviewAuthor(c)); err != nil {
 		if refusable(err) {
 			return refuse(c, "The comment was not saved: "+reviewErrText(err)+" (your text is still in the box).")
@@ -357,11 +396,13 @@ func (s *Server) reviewSignoff(c echo.Context) error {
 	if v != store.Approved && v != store.ChangesRequested {
 		return fail(BadRequest, "a sign-off approves (verdict=approved) or requests changes (verdict=changes)")
 	}
-	msg := r.PostFormValue("message")
+	msg := lineEnds(r.PostFormValue("message"))
 	if n := utf8.RuneCountInString(msg); n > store.MaxCommentBody {
 		return refuse(c, fmt.Sprintf("The message is %d characters long; a sign-off's message holds at most %d. Shorten it (your text is still in the box).", n, store.MaxCommentBody))
 	}
-	if _, err := s.review.SignOff(r.Context(), c.Param("id"), v, msg, s.reviewAuthor(c)); err != nil {
+	// The hash of the listing the page showed: a sign-off names what its author read, and is
+	// refused when someone changed the listing since (the panel then shows the new head).
+	if _, err := s.review.SignOffAt(r.Context(), c.Param("id"), v, msg, s.reviewAuthor(c), r.PostFormValue("hash")); err != nil {
 		if refusable(err) {
 			return refuse(c, "The sign-off was not saved: "+reviewErrText(err)+" (your message is still in the box).")
 		}
@@ -390,9 +431,55 @@ func (s *Server) forwardReview(sse *datastar.ServerSentEventGenerator, p *page, 
 	if err != nil {
 		return err
 	}
+	if err := sse.PatchElements(html); err != nil {
+		return err
+	}
+	// The new-thread form lists the fields and findings of the page's tool: drawn again when
+	// an edit changed that tool or the tools' places (never on a comment alone, which would
+	// reset the field someone picked).
+	sel := p.selected()
+	if n.Full || !(n.Structure || n.EditorTool == sel || slices.Contains(n.Tools, sel)) {
+		return nil
+	}
+	st, err := s.noticeState(sse, p, n)
+	if err != nil {
+		return err
+	}
+	html, err = n.cache.render(reviewNewKey(sel, key != reviewKey), func() (string, error) {
+		threads, err := s.review.Threads(sse.Context(), p.ws)
+		if err != nil {
+			s.log.Warn("review: read the threads", "ws", p.ws, "err", err)
+		}
+		return render(sse.Context(), views.ReviewNewForm(reviewNew(st, sel, threads, ""))), nil
+	})
+	if err != nil {
+		return err
+	}
 	return sse.PatchElements(html)
+}
+
+// patchReviewNew draws the new-thread form of a page whose Review panel is open on the tool it
+// just selected.
+func (s *Server) patchReviewNew(sse *datastar.ServerSentEventGenerator, p *page, st *state, tool int) {
+	if p == nil || !p.showsReview() {
+		return
+	}
+	threads, err := s.review.Threads(sse.Context(), p.ws)
+	if err != nil {
+		s.log.Warn("review: read the threads", "ws", p.ws, "err", err)
+	}
+	_ = sse.PatchElementTempl(views.ReviewNewForm(reviewNew(st, tool, threads, "")))
 }
 
 // reviewKey is the review regions' key in a notice's renders (tools are 0…, the revision list
 // -1, task rows -2…; the review's two, edit and view, far below them).
 const reviewKey = -1 << 30
+
+// reviewNewKey is the key of the new-thread form of tool t (ro: for view links).
+func reviewNewKey(t int, ro bool) int {
+	k := reviewKey + 2 + 2*t
+	if ro {
+		k++
+	}
+	return k
+}
