@@ -141,6 +141,9 @@ func layoutTabs() []layoutTab {
 			chromedp.Click(chromedp.CSS("[data-testid=rev-compare]")),
 			chromedp.Poll[chromedp.Void](`document.querySelector('[data-testid=rev-diff] ins') !== null`, chromedp.WithPollingTimeout(10*time.Second)),
 		}, ""},
+		{"review", "[data-testid=tab-review]", "#review", []chromedp.Action[chromedp.Void]{
+			chromedp.WaitVisible(chromedp.CSS("#review-gate")),
+		}, ""},
 		{"runs", "[data-testid=tab-runs]", "#runs", []chromedp.Action[chromedp.Void]{
 			chromedp.WaitVisible(chromedp.CSS("[data-testid=run-show-last]")),
 			chromedp.Click(chromedp.CSS("[data-testid=run-show-last]")),
@@ -267,11 +270,11 @@ func checkTabRow(t *testing.T, ctx context.Context) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Tabs != 7 || got.Owned != 7 || got.Active != "Cost" || got.Panel != "Cost" {
-		t.Errorf("after → on Findings: %+v; want 7 tabs in the tablist, Cost focused and shown", got)
+	if got.Tabs != 8 || got.Owned != 8 || got.Active != "Cost" || got.Panel != "Cost" {
+		t.Errorf("after → on Findings: %+v; want 8 tabs in the tablist, Cost focused and shown", got)
 	}
 	steps := []struct{ key, name, want string }{
-		{kb.End, "End", "Map"},
+		{kb.End, "End", "Review"},
 		{kb.ArrowRight, "→ on the last tab (the row wraps around)", "Findings"},
 	}
 	for _, st := range steps {

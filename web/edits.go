@@ -186,6 +186,7 @@ func (s *Server) selectTool(c echo.Context) error {
 	if p := s.hub.lookup(ws.ID, sg.PID); p != nil || sg.Q != "" || sg.Tool >= maxToolRows {
 		_ = s.selectedListPatches(sse, p, sg.Q, st, sg.Tool)
 	}
+	s.patchReviewNew(sse, s.hub.lookup(ws.ID, sg.PID), st, sg.Tool)
 	return nil
 }
 

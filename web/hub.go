@@ -224,7 +224,7 @@ func (h *Hub) Publish(ws string, n Notice) {
 	for _, p := range targets {
 		p.deliver(n)
 	}
-	if author != nil && author.showsHistory() {
+	if author != nil && (author.showsHistory() || author.showsReview()) {
 		author.deliver(Notice{Version: n.Version, EditorTool: -1, History: true, cache: n.cache})
 	}
 }

@@ -25,6 +25,7 @@ type page struct {
 	focus   string // the field pointer this page last edited
 	focusAt time.Time
 	history bool     // the History panel has been opened
+	review  bool     // the Review panel has been opened (review.go)
 	list    listView // the tool list's search and window (tools.go)
 	ch      chan Notice
 
@@ -141,4 +142,18 @@ func toolOfPtr(ptr string) int {
 		return -1
 	}
 	return n
+}
+
+// showsReview reports whether the page has opened its Review panel: live updates render it.
+func (p *page) showsReview() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.review
+}
+
+// openReview marks the page's Review panel open.
+func (p *page) openReview() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.review = true
 }

@@ -37,6 +37,9 @@ type Notice struct {
 	Undo *store.UndoState
 	// History asks pages whose History panel is open to show the revisions again.
 	History bool
+	// Review asks pages whose Review panel is open to show it again (a comment, a resolution
+	// or a sign-off; an edit, whose notice asks for History, does too: review.go).
+	Review bool
 	// Renamed asks the page to show the workspace's name again.
 	Renamed bool
 	// Full asks the page to re-render every region (it missed notices).

@@ -40,6 +40,7 @@ import (
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/internal/lru"
+	"github.com/tool-workbench/workbench/review"
 	"github.com/tool-workbench/workbench/static"
 	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/views"
@@ -102,6 +103,9 @@ type Config struct {
 	CacheBytes int64
 	// Tokenizers are those the Cost tab offers, by name (nil: the built-in encodings).
 	Tokenizers *cost.Tokenizers
+	// Review answers the Review panel (review.go); nil: New builds one over Store that counts
+	// error findings with ReviewErrors.
+	Review *review.Service
 }
 
 // Server is the browser workbench.
@@ -130,6 +134,7 @@ type Server struct {
 	costs      costCounters // the Cost tab's counters for the tokenizers and renderings pages choose (cost.go)
 	profiles   profiles     // each workspace's profile and an engine per profile (profile.go)
 	repairs    *repairCache // the Fix buttons' repairs per tool (fixcache.go), in the costs' budget (CacheBytes)
+	review     *review.Service
 
 	// health is the last answer of HealthPath (health.go).
 	health health
@@ -194,6 +199,9 @@ func New(cfg Config) (*Server, error) {
 		s.page.DatastarJS = assets.Add("datastar.js", cfg.DatastarJS).URL()
 	}
 	s.runs = s.newRuns(cfg.Runs, cfg.Store)
+	if s.review = cfg.Review; s.review == nil {
+		s.review = review.New(cfg.Store, review.Options{Errors: s.ReviewErrors})
+	}
 	s.echo = s.routes()
 	if cfg.Mount != nil {
 		cfg.Mount(s.echo)
@@ -261,6 +269,7 @@ func (s *Server) routes() *echo.Echo {
 	s.historyRoutes(w)
 	s.costRoutes(w)
 	s.runRoutes(w)
+	s.reviewRoutes(w)
 	// The JSON API (/api/v1) is not mounted here: cmd passes it in Config.Mount, so that this
 	// package does not depend on it.
 	return e

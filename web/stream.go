@@ -120,6 +120,9 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 			return err
 		}
 	}
+	if err := s.forwardReview(sse, p, n); err != nil {
+		return err
+	}
 	if n.Renamed {
 		if err := s.patchName(sse, p.ws); err != nil {
 			return err

@@ -1,0 +1,158 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/review"
+)
+
+// reviewListing has one tool whose parameter is described and no error finding: the gate can
+// pass on it.
+const reviewListing = `{"tools": [{"name": "books_search", "description": "Search the library catalogue by a book's title or author; use books_get for one book by its id.", "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "description": "Words of the title or the author's name."}}, "required": ["q"], "additionalProperties": false}}]}`
+
+// reviewer is one person's browser (its own cookies) on the workspace page.
+type reviewer struct {
+	name string
+	ctx  context.Context
+}
+
+// poll waits until js is true on the reviewer's page, saying what it waited for.
+func (r reviewer) poll(t *testing.T, what, js string) {
+	t.Helper()
+	if err := chromedp.Do(r.ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+		h, _ := chromedp.Run(r.ctx, chromedp.Evaluate[string](`document.getElementById('review')?.innerText.slice(0, 2000) || 'no panel'`))
+		t.Fatalf("%s: %s: %v\nthe panel shows:\n%s", r.name, what, err, h)
+	}
+}
+
+func (r reviewer) do(t *testing.T, what string, acts ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(r.ctx, acts...); err != nil {
+		t.Fatalf("%s: %s: %v", r.name, what, err)
+	}
+}
+
+// openAs opens the workspace at url in ctx, chooses name, and opens the Review tab.
+func openAs(t *testing.T, ctx context.Context, url, name string) reviewer {
+	t.Helper()
+	r := reviewer{name: name, ctx: ctx}
+	// The name form's post, sent from the page (its answer sets the name cookie), then the page
+	// loaded anew: submitting the form itself navigates under the test's feet.
+	r.do(t, "open the workspace and choose a name",
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.CSS("#display-name")),
+		chromedp.Evaluate[chromedp.Void](`fetch('/me/name', {method: 'POST', redirect: 'manual', body: new URLSearchParams({name: '`+name+`', next: location.pathname})}).then(() => true)`, chromedp.EvalAwaitPromise),
+		chromedp.Navigate(url),
+	)
+	r.poll(t, "the page after choosing a name", `document.getElementById('display-name')?.value === '`+name+`' && document.querySelector('[data-testid=datastar-missing]').style.display === 'none'`)
+	r.do(t, "open the Review tab", chromedp.Click(chromedp.CSS("[data-testid=tab-review]")))
+	r.poll(t, "the Review panel", `!!document.getElementById('review-gate')`)
+	return r
+}
+
+// TestBrowserReview: two reviewers in two browsers. A comments on a parameter, B sees it live
+// and replies, A resolves; A approves and the gate passes; B edits the description, A's
+// approval turns stale and the gate fails; A approves again and it passes. The gate is read
+// from the pages and from the review service.
+func TestBrowserReview(t *testing.T) {
+	var svc *review.Service
+	ctx, base := browser(t, func(c *Config) {
+		eng := c.Engine
+		svc = review.New(c.Store, review.Options{Errors: func(ctx context.Context, _ string, l *listing.Listing) (int, error) {
+			res, err := eng.AnalyzeContext(ctx, l, nil)
+			if err != nil {
+				return 0, err
+			}
+			return res.Errors, nil
+		}})
+		c.Review = svc
+	})
+	pasteListing(t, ctx, base, reviewListing)
+	url, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := url[strings.LastIndex(url, "/")+1:]
+	a := openAs(t, ctx, url, "Ada")
+	bctx, cancel := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
+	defer cancel()
+	b := openAs(t, bctx, url, "Ben")
+	gate := func(want bool) {
+		t.Helper()
+		for _, r := range []reviewer{a, b} {
+			r.poll(t, fmt.Sprintf("the gate passed=%v", want), fmt.Sprintf(`document.getElementById('review-gate')?.dataset.passed === '%v'`, want))
+		}
+		st, err := svc.Status(context.Background(), ws, 1)
+		if err != nil || st.Passed != want {
+			t.Fatalf("the review service says passed=%v (%v), %v; want %v", st.Passed, st.Reasons, err, want)
+		}
+	}
+	gate(false) // nobody approved yet
+
+	// A comments on the parameter q; B sees the thread arrive.
+	a.do(t, "comment on q",
+		chromedp.SetValue(chromedp.CSS("#review-new-field"), "/inputSchema/properties/q"),
+		chromedp.SendKeys(chromedp.CSS("#review-new-body"), "Say whether q matches words of the title only."),
+		chromedp.Click(chromedp.CSS("[data-testid=review-new-submit]")),
+	)
+	b.poll(t, "A's thread, live", `[...document.querySelectorAll('[data-testid=thread]')].some((t) => t.querySelector('[data-testid=thread-label]').textContent.includes('q') && t.querySelector('[data-testid=comment-body]').textContent.includes('title only') && t.querySelector('[data-testid=comment-author]').textContent === 'Ada')`)
+	a.poll(t, "the new-thread box emptied", `document.getElementById('review-new-body').value === ''`)
+
+	// B replies; A sees it; A resolves.
+	b.do(t, "reply",
+		chromedp.SendKeys(chromedp.CSS("[data-testid=thread-reply-body]"), "Title and author; I will say so."),
+		chromedp.Click(chromedp.CSS("[data-testid=thread-reply]")),
+	)
+	a.poll(t, "B's reply, live", `[...document.querySelectorAll('[data-testid=comment]')].some((c) => c.textContent.includes('Ben') && c.textContent.includes('I will say so'))`)
+	a.do(t, "resolve", chromedp.Click(chromedp.CSS("[data-testid=thread-resolve]")))
+	b.poll(t, "the thread resolved, live", `document.querySelector('[data-testid=thread]').dataset.state === 'resolved'`)
+
+	// A approves: the gate passes.
+	a.do(t, "approve",
+		chromedp.SendKeys(chromedp.CSS("#review-signoff-msg"), "Ready."),
+		chromedp.Click(chromedp.CSS("[data-testid=review-approve]")),
+	)
+	gate(true)
+	shootReview(t, a, "passed")
+
+	// B edits the description: A's approval is stale, the gate fails.
+	b.do(t, "edit the description",
+		chromedp.Evaluate[chromedp.Void](`(() => { const d = document.getElementById('f-desc'); d.focus(); d.setSelectionRange(d.value.length, d.value.length); })()`),
+		chromedp.KeyEvent(" Results come 20 to a page."),
+	)
+	a.poll(t, "the approval stale", `document.querySelector('[data-testid=signoff] [data-testid=signoff-state]')?.textContent.trim() === 'stale'`)
+	gate(false)
+	shootReview(t, a, "stale")
+
+	// A approves again: it passes.
+	a.do(t, "approve again", chromedp.Click(chromedp.CSS("[data-testid=review-approve]")))
+	gate(true)
+	a.poll(t, "the approval current", `document.querySelector('[data-testid=signoff] [data-testid=signoff-state]')?.textContent.trim() === 'current'`)
+}
+
+// shootReview keeps screenshots of a reviewer's Review panel at 1280 px and at a phone's width
+// when WORKBENCH_SCREENSHOT_DIR is set.
+func shootReview(t *testing.T, r reviewer, name string) {
+	t.Helper()
+	dir := os.Getenv("WORKBENCH_SCREENSHOT_DIR")
+	if dir == "" {
+		return
+	}
+	for _, size := range []viewport{{1280, 800}, {390, 844}} {
+		r.do(t, "resize", chromedp.EmulateViewport(size.w, size.h))
+		phoneView(t, r.ctx, "results")
+		r.do(t, "scroll to the panel", chromedp.Evaluate[chromedp.Void](`document.getElementById('review').scrollIntoView({block: 'start'})`))
+		checkLayout(t, r.ctx, "review "+name, size)
+		shoot(t, r.ctx, filepath.Join(dir, fmt.Sprintf("review-%s-%d.png", name, size.w)))
+	}
+	r.do(t, "resize back", chromedp.EmulateViewport(1280, 800))
+}
