@@ -99,13 +99,16 @@ func TestBrowserReview(t *testing.T) {
 	gate(false) // nobody approved yet
 
 	// A comments on the parameter q; B sees the thread arrive.
+	// The editor's Comment action beside the parameter opens the form preset to it.
+	a.do(t, "the parameter's Comment action", chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=comment-param]').click()`))
+	a.poll(t, "the form preset to q", `document.getElementById('review-new-field')?.value === '/inputSchema/properties/q'`)
 	a.do(t, "comment on q",
-		chromedp.SetValue(chromedp.CSS("#review-new-field"), "/inputSchema/properties/q"),
 		chromedp.SendKeys(chromedp.CSS("#review-new-body"), "Say whether q matches words of the title only."),
 		chromedp.Click(chromedp.CSS("[data-testid=review-new-submit]")),
 	)
 	b.poll(t, "A's thread, live", `[...document.querySelectorAll('[data-testid=thread]')].some((t) => t.querySelector('[data-testid=thread-label]').textContent.includes('q') && t.querySelector('[data-testid=comment-body]').textContent.includes('title only') && t.querySelector('[data-testid=comment-author]').textContent === 'Ada')`)
 	a.poll(t, "the new-thread box emptied", `document.getElementById('review-new-body').value === ''`)
+	b.poll(t, "the parameter's open-thread count in the editor", `document.querySelector('[data-testid=review-count-param]')?.textContent.trim() === '1'`)
 
 	// B replies; A sees it; A resolves.
 	b.do(t, "reply",
@@ -115,6 +118,7 @@ func TestBrowserReview(t *testing.T) {
 	a.poll(t, "B's reply, live", `[...document.querySelectorAll('[data-testid=comment]')].some((c) => c.textContent.includes('Ben') && c.textContent.includes('I will say so'))`)
 	a.do(t, "resolve", chromedp.Click(chromedp.CSS("[data-testid=thread-resolve]")))
 	b.poll(t, "the thread resolved, live", `document.querySelector('[data-testid=thread]').dataset.state === 'resolved'`)
+	b.poll(t, "no open-thread count left", `document.querySelector('[data-testid=review-count-param]')?.textContent.trim() === ''`)
 
 	// A approves: the gate passes.
 	a.do(t, "approve",
