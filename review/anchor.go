@@ -22,6 +22,10 @@ func anchorAt(op string, l *listing.Listing, t Target) (store.Anchor, error) {
 	if name := tool.Get("name").String(); name != t.Tool {
 		return store.Anchor{}, store.Errorf(store.Conflict, op, "the listing changed: tool %d is now %q, not %q; reload", t.Index+1, clip(name, 100), clip(t.Tool, 100))
 	}
+	if err := firstErr(store.CheckText(op, "field", t.Field, store.MaxAnchorField, false, false),
+		store.CheckText(op, "finding's rule", t.Finding, store.MaxAnchorRule, false, false)); err != nil {
+		return store.Anchor{}, err
+	}
 	if t.Field != "" && !strings.HasPrefix(t.Field, "/") {
 		return store.Anchor{}, store.Errorf(store.Invalid, op, "the field %q is not a JSON pointer inside the tool; give \"\" for the whole tool or one like /description", clip(t.Field, 100))
 	}
@@ -40,6 +44,15 @@ func anchorAt(op string, l *listing.Listing, t Target) (store.Anchor, error) {
 	}
 	a.Text = anchorText(text)
 	return a, nil
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // fieldText returns the text an anchor at field keeps of tool t (its description for the whole

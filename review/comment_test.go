@@ -29,6 +29,8 @@ var refusedComments = []struct {
 	{"missing parameter", Target{Index: 1, Tool: "b", Field: "/inputSchema/properties/zz"}, "x", store.Invalid, "has no /inputSchema/properties/zz"},
 	{"not a pointer", Target{Index: 1, Tool: "b", Field: "description"}, "x", store.Invalid, "not a JSON pointer"},
 	{"field too long", Target{Index: 1, Tool: "b", Finding: "R1", Text: "m", Field: "/" + strings.Repeat("x", 2000)}, "x", store.Invalid, "limit is 1024"},
+	{"rule too long", Target{Index: 1, Tool: "b", Finding: strings.Repeat("r", 101), Text: "m"}, "x", store.Invalid, "limit is 100"},
+	{"control character in the field", Target{Index: 1, Tool: "b", Field: "/inputSchema/properties/a\nb"}, "x", store.Invalid, "control character U+000A"},
 	{"finding without its message", Target{Index: 1, Tool: "b", Finding: "desc-short"}, "x", store.Invalid, "needs the finding's message"},
 	{"empty body", Target{Index: 0, Tool: "a"}, " \n\t ", store.Invalid, "the comment is empty"},
 	{"5,000-character body", Target{Index: 0, Tool: "a"}, strings.Repeat("é", 5000), store.Invalid, "5000 characters long; the limit is 4000"},

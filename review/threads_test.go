@@ -1,6 +1,7 @@
 package review
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -154,5 +155,48 @@ func TestThreadsOrder(t *testing.T) {
 	}
 	if !ts[3].Gone || ts[3].Index != -1 || ts[3].Tool != "a" {
 		t.Errorf("a's thread %+v, want gone", ts[3])
+	}
+}
+
+// TestThreadsConcurrent asks for threads from several goroutines while tools are inserted before
+// the thread's: the places cached along the way never lead a later answer astray.
+func TestThreadsConcurrent(t *testing.T) {
+	f := newFixture(t, threeTools)
+	f.comment("b", "")
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				if _, err := f.svc.Threads(f.ctx, f.ws); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := range 20 {
+		f.edit(listing.Op{Kind: listing.OpInsert, Path: "/tools/0", Value: tool(fmt.Sprint("z", i), "Zeta.")})
+	}
+	close(done)
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, svc := range []*Service{f.svc, f.service()} {
+		ts, err := svc.Threads(f.ctx, f.ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ts[0].Index != 21 || ts[0].Tool != "b" {
+			t.Errorf("thread at %d on %q, want 21 on b", ts[0].Index, ts[0].Tool)
+		}
 	}
 }
