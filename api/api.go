@@ -29,6 +29,7 @@ import (
 	"github.com/tool-workbench/workbench/internal/lru"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/review"
 	"github.com/tool-workbench/workbench/workspace"
 )
 
@@ -66,6 +67,9 @@ type Options struct {
 	// Tokenizers are the tokenizers a request may name (its "tokenizer" member): nil offers
 	// the built-in encodings. A request names one, never a file.
 	Tokenizers *cost.Tokenizers
+	// Review answers the workspaces' reviews (/workspaces/{id}/review…); nil makes those
+	// endpoints answer 404 (not_found), as the workspace endpoints do without Workspaces.
+	Review *review.Service
 }
 
 // API serves the endpoints.
@@ -133,6 +137,9 @@ func (a *API) routes() []route {
 		{http.MethodGet, "/workspaces/:id/revisions", "listWorkspaceRevisions", a.revisions},
 		{http.MethodGet, "/workspaces/:id/tasks", "getWorkspaceTasks", a.getTasks},
 		{http.MethodPut, "/workspaces/:id/tasks", "putWorkspaceTasks", a.putTasks},
+		{http.MethodGet, "/workspaces/:id/review", "getWorkspaceReview", a.getReview},
+		{http.MethodPost, "/workspaces/:id/review/signoffs", "signOffWorkspace", a.postSignoff},
+		{http.MethodPost, "/workspaces/:id/review/comments", "commentWorkspace", a.postComment},
 	}
 }
 

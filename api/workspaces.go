@@ -162,7 +162,7 @@ func (a *API) renameWorkspace(c echo.Context) error {
 		Listing: c.Echo().Reverse("getWorkspaceListing", id), Revisions: c.Echo().Reverse("listWorkspaceRevisions", id)})
 }
 
-// getListing answers the head listing as a tools/list result, exactly as export.JSON writes
+// getListing answers the head listing (or ?revision=N's) as a tools/list result, exactly as export.JSON writes
 // it (key order and numbers as written). X-Workbench-Revision names the revision.
 func (a *API) getListing(c echo.Context) error {
 	id, err := workspaceID(c)
@@ -172,7 +172,7 @@ func (a *API) getListing(c echo.Context) error {
 	if _, err := a.access(c, id, false); err != nil {
 		return err
 	}
-	rev, err := a.listings.HeadRevision(c.Request().Context(), id)
+	rev, err := a.revisionOf(c, id)
 	if err != nil {
 		return err
 	}

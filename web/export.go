@@ -91,6 +91,11 @@ func (s *Server) exportFile(c echo.Context) error {
 		if body, err = export.Review(ws.Baseline, ws.Listing, opts); err != nil {
 			return fail(Unprocessable, "the review could not be written: "+err.Error())
 		}
+		sec, err := s.reviewSection(c.Request().Context(), ws.ID) // the threads and sign-offs
+		if err != nil {
+			return err
+		}
+		body = append(body, sec...)
 		ctype, filename = "text/markdown; charset=utf-8", "review.md"
 	default:
 		return fail(BadRequest, fmt.Sprintf("unknown export format %q: use json, go or review", f))

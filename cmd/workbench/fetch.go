@@ -19,7 +19,7 @@ func init() {
 	register(command{
 		name:    "fetch",
 		summary: "fetch a listing from a live MCP server, and compare it with a pinned one",
-		usage:   "URL [--header 'K: V']… [--bearer-env NAME] [--transport streamable|sse] [--out FILE] [--compare FILE]\n       workbench fetch --stdio [--out FILE] [--compare FILE] -- COMMAND ARGS…",
+		usage:   "URL [--header 'K: V']… [--bearer-env NAME] [--transport streamable|sse] [--out FILE] [--compare FILE|approved:WORKSPACE_URL_OR_ID]\n       workbench fetch --stdio [--out FILE] [--compare FILE] -- COMMAND ARGS…",
 		run:     runFetch,
 	})
 }
@@ -35,6 +35,7 @@ type fetchOptions struct {
 	format    string
 	stdio     bool
 	allow     listFlag
+	pin       pinSource
 }
 
 func runFetch(ctx context.Context, e *env, args []string) error {
@@ -46,7 +47,9 @@ func runFetch(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.transport, "transport", "streamable", "HTTP transport: streamable (Streamable HTTP) or sse (the older HTTP+SSE)")
 	fs.DurationVar(&o.timeout, "timeout", remote.DefaultLimits.Timeout, "give up after this long")
 	fs.StringVar(&o.out, "out", "", "write the listing to `FILE` instead of standard output")
-	fs.StringVar(&o.compare, "compare", "", "compare with the listing in `FILE`, print what changed, exit 1 if anything did")
+	fs.StringVar(&o.compare, "compare", "", "compare with the listing in `FILE` (or approved:WORKSPACE_URL_OR_ID: the workspace's newest approved revision), print what changed, exit 1 if anything did")
+	fs.StringVar(&o.pin.db, "db", "", "with --compare approved:ID: "+dbUsage)
+	fs.StringVar(&o.pin.tokenEnv, "token-env", "WORKBENCH_TOKEN", "with --compare approved:URL: the environment variable holding a share link's token or the admin token of the workbench")
 	fs.StringVar(&o.format, "format", "text", "format of the change report: text or json")
 	fs.BoolVar(&o.stdio, "stdio", false, "launch a local server: the command and its arguments follow --")
 	fs.Var(&o.allow, "fetch-allow", "also reach this address, range or host, which the policy refuses by default (cloud metadata) (repeatable)")
@@ -64,9 +67,18 @@ func runFetch(ctx context.Context, e *env, args []string) error {
 	if o.timeout <= 0 {
 		return usageError{"--timeout must be positive, e.g. 30s or 2m"}
 	}
+	if o.pin.db != "" && !isApprovedPin(o.compare) {
+		return usageError{"--db applies to --compare approved:WORKSPACE_ID, whose approved revision is read from that database"}
+	}
 	// Read the pin first: a missing or broken file is an error before any traffic.
 	var pinned *listing.Listing
-	if o.compare != "" {
+	pinName := o.compare
+	switch {
+	case isApprovedPin(o.compare):
+		if pinned, pinName, err = loadApprovedPin(ctx, e, strings.TrimPrefix(o.compare, approvedPrefix), o.pin); err != nil {
+			return fetchFailed(e, fmt.Errorf("reading --compare %s: %w", o.compare, err))
+		}
+	case o.compare != "":
 		if pinned, err = loadListing(e, o.compare); err != nil {
 			return fetchFailed(e, fmt.Errorf("reading --compare %s: %w", o.compare, err))
 		}
@@ -110,9 +122,9 @@ func runFetch(ctx context.Context, e *env, args []string) error {
 	}
 	d := listing.Compare(pinned, res.Listing)
 	if o.format == "json" {
-		err = writeFetchReportJSON(e.stdout, o.compare, res, d)
+		err = writeFetchReportJSON(e.stdout, pinName, res, d)
 	} else {
-		err = writeFetchReport(e.stdout, o.compare, pinned, res, d)
+		err = writeFetchReport(e.stdout, pinName, pinned, res, d)
 	}
 	if err != nil {
 		return err

@@ -17,7 +17,9 @@ import (
 	"github.com/tool-workbench/workbench/api"
 	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/lint"
+	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/listing/remote"
+	"github.com/tool-workbench/workbench/review"
 	"github.com/tool-workbench/workbench/web"
 )
 
@@ -79,7 +81,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			e.log.Warn("close store", "err", err)
 		}
 	}()
-	jsonAPI := api.New(api.Options{Log: e.log, Workspaces: st, Tokenizers: toks, Access: func(r *http.Request, ws string, write bool) (string, error) {
+	// One review service for the pages and the API; its error count is the pages' (the
+	// workspace's profile), asked of the server built below.
+	reviews := review.New(st, review.Options{Errors: func(ctx context.Context, ws string, l *listing.Listing) (int, error) {
+		return srv.ReviewErrors(ctx, ws, l)
+	}})
+	jsonAPI := api.New(api.Options{Log: e.log, Workspaces: st, Tokenizers: toks, Review: reviews, Access: func(r *http.Request, ws string, write bool) (string, error) {
 		return srv.APIAccess(r, ws, write)
 	}})
 	runsCfg, err := serveRunsConfig(ctx, e, o.endpoints, o.cacheDir)
@@ -91,7 +98,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	srv, err = web.New(web.Config{Runs: runsCfg, Store: st, Engine: engine, Log: e.log, DatastarJS: ds, Fetch: fetchCfg, Auth: o.authCfg,
 		AllowedHosts: o.hosts, RequestTimeout: o.reqTimeout, Tokenizers: toks,
 		Mount:     func(ec *echo.Echo) { jsonAPI.Register(ec.Group(api.Prefix)) },
-		APIErrors: jsonAPI.HTTPErrorHandler})
+		APIErrors: jsonAPI.HTTPErrorHandler, Review: reviews})
 	if err != nil {
 		return err
 	}
