@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/labstack/echo/v4"
 
+	"github.com/tool-workbench/workbench/api"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/review"
 )
@@ -62,7 +65,7 @@ func openAs(t *testing.T, ctx context.Context, url, name string) reviewer {
 // TestBrowserReview: two reviewers in two browsers. A comments on a parameter, B sees it live
 // and replies, A resolves; A approves and the gate passes; B edits the description, A's
 // approval turns stale and the gate fails; A approves again and it passes. The gate is read
-// from the pages and from the review service.
+// from both pages, from the review service and through GET /api/v1/workspaces/{id}/review.
 func TestBrowserReview(t *testing.T) {
 	var svc *review.Service
 	ctx, base := browser(t, func(c *Config) {
@@ -75,6 +78,9 @@ func TestBrowserReview(t *testing.T) {
 			return res.Errors, nil
 		}})
 		c.Review = svc
+		// The JSON API as serve mounts it, with this review: the gate a CI job reads.
+		jsonAPI := api.New(api.Options{Workspaces: c.Store, Review: svc, Access: func(*http.Request, string, bool) (string, error) { return "test", nil }})
+		c.Mount = func(e *echo.Echo) { jsonAPI.Register(e.Group(api.Prefix)) }
 	})
 	pasteListing(t, ctx, base, reviewListing)
 	url, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href`))
@@ -94,6 +100,10 @@ func TestBrowserReview(t *testing.T) {
 		st, err := svc.Status(context.Background(), ws, 1)
 		if err != nil || st.Passed != want {
 			t.Fatalf("the review service says passed=%v (%v), %v; want %v", st.Passed, st.Reasons, err, want)
+		}
+		got, err := chromedp.Run(a.ctx, chromedp.Evaluate[string](`fetch('/api/v1/workspaces/`+ws+`/review').then((r) => r.json()).then((j) => String(j.status.passed) + " " + j.status.revision)`, chromedp.EvalAwaitPromise))
+		if err != nil || got != fmt.Sprintf("%v %d", want, st.Revision) {
+			t.Fatalf("GET /api/v1/workspaces/%s/review answers %q (%v); want passed %v at revision %d", ws, got, err, want, st.Revision)
 		}
 	}
 	gate(false) // nobody approved yet
