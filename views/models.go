@@ -136,6 +136,7 @@ type FindingItem struct {
 	Tool     int    // -1 for the listing as a whole
 	Field    string // editor field id to focus, "" for none
 	Pointer  string // the JSON pointer of what the finding is about, within the listing
+	N        int    // its place among its tool's findings (the Review panel's Comment action)
 
 	Fixes []FixButton // its repairs (fix.templ)
 }

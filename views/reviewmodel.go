@@ -119,3 +119,6 @@ func joinComma(s []string) string {
 	}
 	return out
 }
+
+// reviewCountID is the id of parameter p's open-thread count in the editor.
+func reviewCountID(p int) string { return "rc-p-" + itoa(p) }

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/labstack/echo/v4"
 
+	"github.com/tool-workbench/workbench/api"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/review"
 )
@@ -62,7 +65,7 @@ func openAs(t *testing.T, ctx context.Context, url, name string) reviewer {
 // TestBrowserReview: two reviewers in two browsers. A comments on a parameter, B sees it live
 // and replies, A resolves; A approves and the gate passes; B edits the description, A's
 // approval turns stale and the gate fails; A approves again and it passes. The gate is read
-// from the pages and from the review service.
+// from both pages, from the review service and through GET /api/v1/workspaces/{id}/review.
 func TestBrowserReview(t *testing.T) {
 	var svc *review.Service
 	ctx, base := browser(t, func(c *Config) {
@@ -75,6 +78,9 @@ func TestBrowserReview(t *testing.T) {
 			return res.Errors, nil
 		}})
 		c.Review = svc
+		// The JSON API as serve mounts it, with this review: the gate a CI job reads.
+		jsonAPI := api.New(api.Options{Workspaces: c.Store, Review: svc, Access: func(*http.Request, string, bool) (string, error) { return "test", nil }})
+		c.Mount = func(e *echo.Echo) { jsonAPI.Register(e.Group(api.Prefix)) }
 	})
 	pasteListing(t, ctx, base, reviewListing)
 	url, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href`))
@@ -95,17 +101,24 @@ func TestBrowserReview(t *testing.T) {
 		if err != nil || st.Passed != want {
 			t.Fatalf("the review service says passed=%v (%v), %v; want %v", st.Passed, st.Reasons, err, want)
 		}
+		got, err := chromedp.Run(a.ctx, chromedp.Evaluate[string](`fetch('/api/v1/workspaces/`+ws+`/review').then((r) => r.json()).then((j) => String(j.status.passed) + " " + j.status.revision)`, chromedp.EvalAwaitPromise))
+		if err != nil || got != fmt.Sprintf("%v %d", want, st.Revision) {
+			t.Fatalf("GET /api/v1/workspaces/%s/review answers %q (%v); want passed %v at revision %d", ws, got, err, want, st.Revision)
+		}
 	}
 	gate(false) // nobody approved yet
 
 	// A comments on the parameter q; B sees the thread arrive.
+	// The editor's Comment action beside the parameter opens the form preset to it.
+	a.do(t, "the parameter's Comment action", chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=comment-param]').click()`))
+	a.poll(t, "the form preset to q", `document.getElementById('review-new-field')?.value === '/inputSchema/properties/q'`)
 	a.do(t, "comment on q",
-		chromedp.SetValue(chromedp.CSS("#review-new-field"), "/inputSchema/properties/q"),
 		chromedp.SendKeys(chromedp.CSS("#review-new-body"), "Say whether q matches words of the title only."),
 		chromedp.Click(chromedp.CSS("[data-testid=review-new-submit]")),
 	)
 	b.poll(t, "A's thread, live", `[...document.querySelectorAll('[data-testid=thread]')].some((t) => t.querySelector('[data-testid=thread-label]').textContent.includes('q') && t.querySelector('[data-testid=comment-body]').textContent.includes('title only') && t.querySelector('[data-testid=comment-author]').textContent === 'Ada')`)
 	a.poll(t, "the new-thread box emptied", `document.getElementById('review-new-body').value === ''`)
+	b.poll(t, "the parameter's open-thread count in the editor", `document.querySelector('[data-testid=review-count-param]')?.textContent.trim() === '1'`)
 
 	// B replies; A sees it; A resolves.
 	b.do(t, "reply",
@@ -115,6 +128,7 @@ func TestBrowserReview(t *testing.T) {
 	a.poll(t, "B's reply, live", `[...document.querySelectorAll('[data-testid=comment]')].some((c) => c.textContent.includes('Ben') && c.textContent.includes('I will say so'))`)
 	a.do(t, "resolve", chromedp.Click(chromedp.CSS("[data-testid=thread-resolve]")))
 	b.poll(t, "the thread resolved, live", `document.querySelector('[data-testid=thread]').dataset.state === 'resolved'`)
+	b.poll(t, "no open-thread count left", `document.querySelector('[data-testid=review-count-param]')?.textContent.trim() === ''`)
 
 	// A approves: the gate passes.
 	a.do(t, "approve",

@@ -125,8 +125,10 @@ func findingsModel(id string, res *analysis.Result, shape int) views.Findings {
 		if n == 0 {
 			return
 		}
-		for _, fd := range fds[:n] {
-			g.Items = append(g.Items, findingItem(fd))
+		for i, fd := range fds[:n] {
+			it := findingItem(fd)
+			it.N = i
+			g.Items = append(g.Items, it)
 		}
 		g.More = len(fds) - n
 		f.Groups = append(f.Groups, g)

@@ -483,3 +483,55 @@ func reviewNewKey(t int, ro bool) int {
 	}
 	return k
 }
+
+// reviewCountsHTML renders the open-thread counts of tool t's description and listed
+// parameters, for the editor's Comment actions.
+func (s *Server) reviewCountsHTML(ctx context.Context, st *state, t int) string {
+	ws := st.ws
+	if t < 0 || t >= len(ws.Listing.Tools) {
+		return ""
+	}
+	threads, err := s.review.Threads(ctx, ws.ID)
+	if err != nil {
+		s.log.Warn("review: read the threads", "ws", ws.ID, "err", err)
+		return ""
+	}
+	fields := ws.Listing.Tools[t].Get("inputSchema").Get("properties").Fields()
+	params := make([]int, min(len(fields), maxParamRows))
+	at := map[string]int{}
+	for i := range params {
+		at["/inputSchema/properties/"+pointerToken(fields[i].Key)] = i
+	}
+	desc := 0
+	for _, th := range threads {
+		if th.Resolved || th.Gone || th.Index != t || th.Anchor.Finding != "" {
+			continue
+		}
+		if th.Anchor.Field == "/description" {
+			desc++
+		} else if i, ok := at[th.Anchor.Field]; ok {
+			params[i]++
+		}
+	}
+	return render(ctx, views.ReviewCounts(desc, params))
+}
+
+// forwardReviewCounts shows a page the open-thread counts of its tool after a change of the
+// review or of that tool: rendered once per notice and tool for all the pages.
+func (s *Server) forwardReviewCounts(sse *datastar.ServerSentEventGenerator, p *page, n Notice) error {
+	sel := p.selected()
+	if !n.Review && !n.Full && !n.Structure && n.EditorTool != sel && !slices.Contains(n.Tools, sel) {
+		return nil
+	}
+	html, err := n.cache.render(reviewKey-2-sel, func() (string, error) {
+		st, err := s.noticeState(sse, p, n)
+		if err != nil {
+			return "", err
+		}
+		return s.reviewCountsHTML(sse.Context(), st, sel), nil
+	})
+	if err != nil || html == "" {
+		return err
+	}
+	return sse.PatchElements(html)
+}

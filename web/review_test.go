@@ -265,3 +265,54 @@ func TestReviewFindingComment(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewPanelPreset: the editor's and the findings' Comment actions open the new-thread
+// form preset to their field; a tool index the listing no longer has is refused.
+func TestReviewPanelPreset(t *testing.T) {
+	r := newAuthRig(t, AuthConfig{})
+	b := r.visitor()
+	tests := []struct {
+		query, want string
+	}{
+		{"", ""},
+		{"?t=0&at=desc&n=0", "/description"},
+		{"?t=0&at=param&n=0", "/inputSchema/properties/q"},
+		{"?t=0&at=param&n=9", ""},
+		{"?t=0&at=finding&n=0", "!"},
+		{"?t=0&at=bogus&n=0", ""},
+	}
+	for _, tt := range tests {
+		rec := b.datastar(t, http.MethodGet, "/w/"+r.ws+"/review"+tt.query, nil)
+		var els strings.Builder
+		for _, ev := range parseSSE(t, rec.Body.String()) {
+			els.WriteString(ev.elements())
+		}
+		sel := find(t, els.String(), "review-new-field")
+		if rec.Code != http.StatusOK || len(sel) != 1 {
+			t.Fatalf("GET review%s: %d, %d pickers", tt.query, rec.Code, len(sel))
+		}
+		got := ""
+		for o := sel[0].FirstChild; o != nil; o = o.NextSibling {
+			if o.Type == html.ElementNode && o.Data == "option" {
+				if _, ok := attrOK(o, "selected"); ok {
+					got = attr(o, "value")
+				}
+			}
+		}
+		if got != tt.want && !(tt.want == "!" && strings.HasPrefix(got, "!")) {
+			t.Errorf("GET review%s: the picker is preset to %q, want %q", tt.query, got, tt.want)
+		}
+	}
+	if rec := b.datastar(t, http.MethodGet, "/w/"+r.ws+"/review?t=5&at=desc", nil); rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "no longer exists") {
+		t.Errorf("a tool past the listing: %d %q; want 409 saying it no longer exists", rec.Code, rec.Body.String())
+	}
+}
+
+func attrOK(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}

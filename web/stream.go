@@ -62,6 +62,10 @@ func (s *Server) stream(c echo.Context) error {
 			return nil
 		}
 	}
+	// The editor's open-thread counts (review.go): the page was drawn without them.
+	if html := s.reviewCountsHTML(ctx, st, p.selected()); html != "" && sse.PatchElements(html) != nil {
+		return nil
+	}
 	tick := time.NewTicker(s.alive)
 	defer tick.Stop()
 	// A session ends at its expiry even if nobody signs out: the stream ends with it.
@@ -84,6 +88,9 @@ func (s *Server) stream(c echo.Context) error {
 			// when 200 pages get the same edit.
 			hf.hold = true
 			err := s.forward(sse, p, n)
+			if err == nil {
+				err = s.forwardReviewCounts(sse, p, n)
+			}
 			hf.hold = false
 			if err != nil || hf.flush() != nil {
 				return nil

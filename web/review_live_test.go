@@ -1,0 +1,86 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/tool-workbench/workbench/store"
+)
+
+// reviewFormAs posts a review form as a person's page does.
+func reviewFormAs(t *testing.T, s *Server, who person, path string, v url.Values) string {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(v.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Datastar-Request", "true")
+	rec := do(t, s, who.cookies(req))
+	if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), "not saved") {
+		t.Fatalf("POST %s: %d %.300s", path, rec.Code, rec.Body.String())
+	}
+	return rec.Body.String()
+}
+
+// reviewAcross: a page whose Review panel is open on one replica shows, without a reload, a
+// comment and a sign-off made through another replica, and an edit made there turns the
+// approval stale and the gate closed; a page whose panel is not open gets none of it.
+func reviewAcross(t *testing.T, st1, st2 store.Store) {
+	ctx := context.Background()
+	s1, s2 := serverOn(t, st1), serverOn(t, st2)
+	ts2 := httptest.NewServer(s2.Handler())
+	t.Cleanup(ts2.Close)
+	id := openExample(t, s1, "library-2-draft")
+	head, err := st1.Revision(ctx, id, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := head.Listing.Tools[0].Get("name").String()
+	open, closed := strings.Repeat("c", 32), strings.Repeat("d", 32)
+	so := openStream(t, ts2.URL, id, bo, open, 0)
+	sc := openStream(t, ts2.URL, id, bo, closed, 0)
+	for _, s := range []*stream{so, sc} {
+		s.waitFor(t, "the first render", func(s string) bool { return strings.Contains(s, "tool-list") })
+	}
+	q := url.QueryEscape(fmt.Sprintf(`{"pid":%q,"tool":0}`, open))
+	if rec := do(t, s2, bo.cookies(httptest.NewRequest(http.MethodGet, "/w/"+id+"/review?datastar="+q, nil))); rec.Code != http.StatusOK {
+		t.Fatalf("open the Review panel: %d", rec.Code)
+	}
+	so.reset()
+	sc.reset()
+	base := "/w/" + id + "/review"
+	reviewFormAs(t, s1, ana, base+"/comment", url.Values{"tool": {"0"}, "name": {tool}, "field": {"/description"}, "body": {"Seen on the other replica?"}})
+	so.waitFor(t, "the comment", func(s string) bool {
+		return strings.Contains(s, "Seen on the other replica?") && strings.Contains(s, `data-state="open"`)
+	})
+	cs, _ := st1.Comments(ctx, id)
+	reviewFormAs(t, s1, ana, base+"/resolve?resolved=true", url.Values{"thread": {cs[0].ID}})
+	reviewFormAs(t, s1, ana, base+"/signoff?verdict=approved", url.Values{"message": {"fine"}})
+	so.waitFor(t, "the gate passed", func(s string) bool {
+		return strings.Contains(s, `data-passed="true"`)
+	})
+	so.reset()
+	postAs(t, s1, ana, strings.Repeat("e", 32), "/w/"+id+"/edit?t=0&f=description", map[string]any{"tool": 0, "val": "Changed after the approval."})
+	so.waitFor(t, "the approval stale and the gate closed", func(s string) bool {
+		return strings.Contains(s, `data-current="false"`) && strings.Contains(s, `data-passed="false"`)
+	})
+	if body := sc.waitFor(t, "the edit", func(s string) bool { return strings.Contains(s, "Changed after the approval.") }); strings.Contains(body, "review-gate") {
+		t.Error("a page whose Review panel was never opened was sent the review")
+	}
+}
+
+// TestReviewLiveAcrossServers: two servers on one SQLite store stand for two replicas.
+func TestReviewLiveAcrossServers(t *testing.T) {
+	st := newTestStore(t)
+	reviewAcross(t, st, st)
+}
+
+// TestReviewLiveAcrossReplicasPostgres: two servers on two PostgreSQL store instances, where
+// the review's events cross by LISTEN/NOTIFY.
+func TestReviewLiveAcrossReplicasPostgres(t *testing.T) {
+	sts := postgresStores(t, 2)
+	reviewAcross(t, sts[0], sts[1])
+}
