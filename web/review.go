@@ -535,3 +535,14 @@ func (s *Server) forwardReviewCounts(sse *datastar.ServerSentEventGenerator, p *
 	}
 	return sse.PatchElements(html)
 }
+
+// reopenReview keeps live the Review panel of a page whose stream (re)connects with the panel
+// shown, and shows it the review as it stands: it may have missed changes while away.
+func (s *Server) reopenReview(sse *datastar.ServerSentEventGenerator, p *page) error {
+	p.openReview()
+	m, _ := s.reviewModel(sse.Context(), p.ws)
+	if m.Problem != "" {
+		return sse.PatchElementTempl(views.ReviewProblem(m.Problem))
+	}
+	return sse.PatchElementTempl(views.ReviewLive(m))
+}

@@ -84,3 +84,24 @@ func TestReviewLiveAcrossReplicasPostgres(t *testing.T) {
 	sts := postgresStores(t, 2)
 	reviewAcross(t, sts[0], sts[1])
 }
+
+// TestReviewStreamReconnect: a stream that (re)connects with the Review panel shown is sent the
+// review as it stands and keeps it live, without the panel being loaded again.
+func TestReviewStreamReconnect(t *testing.T) {
+	s := serverOn(t, newTestStore(t))
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	id := openExample(t, s, "library-2-draft")
+	head, err := s.db.Revision(context.Background(), id, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviewFormAs(t, s, ana, "/w/"+id+"/review/comment", url.Values{"tool": {"0"}, "name": {head.Listing.Tools[0].Get("name").String()}, "body": {"Made while the page was away."}})
+	pid := strings.Repeat("f", 32)
+	// A reconnect: a page id the hub does not know, the panel shown.
+	st := openStreamSignals(t, ts.URL, id, bo, fmt.Sprintf(`{"pid":%q,"tool":0,"ver":-1,"panel":"review"}`, pid))
+	st.waitFor(t, "the comment made while away", func(s string) bool { return strings.Contains(s, "Made while the page was away.") })
+	st.reset()
+	reviewFormAs(t, s, ana, "/w/"+id+"/review/comment", url.Values{"tool": {"0"}, "name": {head.Listing.Tools[0].Get("name").String()}, "body": {"And one made since."}})
+	st.waitFor(t, "the comment made since", func(s string) bool { return strings.Contains(s, "And one made since.") })
+}

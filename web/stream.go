@@ -62,6 +62,9 @@ func (s *Server) stream(c echo.Context) error {
 			return nil
 		}
 	}
+	if sg.Panel == "review" && s.reopenReview(sse, p) != nil {
+		return nil
+	}
 	// The editor's open-thread counts (review.go): the page was drawn without them.
 	if html := s.reviewCountsHTML(ctx, st, p.selected()); html != "" && sse.PatchElements(html) != nil {
 		return nil
