@@ -187,7 +187,7 @@ func (s *Server) selectTool(c echo.Context) error {
 		_ = s.selectedListPatches(sse, p, sg.Q, st, sg.Tool)
 	}
 	s.patchReviewNew(sse, s.hub.lookup(ws.ID, sg.PID), st, sg.Tool)
-	if html := s.reviewCountsHTML(c.Request().Context(), st, sg.Tool); html != "" {
+	if html, _ := s.reviewCountsHTML(c.Request().Context(), st, sg.Tool); html != "" {
 		_ = sse.PatchElements(html)
 	}
 	return nil

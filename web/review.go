@@ -485,16 +485,17 @@ func reviewNewKey(t int, ro bool) int {
 }
 
 // reviewCountsHTML renders the open-thread counts of tool t's description and listed
-// parameters, for the editor's Comment actions.
-func (s *Server) reviewCountsHTML(ctx context.Context, st *state, t int) string {
+// parameters, for the editor's Comment actions; any tells whether one is not zero (the page
+// was drawn with none).
+func (s *Server) reviewCountsHTML(ctx context.Context, st *state, t int) (html string, any bool) {
 	ws := st.ws
 	if t < 0 || t >= len(ws.Listing.Tools) {
-		return ""
+		return "", false
 	}
 	threads, err := s.review.Threads(ctx, ws.ID)
 	if err != nil {
 		s.log.Warn("review: read the threads", "ws", ws.ID, "err", err)
-		return ""
+		return "", false
 	}
 	fields := ws.Listing.Tools[t].Get("inputSchema").Get("properties").Fields()
 	params := make([]int, min(len(fields), maxParamRows))
@@ -509,11 +510,13 @@ func (s *Server) reviewCountsHTML(ctx context.Context, st *state, t int) string 
 		}
 		if th.Anchor.Field == "/description" {
 			desc++
+			any = true
 		} else if i, ok := at[th.Anchor.Field]; ok {
 			params[i]++
+			any = true
 		}
 	}
-	return render(ctx, views.ReviewCounts(desc, params))
+	return render(ctx, views.ReviewCounts(desc, params)), any
 }
 
 // forwardReviewCounts shows a page the open-thread counts of its tool after a change of the
@@ -528,7 +531,8 @@ func (s *Server) forwardReviewCounts(sse *datastar.ServerSentEventGenerator, p *
 		if err != nil {
 			return "", err
 		}
-		return s.reviewCountsHTML(sse.Context(), st, sel), nil
+		html, _ := s.reviewCountsHTML(sse.Context(), st, sel)
+		return html, nil
 	})
 	if err != nil || html == "" {
 		return err

@@ -66,7 +66,7 @@ func (s *Server) stream(c echo.Context) error {
 		return nil
 	}
 	// The editor's open-thread counts (review.go): the page was drawn without them.
-	if html := s.reviewCountsHTML(ctx, st, p.selected()); html != "" && sse.PatchElements(html) != nil {
+	if html, any := s.reviewCountsHTML(ctx, st, p.selected()); any && sse.PatchElements(html) != nil {
 		return nil
 	}
 	tick := time.NewTicker(s.alive)
