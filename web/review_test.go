@@ -213,6 +213,14 @@ func TestReviewHostileText(t *testing.T) {
 	if got := len(find(t, elements.String(), "comment-body")); got != 2 {
 		t.Errorf("%d comment bodies shown, want 2", got)
 	}
+	// The live stream of a page with the panel shown carries the same text, framed alike.
+	ts := httptest.NewServer(r.s.Handler())
+	t.Cleanup(ts.Close)
+	st := openStreamSignals(t, ts.URL, r.ws, bo, `{"pid":"`+strings.Repeat("9", 32)+`","tool":0,"ver":-1,"panel":"review"}`)
+	wire := st.waitFor(t, "the review", func(s string) bool { return strings.Count(s, "lone CR") >= 3 })
+	if strings.ContainsRune(wire, '\r') || strings.Contains(wire, "<script>alert") || strings.Contains(wire, `data-init="$x=1"`) {
+		t.Errorf("the live stream carries a CR or the hostile text unescaped: %.600q", wire)
+	}
 }
 
 // TestReviewFindingComment: the field picker offers the tool's findings; a comment on one is
