@@ -324,3 +324,42 @@ func attrOK(n *html.Node, key string) (string, bool) {
 	}
 	return "", false
 }
+
+// TestReviewOutdatedAndGone: a thread on the description says "outdated" once the description
+// changes, with the text as it was and as it is; a thread whose tool is removed stays listed.
+func TestReviewOutdatedAndGone(t *testing.T) {
+	r := newAuthRig(t, AuthConfig{})
+	b := r.visitor()
+	base := "/w/" + r.ws + "/review"
+	f := newComment("Too short.")
+	f.Set("field", "/description")
+	if rec := b.reviewPost(t, base+"/comment", f); rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), "not saved") {
+		t.Fatalf("comment: %d %.300s", rec.Code, rec.Body.String())
+	}
+	panel := func() string {
+		var els strings.Builder
+		for _, ev := range parseSSE(t, b.datastar(t, http.MethodGet, base, nil).Body.String()) {
+			els.WriteString(ev.elements())
+		}
+		return els.String()
+	}
+	if got := find(t, panel(), "thread-outdated"); len(got) != 0 {
+		t.Fatal("a thread is outdated before anything changed")
+	}
+	if rec := b.datastar(t, http.MethodPost, "/w/"+r.ws+"/edit?t=0&f=description", map[string]any{"tool": 0, "val": "Search the catalogue by title, author or subject."}); rec.Code != http.StatusOK {
+		t.Fatalf("edit: %d %s", rec.Code, rec.Body.String())
+	}
+	doc := panel()
+	was := find(t, doc, "thread-was")
+	if len(find(t, doc, "thread-outdated")) != 1 || len(was) != 1 || !strings.Contains(text(was[0]), "Search the catalogue by title or author.") ||
+		!strings.Contains(text(was[0]), "or subject") {
+		t.Fatalf("after the edit the thread does not say it is outdated with the text as it was and is: %.1500s", doc)
+	}
+	if rec := b.datastar(t, http.MethodPost, "/w/"+r.ws+"/tool?op=del&i=0&g=-1", map[string]any{"tool": 0}); rec.Code != http.StatusOK {
+		t.Fatalf("remove the tool: %d %s", rec.Code, rec.Body.String())
+	}
+	doc = panel()
+	if th := find(t, doc, "thread"); len(th) != 1 || !strings.Contains(text(th[0]), "tool removed") || !strings.Contains(text(th[0]), "Too short.") {
+		t.Errorf("after removing its tool the thread is not listed as removed: %.1500s", doc)
+	}
+}
