@@ -173,6 +173,8 @@ func shootReview(t *testing.T, r reviewer, name string) {
 		r.do(t, "scroll to the panel", chromedp.Evaluate[chromedp.Void](`document.getElementById('review').scrollIntoView({block: 'start'})`))
 		checkLayout(t, r.ctx, "review "+name, size)
 		shoot(t, r.ctx, filepath.Join(dir, fmt.Sprintf("review-%s-%d.png", name, size.w)))
+		r.do(t, "scroll to the threads", chromedp.Evaluate[chromedp.Void](`document.getElementById('review-threads').scrollIntoView({block: 'start'})`))
+		shoot(t, r.ctx, filepath.Join(dir, fmt.Sprintf("review-%s-%d-threads.png", name, size.w)))
 	}
 	r.do(t, "resize back", chromedp.EmulateViewport(1280, 800))
 }

@@ -434,11 +434,12 @@ func (s *Server) forwardReview(sse *datastar.ServerSentEventGenerator, p *page, 
 	if err := sse.PatchElements(html); err != nil {
 		return err
 	}
-	// The new-thread form lists the fields and findings of the page's tool: drawn again when
-	// an edit changed that tool or the tools' places (never on a comment alone, which would
-	// reset the field someone picked).
+	// The new-thread form names the page's tool by its place and lists its parameters: drawn
+	// again when the tools or that tool's parameters were added, removed or moved, not on
+	// every edit of it (a morph would reset the field someone picked; a field or finding gone
+	// since is refused with a message when the comment is sent).
 	sel := p.selected()
-	if n.Full || !(n.Structure || n.EditorTool == sel || slices.Contains(n.Tools, sel)) {
+	if n.Full || !(n.Structure || slices.Contains(n.ParamsMoved, sel)) {
 		return nil
 	}
 	st, err := s.noticeState(sse, p, n)
