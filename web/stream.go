@@ -62,6 +62,10 @@ func (s *Server) stream(c echo.Context) error {
 			return nil
 		}
 	}
+	tick := time.NewTicker(s.alive)
+	defer tick.Stop()
+	// (After the heartbeat's ticker: reading the review must not delay the page's first
+	// heartbeat, which keeps it on the roster.)
 	if sg.Panel == "review" && s.reopenReview(sse, p) != nil {
 		return nil
 	}
@@ -69,8 +73,6 @@ func (s *Server) stream(c echo.Context) error {
 	if html, any := s.reviewCountsHTML(ctx, st, p.selected()); any && sse.PatchElements(html) != nil {
 		return nil
 	}
-	tick := time.NewTicker(s.alive)
-	defer tick.Stop()
 	// A session ends at its expiry even if nobody signs out: the stream ends with it.
 	var expired <-chan time.Time
 	if !until.IsZero() {
