@@ -62,8 +62,9 @@ func openAs(t *testing.T, ctx context.Context, url, name string) reviewer {
 	return r
 }
 
-// TestBrowserReview: two reviewers in two browsers. A comments on a parameter, B sees it live
-// and replies, A resolves; A approves and the gate passes; B edits the description, A's
+// TestBrowserReview: two reviewers in two browsers. A comments on a parameter (through the
+// editor's Comment action), B sees it live and replies (A's reply arriving while B types leaves
+// B's text alone), A resolves; A approves and the gate passes; B edits the description, A's
 // approval turns stale and the gate fails; A approves again and it passes. The gate is read
 // from both pages, from the review service and through GET /api/v1/workspaces/{id}/review.
 func TestBrowserReview(t *testing.T) {
@@ -120,11 +121,16 @@ func TestBrowserReview(t *testing.T) {
 	a.poll(t, "the new-thread box emptied", `document.getElementById('review-new-body').value === ''`)
 	b.poll(t, "the parameter's open-thread count in the editor", `document.querySelector('[data-testid=review-count-param]')?.textContent.trim() === '1'`)
 
-	// B replies; A sees it; A resolves.
-	b.do(t, "reply",
-		chromedp.SendKeys(chromedp.CSS("[data-testid=thread-reply-body]"), "Title and author; I will say so."),
+	// B starts a reply; A's reply arrives meanwhile and leaves B's text alone; B sends it; A
+	// sees it and resolves.
+	const typed = "Title and author; I will say so."
+	b.do(t, "type a reply", chromedp.SendKeys(chromedp.CSS("[data-testid=thread-reply-body]"), typed))
+	a.do(t, "reply while B types",
+		chromedp.SendKeys(chromedp.CSS("[data-testid=thread-reply-body]"), "Any news?"),
 		chromedp.Click(chromedp.CSS("[data-testid=thread-reply]")),
 	)
+	b.poll(t, "A's reply, live, with B's text kept", `document.querySelectorAll('[data-testid=comment]').length === 2 && document.querySelector('[data-testid=thread-reply-body]').value === '`+typed+`'`)
+	b.do(t, "send the reply", chromedp.Click(chromedp.CSS("[data-testid=thread-reply]")))
 	a.poll(t, "B's reply, live", `[...document.querySelectorAll('[data-testid=comment]')].some((c) => c.textContent.includes('Ben') && c.textContent.includes('I will say so'))`)
 	a.do(t, "resolve", chromedp.Click(chromedp.CSS("[data-testid=thread-resolve]")))
 	b.poll(t, "the thread resolved, live", `document.querySelector('[data-testid=thread]').dataset.state === 'resolved'`)
@@ -167,6 +173,8 @@ func shootReview(t *testing.T, r reviewer, name string) {
 		r.do(t, "scroll to the panel", chromedp.Evaluate[chromedp.Void](`document.getElementById('review').scrollIntoView({block: 'start'})`))
 		checkLayout(t, r.ctx, "review "+name, size)
 		shoot(t, r.ctx, filepath.Join(dir, fmt.Sprintf("review-%s-%d.png", name, size.w)))
+		r.do(t, "scroll to the threads", chromedp.Evaluate[chromedp.Void](`document.getElementById('review-threads').scrollIntoView({block: 'start'})`))
+		shoot(t, r.ctx, filepath.Join(dir, fmt.Sprintf("review-%s-%d-threads.png", name, size.w)))
 	}
 	r.do(t, "resize back", chromedp.EmulateViewport(1280, 800))
 }

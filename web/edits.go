@@ -187,7 +187,7 @@ func (s *Server) selectTool(c echo.Context) error {
 		_ = s.selectedListPatches(sse, p, sg.Q, st, sg.Tool)
 	}
 	s.patchReviewNew(sse, s.hub.lookup(ws.ID, sg.PID), st, sg.Tool)
-	if html := s.reviewCountsHTML(c.Request().Context(), st, sg.Tool); html != "" {
+	if html, _ := s.reviewCountsHTML(c.Request().Context(), st, sg.Tool); html != "" {
 		_ = sse.PatchElements(html)
 	}
 	return nil
@@ -286,6 +286,9 @@ type signals struct {
 	Ver  int             `json:"ver"`
 	Val  json.RawMessage `json:"val"`
 	Q    string          `json:"toolq"` // the tool list's search (tools.go)
+	// Panel is the result tab the page shows: a stream that reconnects with the Review
+	// panel open keeps it live (review.go).
+	Panel string `json:"panel"`
 
 	// costChoice is the page's choice in the Cost tab (cost.go).
 	costChoice

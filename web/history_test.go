@@ -331,8 +331,14 @@ type stream struct {
 
 func openStream(t testing.TB, base, id string, who person, pid string, tool int) *stream {
 	t.Helper()
+	return openStreamSignals(t, base, id, who, fmt.Sprintf(`{"pid":%q,"tool":%d,"ver":-1}`, pid, tool))
+}
+
+// openStreamSignals is openStream with the page's signals as JSON.
+func openStreamSignals(t testing.TB, base, id string, who person, signals string) *stream {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	q := url.QueryEscape(fmt.Sprintf(`{"pid":%q,"tool":%d,"ver":-1}`, pid, tool))
+	q := url.QueryEscape(signals)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/w/"+id+"/stream?datastar="+q, nil)
 	who.cookies(req)
 	resp, err := http.DefaultClient.Do(req)

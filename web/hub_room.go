@@ -85,7 +85,8 @@ func (h *Hub) handle(r *room, ev store.Event) {
 		// A run was stored here or on another replica: the server decides what its pages show.
 		h.host.onRuns(r.ws)
 	case store.EventReview:
-		h.Publish(r.ws, Notice{EditorTool: -1, Review: true})
+		// One render of the review for all the pages (forwardReview).
+		h.Publish(r.ws, Notice{EditorTool: -1, Review: true, cache: &renders{}})
 	case store.EventRevision:
 		h.Publish(r.ws, Notice{EditorTool: -1, History: true})
 	case store.EventTitle:

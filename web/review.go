@@ -434,11 +434,12 @@ func (s *Server) forwardReview(sse *datastar.ServerSentEventGenerator, p *page, 
 	if err := sse.PatchElements(html); err != nil {
 		return err
 	}
-	// The new-thread form lists the fields and findings of the page's tool: drawn again when
-	// an edit changed that tool or the tools' places (never on a comment alone, which would
-	// reset the field someone picked).
+	// The new-thread form names the page's tool by its place and lists its parameters: drawn
+	// again when the tools or that tool's parameters were added, removed or moved, not on
+	// every edit of it (a morph would reset the field someone picked; a field or finding gone
+	// since is refused with a message when the comment is sent).
 	sel := p.selected()
-	if n.Full || !(n.Structure || n.EditorTool == sel || slices.Contains(n.Tools, sel)) {
+	if n.Full || !(n.Structure || slices.Contains(n.ParamsMoved, sel)) {
 		return nil
 	}
 	st, err := s.noticeState(sse, p, n)
@@ -485,16 +486,17 @@ func reviewNewKey(t int, ro bool) int {
 }
 
 // reviewCountsHTML renders the open-thread counts of tool t's description and listed
-// parameters, for the editor's Comment actions.
-func (s *Server) reviewCountsHTML(ctx context.Context, st *state, t int) string {
+// parameters, for the editor's Comment actions; any tells whether one is not zero (the page
+// was drawn with none).
+func (s *Server) reviewCountsHTML(ctx context.Context, st *state, t int) (html string, any bool) {
 	ws := st.ws
 	if t < 0 || t >= len(ws.Listing.Tools) {
-		return ""
+		return "", false
 	}
 	threads, err := s.review.Threads(ctx, ws.ID)
 	if err != nil {
 		s.log.Warn("review: read the threads", "ws", ws.ID, "err", err)
-		return ""
+		return "", false
 	}
 	fields := ws.Listing.Tools[t].Get("inputSchema").Get("properties").Fields()
 	params := make([]int, min(len(fields), maxParamRows))
@@ -509,11 +511,13 @@ func (s *Server) reviewCountsHTML(ctx context.Context, st *state, t int) string 
 		}
 		if th.Anchor.Field == "/description" {
 			desc++
+			any = true
 		} else if i, ok := at[th.Anchor.Field]; ok {
 			params[i]++
+			any = true
 		}
 	}
-	return render(ctx, views.ReviewCounts(desc, params))
+	return render(ctx, views.ReviewCounts(desc, params)), any
 }
 
 // forwardReviewCounts shows a page the open-thread counts of its tool after a change of the
@@ -528,10 +532,22 @@ func (s *Server) forwardReviewCounts(sse *datastar.ServerSentEventGenerator, p *
 		if err != nil {
 			return "", err
 		}
-		return s.reviewCountsHTML(sse.Context(), st, sel), nil
+		html, _ := s.reviewCountsHTML(sse.Context(), st, sel)
+		return html, nil
 	})
 	if err != nil || html == "" {
 		return err
 	}
 	return sse.PatchElements(html)
+}
+
+// reopenReview keeps live the Review panel of a page whose stream (re)connects with the panel
+// shown, and shows it the review as it stands: it may have missed changes while away.
+func (s *Server) reopenReview(sse *datastar.ServerSentEventGenerator, p *page) error {
+	p.openReview()
+	m, _ := s.reviewModel(sse.Context(), p.ws)
+	if m.Problem != "" {
+		return sse.PatchElementTempl(views.ReviewProblem(m.Problem))
+	}
+	return sse.PatchElementTempl(views.ReviewLive(m))
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tool-workbench/workbench/store"
@@ -83,4 +84,95 @@ func TestReviewLiveAcrossServers(t *testing.T) {
 func TestReviewLiveAcrossReplicasPostgres(t *testing.T) {
 	sts := postgresStores(t, 2)
 	reviewAcross(t, sts[0], sts[1])
+}
+
+// TestReviewStreamReconnect: a stream that (re)connects with the Review panel shown is sent the
+// review as it stands and keeps it live, without the panel being loaded again.
+func TestReviewStreamReconnect(t *testing.T) {
+	s := serverOn(t, newTestStore(t))
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	id := openExample(t, s, "library-2-draft")
+	head, err := s.db.Revision(context.Background(), id, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviewFormAs(t, s, ana, "/w/"+id+"/review/comment", url.Values{"tool": {"0"}, "name": {head.Listing.Tools[0].Get("name").String()}, "body": {"Made while the page was away."}})
+	pid := strings.Repeat("f", 32)
+	// A reconnect: a page id the hub does not know, the panel shown.
+	st := openStreamSignals(t, ts.URL, id, bo, fmt.Sprintf(`{"pid":%q,"tool":0,"ver":-1,"panel":"review"}`, pid))
+	st.waitFor(t, "the comment made while away", func(s string) bool { return strings.Contains(s, "Made while the page was away.") })
+	st.reset()
+	reviewFormAs(t, s, ana, "/w/"+id+"/review/comment", url.Values{"tool": {"0"}, "name": {head.Listing.Tools[0].Get("name").String()}, "body": {"And one made since."}})
+	st.waitFor(t, "the comment made since", func(s string) bool { return strings.Contains(s, "And one made since.") })
+}
+
+// countingStore counts the sign-off reads: each rendering of the review reads them once.
+type countingStore struct {
+	store.Store
+	mu    sync.Mutex
+	reads int
+}
+
+func (c *countingStore) Signoffs(ctx context.Context, ws string) ([]store.Signoff, error) {
+	c.mu.Lock()
+	c.reads++
+	c.mu.Unlock()
+	return c.Store.Signoffs(ctx, ws)
+}
+
+func (c *countingStore) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reads
+}
+
+// TestReviewRendersOncePerNotice: twenty pages with the Review panel open all get a comment
+// and an edit, and the review is read for them once per notice, not once per page.
+func TestReviewRendersOncePerNotice(t *testing.T) {
+	cs := &countingStore{Store: newTestStore(t)}
+	s := serverOn(t, cs)
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	id := openExample(t, s, "library-2-draft")
+	head, err := cs.Revision(context.Background(), id, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pages = 20
+	var streams []*stream
+	for i := range pages {
+		st := openStreamSignals(t, ts.URL, id, bo, fmt.Sprintf(`{"pid":"%032x","tool":0,"ver":-1,"panel":"review"}`, i+1))
+		st.waitFor(t, "the review", func(s string) bool { return strings.Contains(s, "review-gate") })
+		streams = append(streams, st)
+	}
+	before := cs.count()
+	if _, err := s.review.Status(context.Background(), id, 1); err != nil {
+		t.Fatal(err)
+	}
+	perRender := cs.count() - before
+	for _, st := range streams {
+		st.reset()
+	}
+	before = cs.count()
+	reviewFormAs(t, s, ana, "/w/"+id+"/review/comment", url.Values{"tool": {"0"}, "name": {head.Listing.Tools[0].Get("name").String()}, "body": {"Seen by all twenty?"}})
+	for _, st := range streams {
+		st.waitFor(t, "the comment", func(s string) bool { return strings.Contains(s, "Seen by all twenty?") })
+	}
+	// The handler's answer renders once, the notice once for all the pages.
+	if got := cs.count() - before; got > 2*perRender {
+		t.Errorf("%d pages read the sign-offs %d times for one comment (%d per render); want at most %d", pages, got, perRender, 2*perRender)
+	}
+	// An edit: its notice renders the review once for all the pages too.
+	for _, st := range streams {
+		st.reset()
+	}
+	before = cs.count()
+	postAs(t, s, ana, strings.Repeat("e", 32), "/w/"+id+"/edit?t=0&f=description", map[string]any{"tool": 0, "val": "Changed under twenty reviewers."})
+	for _, st := range streams {
+		st.waitFor(t, "the gate after the edit", func(s string) bool { return strings.Contains(s, "review-gate") })
+	}
+	if got := cs.count() - before; got > perRender {
+		t.Errorf("%d pages read the sign-offs %d times for one edit; want at most %d", pages, got, perRender)
+	}
 }

@@ -213,6 +213,14 @@ func TestReviewHostileText(t *testing.T) {
 	if got := len(find(t, elements.String(), "comment-body")); got != 2 {
 		t.Errorf("%d comment bodies shown, want 2", got)
 	}
+	// The live stream of a page with the panel shown carries the same text, framed alike.
+	ts := httptest.NewServer(r.s.Handler())
+	t.Cleanup(ts.Close)
+	st := openStreamSignals(t, ts.URL, r.ws, bo, `{"pid":"`+strings.Repeat("9", 32)+`","tool":0,"ver":-1,"panel":"review"}`)
+	wire := st.waitFor(t, "the review", func(s string) bool { return strings.Count(s, "lone CR") >= 3 })
+	if strings.ContainsRune(wire, '\r') || strings.Contains(wire, "<script>alert") || strings.Contains(wire, `data-init="$x=1"`) {
+		t.Errorf("the live stream carries a CR or the hostile text unescaped: %.600q", wire)
+	}
 }
 
 // TestReviewFindingComment: the field picker offers the tool's findings; a comment on one is
@@ -315,4 +323,43 @@ func attrOK(n *html.Node, key string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// TestReviewOutdatedAndGone: a thread on the description says "outdated" once the description
+// changes, with the text as it was and as it is; a thread whose tool is removed stays listed.
+func TestReviewOutdatedAndGone(t *testing.T) {
+	r := newAuthRig(t, AuthConfig{})
+	b := r.visitor()
+	base := "/w/" + r.ws + "/review"
+	f := newComment("Too short.")
+	f.Set("field", "/description")
+	if rec := b.reviewPost(t, base+"/comment", f); rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), "not saved") {
+		t.Fatalf("comment: %d %.300s", rec.Code, rec.Body.String())
+	}
+	panel := func() string {
+		var els strings.Builder
+		for _, ev := range parseSSE(t, b.datastar(t, http.MethodGet, base, nil).Body.String()) {
+			els.WriteString(ev.elements())
+		}
+		return els.String()
+	}
+	if got := find(t, panel(), "thread-outdated"); len(got) != 0 {
+		t.Fatal("a thread is outdated before anything changed")
+	}
+	if rec := b.datastar(t, http.MethodPost, "/w/"+r.ws+"/edit?t=0&f=description", map[string]any{"tool": 0, "val": "Search the catalogue by title, author or subject."}); rec.Code != http.StatusOK {
+		t.Fatalf("edit: %d %s", rec.Code, rec.Body.String())
+	}
+	doc := panel()
+	was := find(t, doc, "thread-was")
+	if len(find(t, doc, "thread-outdated")) != 1 || len(was) != 1 || !strings.Contains(text(was[0]), "Search the catalogue by title or author.") ||
+		!strings.Contains(text(was[0]), "or subject") {
+		t.Fatalf("after the edit the thread does not say it is outdated with the text as it was and is: %.1500s", doc)
+	}
+	if rec := b.datastar(t, http.MethodPost, "/w/"+r.ws+"/tool?op=del&i=0&g=-1", map[string]any{"tool": 0}); rec.Code != http.StatusOK {
+		t.Fatalf("remove the tool: %d %s", rec.Code, rec.Body.String())
+	}
+	doc = panel()
+	if th := find(t, doc, "thread"); len(th) != 1 || !strings.Contains(text(th[0]), "tool removed") || !strings.Contains(text(th[0]), "Too short.") {
+		t.Errorf("after removing its tool the thread is not listed as removed: %.1500s", doc)
+	}
 }
