@@ -39,8 +39,9 @@ func FieldOf(ops []listing.Op) string {
 }
 
 // Coalesces reports whether edit e extends the head revision rather than starting a new one:
-// the head is an edit revision, not named, by the same author (display name and ID), setting
-// the same single field,
+// the head is an edit revision, not named nor sealed (a sign-off or a run on it clears its
+// Field: what was signed or run never grows), by the same author (display name and ID),
+// setting the same single field,
 // its last edit at most CoalesceWindow before e (and not after it: a clock that went back
 // starts a new revision), and not yet full; an Alone edit never extends the head.
 func Coalesces(head Revision, e Edit) bool {

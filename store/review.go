@@ -21,7 +21,10 @@ type Reviews interface {
 	// ResolveThread marks thread id resolved (or, with r.Resolved false, open again), naming who
 	// did it and when; NotFound if no such thread, Invalid if id is a reply.
 	ResolveThread(ctx context.Context, r Resolve) (Comment, error)
-	// AddSignoff records a sign-off on the revision it names. A workspace keeps at most
+	// AddSignoff records a sign-off on the revision it names. A sign-off on the head seals it
+	// as NameRevision does: coalescing never extends it afterwards, so the revision's listing
+	// stays the one signed (one on an older revision needs nothing: only the head grows). With
+	// s.Seq set, a head extended since that Seq is a Conflict. A workspace keeps at most
 	// MaxSignoffs sign-offs: past that it is Invalid.
 	AddSignoff(ctx context.Context, s NewSignoff) (Signoff, error)
 	// Signoffs lists a workspace's sign-offs, oldest first.
@@ -120,7 +123,11 @@ type NewSignoff struct {
 	// the sign-off holds for any head whose listing has that hash.
 	Revision int
 	Hash     string
-	Now      time.Time
+	// Seq, when above 0, is the workspace's Seq the hash was computed at (the head's
+	// LastSeq): a sign-off on the head revision extended since is a Conflict, so that the
+	// revision sealed is the listing signed.
+	Seq int64
+	Now time.Time
 }
 
 // Signoff is one stored sign-off.

@@ -12,7 +12,8 @@
 // Every accepted edit — to the listing (AppendEdit, Commit, Restore) or to the task file
 // (PutTasks), and every undo or redo (Step) — gets the next number in the workspace's edit
 // sequence (Seq) and lands in a revision: either a new one whose parent is the previous head,
-// or, when the coalescing rule holds, the head itself, extended. Every revision keeps the full
+// or, when the coalescing rule holds, the head itself, extended (never a head that is named,
+// signed off or run: its listing is what they name). Every revision keeps the full
 // listing and task file it ends with, so any revision can be viewed, compared and restored
 // without replaying edits, and the ops of its listing edits, so that applying them to the
 // parent's listing gives its own.

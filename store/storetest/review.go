@@ -226,3 +226,60 @@ func ReviewsAcross(t *testing.T, w store.Store, r func() store.Store, live bool)
 		t.Errorf("the other store reads the sign-offs as %+v, want %+v", sos, so)
 	}
 }
+
+// testSignoffSeals: a sign-off on the head revision seals it, as a name does: the signer's
+// next keystroke in the same field a second later starts a new revision, so the signed
+// revision's listing stays the one signed. A sign-off naming the head as it was before an edit
+// extended it (its Seq) is a Conflict and seals nothing.
+func testSignoffSeals(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	w := newWorkspace(t, s, t0)
+	desc := "/tools/0/description"
+	edit := func(text string, at time.Duration) store.EditResult {
+		t.Helper()
+		res, err := s.AppendEdit(ctx, store.Edit{Workspace: w.ID, Author: "ada", AuthorID: "s1", Ops: set(desc, text), Now: t0.Add(at)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	first := edit("Search the files.", time.Second)
+	if first.Revision.Number != 1 {
+		t.Fatalf("the first edit landed in revision %d, want 1", first.Revision.Number)
+	}
+	if _, err := s.AddSignoff(ctx, store.NewSignoff{Workspace: w.ID, Author: "ada", AuthorID: "s1", Verdict: store.Approved,
+		Revision: 1, Seq: first.Seq, Hash: "sha256:1", Now: t0.Add(1500 * time.Millisecond)}); err != nil {
+		t.Fatal(err)
+	}
+	next := edit("Search the files. And delete them.", 2*time.Second)
+	if next.Coalesced || next.Revision.Number != 2 {
+		t.Errorf("an edit of the same field a second after the sign-off: revision %d (coalesced %v), want a new revision 2", next.Revision.Number, next.Coalesced)
+	}
+	rev, err := s.Revision(ctx, w.ID, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rev.Listing.Tools[0].Get("description").String(); got != "Search the files." || rev.Edits != 1 {
+		t.Errorf("the signed revision 1 now has %d edits and description %q", rev.Edits, got)
+	}
+
+	// Revision 2 grows by typing; a sign-off made from its first state arrives late.
+	edit("Search the files. And delete them!", 3*time.Second)
+	_, err = s.AddSignoff(ctx, store.NewSignoff{Workspace: w.ID, Author: "bob", Verdict: store.Approved, Revision: 2, Seq: next.Seq, Hash: "sha256:2",
+		Now: t0.Add(3500 * time.Millisecond)})
+	wantKind(t, "a sign-off on a head extended since its Seq", err, store.Conflict)
+	if sos, _ := s.Signoffs(ctx, w.ID); len(sos) != 1 {
+		t.Errorf("the refused sign-off was stored: %+v", sos)
+	}
+	if res := edit("Search the files. And delete them!!", 4*time.Second); !res.Coalesced || res.Revision.Number != 2 {
+		t.Errorf("after a refused sign-off the head was sealed: revision %d (coalesced %v), want revision 2 extended", res.Revision.Number, res.Coalesced)
+	}
+	// A sign-off on an older revision leaves the head as it was.
+	if _, err := s.AddSignoff(ctx, store.NewSignoff{Workspace: w.ID, Author: "bob", Verdict: store.ChangesRequested, Revision: 1, Hash: "sha256:1",
+		Now: t0.Add(4500 * time.Millisecond)}); err != nil {
+		t.Fatal(err)
+	}
+	if res := edit("Search the files. And delete them!!!", 5*time.Second); !res.Coalesced || res.Revision.Number != 2 {
+		t.Errorf("a sign-off on revision 1 sealed the head 2: revision %d (coalesced %v)", res.Revision.Number, res.Coalesced)
+	}
+}

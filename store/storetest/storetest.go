@@ -58,6 +58,7 @@ func Run(t *testing.T, open Opener) {
 		{"Sessions", testSessions},
 		{"Fork", testFork},
 		{"Reviews", testReviews},
+		{"SignoffSeals", testSignoffSeals},
 		{"Subscribe", testSubscribe},
 		{"ConcurrentEdits", testConcurrentEdits},
 	}

@@ -70,7 +70,7 @@ func (s *DB) AddComment(ctx context.Context, c store.NewComment) (store.Comment,
 			return nil, err
 		}
 		if n >= store.MaxComments {
-			return nil, store.Errorf(store.Invalid, op, "workspace %s holds %d comments, the limit; resolve and export the review, or fork the workspace to start a new one", c.Workspace, n)
+			return nil, store.Errorf(store.Invalid, op, "workspace %s holds %d comments, the limit (resolved threads and their replies count too); export the review to keep it, and fork the workspace to review it further there: a fork starts without comments", c.Workspace, n)
 		}
 		var thread any
 		if c.Thread != "" {
@@ -210,7 +210,8 @@ func (s *DB) AddSignoff(ctx context.Context, n store.NewSignoff) (store.Signoff,
 			return nil, err
 		}
 		var count, head int
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT (SELECT COUNT(*) FROM review_signoffs WHERE workspace_id = ?), head FROM workspaces WHERE id = ?`), n.Workspace, n.Workspace).Scan(&count, &head); err != nil {
+		var seq int64
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT (SELECT COUNT(*) FROM review_signoffs WHERE workspace_id = ?), head, seq FROM workspaces WHERE id = ?`), n.Workspace, n.Workspace).Scan(&count, &head, &seq); err != nil {
 			return nil, err
 		}
 		if count >= store.MaxSignoffs {
@@ -219,10 +220,20 @@ func (s *DB) AddSignoff(ctx context.Context, n store.NewSignoff) (store.Signoff,
 		if n.Revision > head {
 			return nil, store.Errorf(store.NotFound, op, "workspace %s has no revision %d (its head is %d)", n.Workspace, n.Revision, head)
 		}
+		if n.Revision == head && n.Seq > 0 && seq != n.Seq {
+			return nil, store.Errorf(store.Conflict, op, "revision %d changed (edit %d) since it was read (at edit %d); read it again and sign off on that", head, seq, n.Seq)
+		}
 		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO review_signoffs (id, workspace_id, author, author_id, verdict, message, revision, hash, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), out.ID, n.Workspace, n.Author, n.AuthorID, string(n.Verdict), n.Message, n.Revision, n.Hash, store.Micros(out.Created))
 		if err != nil {
 			return nil, err
+		}
+		if n.Revision == head {
+			// Sealed as a run seals the revision it names (under the workspace's write lock, which
+			// every edit takes): no keystroke extends the head into a listing nobody signed.
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE revisions SET field = '' WHERE workspace_id = ? AND number = ?`), n.Workspace, head); err != nil {
+				return nil, fmt.Errorf("seal revision %d: %w", head, err)
+			}
 		}
 		return []store.Event{{Workspace: n.Workspace, Kind: store.EventReview, Revision: n.Revision}}, nil
 	})
