@@ -61,6 +61,8 @@ type Service struct {
 	places *lru.Cache[string, *places]
 	// changed remembers the "what changed since" lines of a sign-off against a head hash.
 	changed *lru.Cache[changedKey, []string]
+	// signed remembers the listing each sign-off names, by sign-off ID (see signedListing).
+	signed *lru.Cache[string, signed]
 }
 
 // New returns the review service over st.
@@ -70,7 +72,8 @@ func New(st Store, opts Options) *Service {
 	}
 	return &Service{st: st, opts: opts,
 		places:  lru.New[string, *places](lru.NewBudget(32<<20), 256),
-		changed: lru.New[changedKey, []string](lru.NewBudget(4<<20), 4096)}
+		changed: lru.New[changedKey, []string](lru.NewBudget(4<<20), 4096),
+		signed:  lru.New[string, signed](lru.NewBudget(64<<20), 1024)}
 }
 
 // Target is where a new thread goes, on the head revision: the tool at Index (its name
@@ -140,9 +143,12 @@ type Status struct {
 	Signoffs    []Approval `json:"signoffs"`
 	OpenThreads int        `json:"openThreads"`
 	Errors      int        `json:"errors"`
-	// Approved is the newest revision whose content someone approved (-1 if none): the pin
-	// `workbench fetch --compare` can take.
-	Approved int `json:"approved"`
+	// Approved is the newest revision whose content someone approved (-1 if none), and
+	// ApprovedHash that content's hash: the pin `workbench fetch --compare` can take, which
+	// checks that the listing it reads has that hash. The revision's listing is the one
+	// approved (a sign-off seals its revision against coalescing).
+	Approved     int    `json:"approved"`
+	ApprovedHash string `json:"approvedHash,omitempty"`
 }
 
 // Errors of the service are *store.Error values, so that the front ends map their kinds to
@@ -230,15 +236,21 @@ func (s *Service) SignOffAt(ctx context.Context, ws string, v store.Verdict, mes
 			"the listing changed since you read it (the head is revision %d now); reload and review it again", head.Number)
 	}
 	name, id := author(who)
+	// Seq: an edit extending the head between this read and the store's seal is refused there.
 	return s.st.AddSignoff(ctx, store.NewSignoff{Workspace: ws, Author: name, AuthorID: id, Verdict: v, Message: message,
-		Revision: head.Number, Hash: h, Now: s.opts.Now()})
+		Revision: head.Number, Hash: h, Seq: head.LastSeq, Now: s.opts.Now()})
 }
 
 // Hash is a listing's content hash as sign-offs name it: "sha256:" and the hex digest of the
 // listing as exported (GET …/listing.json, export.JSON with default options), so that it is the
 // hash of the bytes that ship.
 func Hash(l *listing.Listing) string {
-	sum := sha256.Sum256(export.JSON(l, export.JSONOptions{}))
+	return hashOf(export.JSON(l, export.JSONOptions{}))
+}
+
+// hashOf is Hash of a listing exported as data.
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 

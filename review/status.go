@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tool-workbench/workbench/export"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/store"
 )
@@ -48,7 +49,9 @@ func (s *Service) Status(ctx context.Context, ws string, require int) (Status, e
 			}
 		}
 		if so.Verdict == store.Approved {
-			st.Approved = max(st.Approved, so.Revision)
+			if err := s.approved(ctx, &st, so, a.Current); err != nil {
+				return Status{}, err
+			}
 			if a.Current {
 				st.Approvals++
 			}
@@ -70,6 +73,24 @@ func (s *Service) Status(ctx context.Context, ws string, require int) (Status, e
 	st.Reasons = reasons(st)
 	st.Passed = len(st.Reasons) == 0
 	return st, nil
+}
+
+// approved makes approval so st's Approved when it names a newer revision whose listing has
+// the approved hash: its own revision's (checked, see signedListing), or, when that is not the
+// one signed but the head's is (current), the head.
+func (s *Service) approved(ctx context.Context, st *Status, so store.Signoff, current bool) error {
+	n := -1
+	if sl, err := s.signedListing(ctx, st.Workspace, so); err != nil {
+		return err
+	} else if sl.l != nil {
+		n = so.Revision
+	} else if current {
+		n = st.Revision
+	}
+	if n > st.Approved {
+		st.Approved, st.ApprovedHash = n, so.Hash
+	}
+	return nil
 }
 
 // latest returns each person's latest sign-off (a person is an author ID, else a name), newest
@@ -136,17 +157,21 @@ func firstOf(xs []string, n int) []string {
 	return append(xs[:n:n], fmt.Sprintf("%d more", len(xs)-n))
 }
 
-// changedSince summarises what changed from the listing so signed off to the head.
+// changedSince summarises what changed from the listing so signed off to the head: one
+// Compare per sign-off and head, the signed listing read once per sign-off (signedListing).
 func (s *Service) changedSince(ctx context.Context, ws string, so store.Signoff, head *listing.Listing, headHash string) ([]string, error) {
 	key := changedKey{so.ID, headHash}
 	if lines, ok := s.changed.Get(key); ok {
 		return lines, nil
 	}
-	signed, err := s.signedListing(ctx, ws, so)
+	sl, err := s.signedListing(ctx, ws, so)
 	if err != nil {
 		return nil, err
 	}
-	lines := summary(listing.Compare(signed, head))
+	lines := []string{fmt.Sprintf("revision %d was extended after the sign-off", so.Revision)}
+	if sl.l != nil {
+		lines = summary(listing.Compare(sl.l, head))
+	}
 	size := int64(0)
 	for _, l := range lines {
 		size += int64(len(l)) + 16
@@ -155,40 +180,31 @@ func (s *Service) changedSince(ctx context.Context, ws string, so store.Signoff,
 	return lines, nil
 }
 
-// signedListing returns the listing sign-off so named: its revision's, or, when that revision
-// was extended by coalescing after the sign-off, the one within it whose hash is so's (the
-// revision's own when none is).
-func (s *Service) signedListing(ctx context.Context, ws string, so store.Signoff) (*listing.Listing, error) {
+// signed is the listing a sign-off names: its revision's, or nil when that revision's listing
+// has another hash (a revision extended by typing after the sign-off, which only data written
+// before sign-offs sealed their revision can hold).
+type signed struct{ l *listing.Listing }
+
+// signedListing returns the listing sign-off so names. A sign-off never changes and seals its
+// revision, so the answer is kept by sign-off ID: a Status at every keystroke reads and hashes
+// each stale sign-off's revision once, not at every new head.
+func (s *Service) signedListing(ctx context.Context, ws string, so store.Signoff) (signed, error) {
+	if v, ok := s.signed.Get(so.ID); ok {
+		return v, nil
+	}
 	rev, err := s.st.Revision(ctx, ws, so.Revision)
 	if err != nil {
-		return nil, fmt.Errorf("review: reading revision %d, which %s signed off: %w", so.Revision, so.Author, err)
+		return signed{}, fmt.Errorf("review: reading revision %d, which %s signed off: %w", so.Revision, so.Author, err)
 	}
-	if Hash(rev.Listing) == so.Hash || rev.Parent < 0 || rev.Edits > store.MaxCoalescedEdits {
-		return rev.Listing, nil
+	data := export.JSON(rev.Listing, export.JSONOptions{})
+	out, size := signed{}, int64(len(so.ID))+64
+	if hashOf(data) == so.Hash {
+		// The listing is shared with the store's cache, but kept here past it: counted.
+		out.l, size = rev.Listing, size+int64(len(data))
 	}
-	parent, err := s.st.Revision(ctx, ws, rev.Parent)
-	if err != nil {
-		return nil, fmt.Errorf("review: reading revision %d: %w", rev.Parent, err)
-	}
-	recs, err := s.st.Edits(ctx, ws, rev.FirstSeq-1, rev.Edits)
-	if err != nil {
-		return nil, fmt.Errorf("review: reading the edits of revision %d: %w", rev.Number, err)
-	}
-	l := parent.Listing
-	for _, e := range recs {
-		if e.Seq > rev.LastSeq {
-			break
-		}
-		if l, err = l.ApplyAll(e.Ops); err != nil {
-			break
-		}
-		if Hash(l) == so.Hash {
-			return l, nil
-		}
-	}
-	return rev.Listing, nil
+	s.signed.Add(so.ID, out, size)
+	return out, nil
 }
-
 // summary says what a diff changed in at most maxChanged lines: "tool x added", "x:
 // description changed".
 func summary(d *listing.Diff) []string {

@@ -155,3 +155,58 @@ func typing(text string) step {
 		describing(text)(f)
 	}
 }
+
+// TestApprovedIsTheListingApproved: an approval made mid-burst seals its revision, so the
+// typing that follows starts a new one and Approved (the fetch --compare approved: pin) names
+// a revision whose listing has ApprovedHash, the hash approved; the head at that revision is
+// current, never "changed since".
+func TestApprovedIsTheListingApproved(t *testing.T) {
+	f := newFixture(t, threeTools)
+	typing("Beta finds")(f)
+	so, err := f.svc.SignOff(f.ctx, f.ws, store.Approved, "", Author{Name: "Ana", ID: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := f.svc.Status(f.ctx, f.ws, 1); err != nil || !st.Passed || st.Approved != so.Revision || st.ApprovedHash != so.Hash {
+		t.Errorf("at the approved head: %+v, %v", st, err)
+	}
+	f.now = f.head().Updated.Add(time.Second - time.Minute)
+	describing("Beta finds and DELETES issues.")(f) // a second later: would have coalesced
+	st, err := f.svc.Status(f.ctx, f.ws, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, err := f.st.Revision(f.ctx, f.ws, st.Approved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Approved != so.Revision || st.ApprovedHash != so.Hash || Hash(rev.Listing) != so.Hash || st.Revision == so.Revision {
+		t.Errorf("approved revision %d (%s), head %d; pin revision %d (%s) whose listing hashes %s",
+			so.Revision, so.Hash, st.Revision, st.Approved, st.ApprovedHash, Hash(rev.Listing))
+	}
+	want := fmt.Sprintf("0 of 1 required approvals on this revision (Ana approved revision %d, which has changed since)", so.Revision)
+	if !reflect.DeepEqual(st.Reasons, []string{want}) {
+		t.Errorf("reasons %q, want %q", st.Reasons, want)
+	}
+}
+
+// TestSignoffOnExtendedRevision: a sign-off whose revision's listing has another hash (one
+// extended by typing before sign-offs sealed their revision) says so rather than comparing
+// with a listing nobody signed, and is no pin.
+func TestSignoffOnExtendedRevision(t *testing.T) {
+	f := newFixture(t, threeTools)
+	describing("Beta finds bugs.")(f)
+	if _, err := f.st.AddSignoff(f.ctx, store.NewSignoff{Workspace: f.ws, Author: "Ana", AuthorID: "ana", Verdict: store.Approved,
+		Revision: 1, Hash: Hash(parse(t, threeTools)), Now: f.tick()}); err != nil {
+		t.Fatal(err)
+	}
+	describing("Beta finds bugs and issues.")(f)
+	st, err := f.svc.Status(f.ctx, f.ws, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Approved != -1 || st.ApprovedHash != "" || len(st.Signoffs) != 1 ||
+		!reflect.DeepEqual(st.Signoffs[0].Changed, []string{"revision 1 was extended after the sign-off"}) {
+		t.Errorf("approved %d %q, sign-offs %+v", st.Approved, st.ApprovedHash, st.Signoffs)
+	}
+}
