@@ -205,6 +205,7 @@ func (s *Service) signedListing(ctx context.Context, ws string, so store.Signoff
 	s.signed.Add(so.ID, out, size)
 	return out, nil
 }
+
 // summary says what a diff changed in at most maxChanged lines: "tool x added", "x:
 // description changed".
 func summary(d *listing.Diff) []string {
