@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/review"
+	"github.com/tool-workbench/workbench/store"
 )
 
 // approvedPrefix marks a --compare pin that is a workspace's newest approved revision rather
@@ -48,7 +52,35 @@ func loadApprovedPin(ctx context.Context, e *env, spec string, src pinSource) (*
 	if err != nil {
 		return nil, "", fmt.Errorf("read approved revision %d: %w", s.Approved, err)
 	}
+	if err := checkApproved(t.id, s, review.Hash(rev.Listing)); err != nil {
+		return nil, "", err
+	}
 	return rev.Listing, approvedName(t.id, s.Approved), nil
+}
+
+// checkApproved refuses a pin whose listing is not the one approved: its hash must be the
+// approval's (Status.ApprovedHash; from a server that does not answer it, the hash of an
+// approval of that revision), so that a release is never compared with a listing nobody
+// approved.
+func checkApproved(id string, s review.Status, got string) error {
+	want := []string{s.ApprovedHash}
+	if s.ApprovedHash == "" {
+		want = want[:0]
+		for _, a := range s.Signoffs {
+			if a.Verdict == store.Approved && a.Revision == s.Approved {
+				want = append(want, a.Hash)
+			}
+		}
+	}
+	if slices.Contains(want, got) {
+		return nil
+	}
+	named := "no hash"
+	if len(want) > 0 {
+		named = line(strings.Join(want, " or "), 300) // the server's text
+	}
+	return fmt.Errorf("the listing of approved revision %d of workspace %s is not the one approved (it hashes %s; the approval named %s); approve the head again, or compare with a file: --compare FILE",
+		s.Approved, id, got, named)
 }
 
 func remoteApprovedPin(ctx context.Context, e *env, t reviewTarget, tokenEnv string) (*listing.Listing, string, error) {
@@ -62,6 +94,10 @@ func remoteApprovedPin(ctx context.Context, e *env, t reviewTarget, tokenEnv str
 	}
 	data, err := apiGet(ctx, t.base+"/api/v1/workspaces/"+t.id+"/listing?revision="+strconv.Itoa(n), tokenEnv, e.getenv)
 	if err != nil {
+		return nil, "", err
+	}
+	sum := sha256.Sum256(data) // the API answers the listing as review.Hash hashes it
+	if err := checkApproved(t.id, ans.Status, "sha256:"+hex.EncodeToString(sum[:])); err != nil {
 		return nil, "", err
 	}
 	name := approvedName(t.id, n)

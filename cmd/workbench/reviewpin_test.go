@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tool-workbench/workbench/api"
+	"github.com/tool-workbench/workbench/export"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/review"
 	"github.com/tool-workbench/workbench/store"
@@ -107,5 +109,57 @@ func TestFetchCompareApproved(t *testing.T) {
 	t.Chdir(dir)
 	if out, errOut, code := fetchCLI(t, nil, "fetch", mcpURL, "--compare", "./approved:pin.json"); code != 0 || !strings.Contains(out, "No changes") {
 		t.Errorf("./approved:pin.json: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestFetchCompareApprovedChecksHash: a pin whose listing does not have the hash the approval
+// named (a server whose approved revision grew after the sign-off, or one that answers
+// something else) is refused with exit 2, through the API; one that has it is taken, also from
+// a server that names no ApprovedHash but lists the approval.
+func TestFetchCompareApprovedChecksHash(t *testing.T) {
+	mcpURL := mcpServer(t, fetchTestServer(), nil)
+	served, errOut, code := fetchCLI(t, nil, "fetch", mcpURL)
+	if code != 0 {
+		t.Fatalf("fetch: exit %d: %s", code, errOut)
+	}
+	l, err := listing.Parse([]byte(served), listing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := review.Hash(l)
+	const ws = "0123456789abcdef0123456789abcdef"
+	for _, tc := range []struct {
+		name   string
+		status review.Status
+		code   int
+		want   string
+	}{
+		{"the approved hash", review.Status{Approved: 0, ApprovedHash: good}, 0, "No changes"},
+		{"another hash", review.Status{Approved: 0, ApprovedHash: "sha256:0f\u202e"}, 2,
+			"the listing of approved revision 0 of workspace " + ws + " is not the one approved (it hashes " + good + "; the approval named sha256:0f\\u202e)"},
+		{"an older server's approval", review.Status{Approved: 0, Signoffs: []review.Approval{{Signoff: store.Signoff{Verdict: store.Approved, Hash: good}}}}, 0, "No changes"},
+		{"an older server's approval of another listing", review.Status{Approved: 0, Signoffs: []review.Approval{{Signoff: store.Signoff{Verdict: store.Approved, Hash: "sha256:1"}}}}, 2,
+			"the approval named sha256:1)"},
+		{"an older server's change request", review.Status{Approved: 0, Signoffs: []review.Approval{{Signoff: store.Signoff{Verdict: store.ChangesRequested, Hash: good}}}}, 2,
+			"the approval named no hash)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.status.Workspace = ws
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/api/v1/workspaces/" + ws + "/review":
+					_ = json.NewEncoder(w).Encode(map[string]any{"status": tc.status, "threads": []any{}})
+				case "/api/v1/workspaces/" + ws + "/listing":
+					_, _ = w.Write(export.JSON(l, export.JSONOptions{}))
+				default:
+					http.NotFound(w, r)
+				}
+			}))
+			t.Cleanup(srv.Close)
+			out, errOut, code := fetchCLI(t, nil, "fetch", mcpURL, "--compare", "approved:"+srv.URL+"/w/"+ws)
+			if code != tc.code || !strings.Contains(out+errOut, tc.want) {
+				t.Errorf("exit %d, want %d with %q\nstdout: %s\nstderr: %s", code, tc.code, tc.want, out, errOut)
+			}
+		})
 	}
 }
