@@ -22,14 +22,20 @@ func anchorAt(op string, l *listing.Listing, t Target) (store.Anchor, error) {
 	if name := tool.Get("name").String(); name != t.Tool {
 		return store.Anchor{}, store.Errorf(store.Conflict, op, "the listing changed: tool %d is now %q, not %q; reload", t.Index+1, clip(name, 100), clip(t.Tool, 100))
 	}
-	if err := firstErr(store.CheckText(op, "field", t.Field, store.MaxAnchorField, false, false),
+	// The field is a pointer into the listing, whose names may hold any character (a hostile
+	// parameter "path\u202e" is what a reviewer most needs to comment on): valid UTF-8 and
+	// its length only. The rule ID is ours: one plain line.
+	if err := firstErr(checkPointer(op, "field", t.Field, store.MaxAnchorField),
 		store.CheckText(op, "finding's rule", t.Finding, store.MaxAnchorRule, false, false)); err != nil {
 		return store.Anchor{}, err
 	}
 	if t.Field != "" && !strings.HasPrefix(t.Field, "/") {
-		return store.Anchor{}, store.Errorf(store.Invalid, op, "the field %q is not a JSON pointer inside the tool; give \"\" for the whole tool or one like /description", clip(t.Field, 100))
+		return store.Anchor{}, store.Errorf(store.Invalid, op, "the field %q is not a JSON pointer inside the tool; give \"\" for the whole tool or one like /description", clip(clean(t.Field), 100))
 	}
-	a := store.Anchor{Tool: clip(clean(t.Tool), store.MaxTitle), Index: t.Index, Field: t.Field, Finding: t.Finding}
+	// The tool's name as the listing has it (cleaned only where it is shown: label), so that a
+	// thread whose tool was removed comes back on a tool of that very name; one too long to
+	// keep is clipped, and then only follows its tool by place.
+	a := store.Anchor{Tool: clip(strings.ToValidUTF8(t.Tool, string(utf8.RuneError)), store.MaxTitle), Index: t.Index, Field: t.Field, Finding: t.Finding}
 	if t.Finding != "" {
 		msg := strings.TrimSpace(t.Text)
 		if msg == "" {
@@ -40,10 +46,23 @@ func anchorAt(op string, l *listing.Listing, t Target) (store.Anchor, error) {
 	}
 	text, ok := fieldText(tool, t.Field)
 	if !ok {
-		return store.Anchor{}, store.Errorf(store.Invalid, op, "tool %q has no %s; comment on the whole tool, or on a field it has", clip(t.Tool, 100), clip(t.Field, 100))
+		return store.Anchor{}, store.Errorf(store.Invalid, op, "tool %q has no %s; comment on the whole tool, or on a field it has", clip(clean(t.Tool), 100), clip(clean(t.Field), 100))
 	}
 	a.Text = anchorText(text)
 	return a, nil
+}
+
+// checkPointer checks a value taken from a possibly hostile listing (a tool's name, a JSON
+// pointer into the tool): valid UTF-8, at most max characters. Control and bidirectional
+// characters are allowed: they are the listing's, and cleaned wherever they are shown.
+func checkPointer(op, what, s string, max int) error {
+	if !utf8.ValidString(s) {
+		return store.Errorf(store.Invalid, op, "the %s is not valid UTF-8", what)
+	}
+	if n := utf8.RuneCountInString(s); n > max {
+		return store.Errorf(store.Invalid, op, "the %s is %d characters long; the limit is %d", what, n, max)
+	}
+	return nil
 }
 
 func firstErr(errs ...error) error {
@@ -124,8 +143,13 @@ func clip(s string, n int) string {
 	return string(r[:n])
 }
 
-// label names an anchor for people: "search_issues › parameter query".
+// label names an anchor for people: "search_issues › parameter query", with the listing's
+// control and bidirectional characters shown as U+FFFD.
 func label(tool string, a store.Anchor) string {
+	return clean(rawLabel(tool, a))
+}
+
+func rawLabel(tool string, a store.Anchor) string {
 	var what string
 	switch {
 	case a.Finding != "":

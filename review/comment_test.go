@@ -30,7 +30,8 @@ var refusedComments = []struct {
 	{"not a pointer", Target{Index: 1, Tool: "b", Field: "description"}, "x", store.Invalid, "not a JSON pointer"},
 	{"field too long", Target{Index: 1, Tool: "b", Finding: "R1", Text: "m", Field: "/" + strings.Repeat("x", 2000)}, "x", store.Invalid, "limit is 1024"},
 	{"rule too long", Target{Index: 1, Tool: "b", Finding: strings.Repeat("r", 101), Text: "m"}, "x", store.Invalid, "limit is 100"},
-	{"control character in the field", Target{Index: 1, Tool: "b", Field: "/inputSchema/properties/a\nb"}, "x", store.Invalid, "control character U+000A"},
+	{"missing field with a control character", Target{Index: 1, Tool: "b", Field: "/inputSchema/properties/a\nb"}, "x", store.Invalid, "has no /inputSchema/properties/a\ufffdb"},
+	{"field not UTF-8", Target{Index: 1, Tool: "b", Field: "/inputSchema/properties/\xff"}, "x", store.Invalid, "the field is not valid UTF-8"},
 	{"finding without its message", Target{Index: 1, Tool: "b", Finding: "desc-short"}, "x", store.Invalid, "needs the finding's message"},
 	{"empty body", Target{Index: 0, Tool: "a"}, " \n\t ", store.Invalid, "the comment is empty"},
 	{"5,000-character body", Target{Index: 0, Tool: "a"}, strings.Repeat("é", 5000), store.Invalid, "5000 characters long; the limit is 4000"},
@@ -92,8 +93,47 @@ func TestCommentAnchors(t *testing.T) {
 			t.Errorf("thread %s is outdated (now %q, was %q) with no edit", th.Label, th.Now, th.Anchor.Text)
 		}
 	}
-	if ts[0].Anchor.Tool != "x\ufffdy" || ts[0].Tool != "x\ay" {
-		t.Errorf("thread on the hostile name: anchor %q, tool %q", ts[0].Anchor.Tool, ts[0].Tool)
+	if ts[0].Anchor.Tool != "x\ay" || ts[0].Tool != "x\ay" || ts[0].Label != "x\ufffdy" {
+		t.Errorf("thread on the hostile name: anchor %q, tool %q, label %q", ts[0].Anchor.Tool, ts[0].Tool, ts[0].Label)
+	}
+}
+
+// TestCommentOnHostileNames: a parameter and a tool whose names hold a bidirectional override
+// (the very thing a reviewer must be able to point at) take a thread, on the field and on a
+// finding there; the anchor keeps the names as the listing has them, so that the thread
+// follows and comes back on them, and shows them cleaned.
+func TestCommentOnHostileNames(t *testing.T) {
+	src := `{"tools": [{"name": "x", "description": "d", "inputSchema": {"type": "object", "properties": {"path\u202e": {"type": "string", "description": "p"}}}},
+		{"name": "run\u202eexe.txt", "description": "Runs it."}]}`
+	f := newFixture(t, src)
+	param := "/inputSchema/properties/path\u202e"
+	targets := []Target{{Index: 0, Tool: "x", Field: param}, {Index: 0, Tool: "x", Field: param, Finding: "name-invisible", Text: "hidden character"},
+		{Index: 1, Tool: "run\u202eexe.txt", Field: "/description"}}
+	for _, tg := range targets {
+		if _, err := f.svc.Comment(f.ctx, f.ws, tg, "This name displays as other text.", Author{Name: "Ana"}); err != nil {
+			t.Fatalf("comment on %q %q: %v", tg.Tool, tg.Field, err)
+		}
+	}
+	f.edit(listing.Op{Kind: listing.OpRemove, Path: "/tools/1"})
+	f.restore(0) // the tool comes back, by its name
+	ts, err := f.svc.Threads(f.ctx, f.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ label, field, tool string }{
+		{"x › parameter path\ufffd", param, "x"},
+		{"x › finding name-invisible", param, "x"},
+		{"run\ufffdexe.txt › description", "/description", "run\u202eexe.txt"},
+	}
+	if len(ts) != len(want) {
+		t.Fatalf("%d threads, want %d", len(ts), len(want))
+	}
+	for i, w := range want {
+		th := ts[i]
+		if th.Label != w.label || th.Anchor.Field != w.field || th.Tool != w.tool || th.Anchor.Tool != w.tool || th.Gone || th.Outdated {
+			t.Errorf("thread %d: label %q, field %q, tool %q (anchor %q), gone %v, outdated %v; want %q, %q, %q",
+				i, th.Label, th.Anchor.Field, th.Tool, th.Anchor.Tool, th.Gone, th.Outdated, w.label, w.field, w.tool)
+		}
 	}
 }
 

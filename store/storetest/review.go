@@ -117,6 +117,11 @@ func reviewRefusals(t *testing.T, s store.Store, ws, thread, reply string) {
 		{"author with a newline", store.NewComment{Workspace: ws, Author: "ada\nbob", Body: "x"}, store.Invalid},
 		{"negative tool index", store.NewComment{Workspace: ws, Author: "ada", Body: "x", Anchor: store.Anchor{Index: -1}}, store.Invalid},
 		{"anchor text too long", store.NewComment{Workspace: ws, Author: "ada", Body: "x", Anchor: store.Anchor{Text: strings.Repeat("x", store.MaxAnchorText+1)}}, store.Invalid},
+		{"anchor text with a bidi override", store.NewComment{Workspace: ws, Author: "ada", Body: "x", Anchor: store.Anchor{Text: "a\u202eb"}}, store.Invalid},
+		{"anchor field not UTF-8", store.NewComment{Workspace: ws, Author: "ada", Body: "x", Anchor: store.Anchor{Field: "/inputSchema/properties/\xff"}}, store.Invalid},
+		{"anchor field too long", store.NewComment{Workspace: ws, Author: "ada", Body: "x", Anchor: store.Anchor{Field: "/" + strings.Repeat("é", store.MaxAnchorField)}}, store.Invalid},
+		{"anchor tool name not UTF-8", store.NewComment{Workspace: ws, Author: "ada", Body: "x", Anchor: store.Anchor{Tool: "\xc3"}}, store.Invalid},
+		{"anchor tool name too long", store.NewComment{Workspace: ws, Author: "ada", Body: "x", Anchor: store.Anchor{Tool: strings.Repeat("t", store.MaxTitle+1)}}, store.Invalid},
 		{"reply to a reply", store.NewComment{Workspace: ws, Thread: reply, Author: "ada", Body: "x"}, store.Invalid},
 		{"reply to an unknown thread", store.NewComment{Workspace: ws, Thread: store.NewID(), Author: "ada", Body: "x"}, store.NotFound},
 		{"reply to another workspace's thread", store.NewComment{Workspace: other.ID, Thread: thread, Author: "ada", Body: "x"}, store.NotFound},
@@ -281,5 +286,25 @@ func testSignoffSeals(t *testing.T, s store.Store) {
 	}
 	if res := edit("Search the files. And delete them!!!", 5*time.Second); !res.Coalesced || res.Revision.Number != 2 {
 		t.Errorf("a sign-off on revision 1 sealed the head 2: revision %d (coalesced %v)", res.Revision.Number, res.Coalesced)
+	}
+}
+
+// testHostileAnchor: an anchor's tool name and field are the listing's, whatever characters
+// they hold (a parameter named with a bidirectional override is what a reviewer most needs to
+// point at): kept and read back as they are.
+func testHostileAnchor(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	w := newWorkspace(t, s, t0)
+	a := store.Anchor{Tool: "run\u202eexe.txt\x00\n", Index: 0, Field: "/inputSchema/properties/path\u202e\u2066\x07", Text: "the path"}
+	c, err := s.AddComment(ctx, store.NewComment{Workspace: w.ID, Anchor: a, Author: "ada", Body: "This name displays as other text.", Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Comments(ctx, w.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Anchor != a || len(got) != 1 || got[0].Anchor != a {
+		t.Errorf("the anchor %#v was stored as %#v and read back as %#v", a, c.Anchor, got)
 	}
 }

@@ -59,6 +59,7 @@ func Run(t *testing.T, open Opener) {
 		{"Fork", testFork},
 		{"Reviews", testReviews},
 		{"SignoffSeals", testSignoffSeals},
+		{"HostileAnchor", testHostileAnchor},
 		{"Subscribe", testSubscribe},
 		{"ConcurrentEdits", testConcurrentEdits},
 	}
