@@ -1,7 +1,9 @@
 package listing
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -38,5 +40,67 @@ func TestPair(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPairByContent pairs tools of a repeated name by what they hold (the same content, then
+// the most similar, then in order), and every other tool as Pair does.
+func TestPairByContent(t *testing.T) {
+	tests := []struct {
+		name     string
+		old, new string
+		want     []int
+	}{
+		{"swapped", `[{"name":"x","description":"A deletes."},{"name":"x","description":"B reads."}]`,
+			`[{"name":"x","description":"B reads."},{"name":"x","description":"A deletes."}]`, []int{1, 0}},
+		{"the first removed", `[{"name":"x","description":"A deletes."},{"name":"x","description":"B reads."}]`,
+			`[{"name":"x","description":"B reads."}]`, []int{-1, 0}},
+		{"both edited", `[{"name":"x","description":"Reads files."},{"name":"x","description":"Deletes every file."}]`,
+			`[{"name":"x","description":"Deletes every file now."},{"name":"x","description":"Reads files and dirs."}]`, []int{1, 0}},
+		{"unlike content pairs in order", `[{"name":"x","description":"a b"},{"name":"x","description":"c d"}]`,
+			`[{"name":"x","description":"e f"},{"name":"x","description":"g h"}]`, []int{0, 1}},
+		{"one of three kept, one added", `[{"name":"x","description":"1 one"},{"name":"y"},{"name":"x","description":"2 two"}]`,
+			`[{"name":"x","description":"3 three"},{"name":"x","description":"2 two"},{"name":"y"},{"name":"x","description":"4 four"}]`, []int{0, 2, 1}},
+		{"a rename by content keeps its pair", `[{"name":"x","description":"Reads a file."},{"name":"x","description":"Writes."}]`,
+			`[{"name":"read","description":"Reads a file."},{"name":"x","description":"Writes."}]`, []int{0, 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := PairByContent(mustParse(t, tt.old), mustParse(t, tt.new)); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("PairByContent = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// Without a repeated name it is Pair.
+	for _, srcs := range [][2]string{{`[{"name":"a"},{"name":"b"},{"name":"c"}]`, `[{"name":"c"},{"name":"a"},{"name":"b"}]`},
+		{`[{"name":"a","description":"Reads a file."},{"name":"b"}]`, `[{"name":"b"},{"name":"read","description":"Reads a file."}]`}} {
+		old, new := mustParse(t, srcs[0]), mustParse(t, srcs[1])
+		if got, want := PairByContent(old, new), Pair(old, new); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s -> %s: PairByContent = %v, Pair = %v", srcs[0], srcs[1], got, want)
+		}
+	}
+}
+
+// BenchmarkPairByContentOneName pairs two listings of 1,000 tools of one name: bounded (the
+// group pairs by content and order past maxGroupPairs).
+func BenchmarkPairByContentOneName(b *testing.B) {
+	var old, new strings.Builder
+	old.WriteString("[")
+	new.WriteString("[")
+	for i := range 1000 {
+		if i > 0 {
+			old.WriteString(",")
+			new.WriteString(",")
+		}
+		fmt.Fprintf(&old, `{"name":"x","description":"Tool %d does a thing."}`, i)
+		fmt.Fprintf(&new, `{"name":"x","description":"Tool %d does a thing."}`, 999-i)
+	}
+	old.WriteString("]")
+	new.WriteString("]")
+	o, n := mustParse(b, old.String()), mustParse(b, new.String())
+	for b.Loop() {
+		if got := PairByContent(o, n); got[0] != 999 {
+			b.Fatalf("tool 0 paired with %d, want 999", got[0])
+		}
 	}
 }

@@ -13,14 +13,39 @@ import (
 // How a thread follows its tool from the Seq it was made at to the head: the edits between are
 // replayed at the level of tools. An insert, a removal or a move of a tool shifts the places
 // exactly; an op that sets the whole tools array (a commit of a new listing, a restore, an undo
-// of a structural edit) pairs the tools before and after it as listing.Compare does, which also
-// brings back a thread whose tool was removed when a tool of its name comes back. Where each
-// thread was is kept per workspace and head Seq, so the next call replays only the edits since.
+// of a structural edit) pairs the tools before and after it as listing.Compare does (but by
+// content among tools of one name), which also brings back a thread whose tool was removed when
+// a tool of its name, or of a name it had before, comes back. Where each thread was is kept per
+// workspace and head Seq, so the next call replays only the edits since.
 
-// place is where a thread's tool is at some Seq: its index (-1: removed) and its name then.
+// place is where a thread's tool is at some Seq: its index (-1: removed), its name then, and
+// the names it had before (at most maxNames, oldest first), by which a removed tool comes back.
 type place struct {
 	index int
 	name  string
+	names []string
+}
+
+// maxNames bounds the earlier names a place keeps.
+const maxNames = 8
+
+// rename gives p's tool a new name, keeping the one it had among its earlier names. The slice
+// is copied, never appended to in place: places are shared with the cache.
+func (p *place) rename(name string) {
+	if name == p.name {
+		return
+	}
+	names := make([]string, 0, min(len(p.names)+1, maxNames))
+	for _, n := range p.names {
+		if n != name && n != p.name {
+			names = append(names, n)
+		}
+	}
+	names = append(names, p.name)
+	if len(names) > maxNames {
+		names = names[len(names)-maxNames:]
+	}
+	p.name, p.names = name, names
 }
 
 // places are the places of a workspace's threads at Seq.
@@ -78,6 +103,9 @@ func (s *Service) locate(ctx context.Context, ws string, head int64, threads []s
 		if t.from <= head {
 			keep[t.id] = t.place
 			size += int64(len(t.id)+len(t.place.name)) + 64
+			for _, n := range t.place.names {
+				size += int64(len(n)) + 16
+			}
 		}
 	}
 	if cached == nil || cached.seq <= head {
@@ -201,7 +229,7 @@ func (r *replay) shift(op listing.Op, toks []string) {
 		}
 		for _, t := range r.active {
 			if t.place.index == at {
-				t.place.name = name.Str
+				t.place.rename(name.Str)
 			}
 		}
 	}
@@ -222,10 +250,11 @@ func moved(i, from, to int) int {
 	return i
 }
 
-// pair follows the tools through an op that set all of them, as listing.Compare pairs them; a
-// thread whose tool was removed comes back on a new tool of its name.
+// pair follows the tools through an op that set all of them, as listing.Compare pairs them
+// but by content among tools of one name (listing.PairByContent); a thread whose tool was
+// removed comes back on a new tool of its name, or of a name it had before.
 func (r *replay) pair(before, after *listing.Listing) {
-	newOf := listing.Pair(before, after)
+	newOf := listing.PairByContent(before, after)
 	paired := make([]bool, len(after.Tools))
 	for _, j := range newOf {
 		if j >= 0 {
@@ -242,12 +271,22 @@ func (r *replay) pair(before, after *listing.Listing) {
 		switch i := t.place.index; {
 		case i >= 0 && i < len(newOf) && newOf[i] >= 0:
 			t.place.index = newOf[i]
-			t.place.name = after.Tools[newOf[i]].Get("name").String()
+			t.place.rename(after.Tools[newOf[i]].Get("name").String())
 		case i >= 0:
 			t.place.index = -1
 		default:
-			if j, ok := fresh[t.place.name]; ok {
-				t.place.index = j
+			// Its last name first, then the earlier ones, newest first; a tool taken by one
+			// thread can take others (they were on one tool or on tools of one name).
+			for k := len(t.place.names); k >= 0; k-- {
+				name := t.place.name
+				if k < len(t.place.names) {
+					name = t.place.names[k]
+				}
+				if j, ok := fresh[name]; ok {
+					t.place.index = j
+					t.place.rename(name)
+					break
+				}
 			}
 		}
 	}

@@ -5,8 +5,8 @@
 // approved by enough people with no open threads and no error findings.
 //
 // A thread follows its tool by replaying the tool-level ops of the edits since it was made
-// (listing.Pair for ops that set every tool: commits, restores, undos), with the places kept per
-// workspace so that each call replays only what is new (locate.go). A sign-off names Hash, the
+// (listing.PairByContent for ops that set every tool: commits, restores, undos), with the places
+// kept per workspace so that each call replays only what is new (locate.go). A sign-off names Hash, the
 // sha256 of the listing as GET listing.json exports it: it holds for any head with that content.
 //
 // It knows nothing of HTTP or HTML; the browser, the JSON API and the CLI all ask it. Its errors

@@ -64,6 +64,13 @@ var followCases = []struct {
 	{"restored after removal", "", []step{editing(listing.Op{Kind: listing.OpRemove, Path: "/tools/1"}),
 		editing(listing.Op{Kind: listing.OpInsert, Path: "/tools/0", Value: tool("z", "Zeta.")}), restoring(0)},
 		where{"b", 1, false, false, "", "b"}},
+	{"restored under the name it had before a rename", "", []step{editing(set("/tools/1/name", listing.NewString("beta"))),
+		editing(listing.Op{Kind: listing.OpRemove, Path: "/tools/1"}), restoring(0)},
+		where{"b", 1, false, false, "", "b"}},
+	{"committed back under its first of three names", "/description", []step{editing(set("/tools/1/name", listing.NewString("beta"))),
+		editing(set("/tools/1/name", listing.NewString("bee"))), committing(`[{"name": "a", "description": "Alpha does one thing."}]`),
+		committing(threeTools)},
+		where{"b", 1, false, false, "", "b › description"}},
 	{"description changed", "/description", []step{editing(set("/tools/1/description", listing.NewString("Beta finds bugs.")))},
 		where{"b", 1, false, true, "Beta finds bugs.", "b › description"}},
 	{"description changed and back", "/description", []step{editing(set("/tools/1/description", listing.NewString("Beta finds bugs."))),
@@ -198,5 +205,47 @@ func TestThreadsConcurrent(t *testing.T) {
 		if ts[0].Index != 21 || ts[0].Tool != "b" {
 			t.Errorf("thread at %d on %q, want 21 on b", ts[0].Index, ts[0].Tool)
 		}
+	}
+}
+
+// TestThreadsSameNamedTools follows a thread on one of two tools of one name through edits
+// that set every tool: it stays on the tool it was made on (by content), not on the k-th tool of
+// that name.
+func TestThreadsSameNamedTools(t *testing.T) {
+	const two = `{"tools": [{"name": "x", "description": "A deletes."}, {"name": "x", "description": "B reads."}]}`
+	tests := []struct {
+		name  string
+		steps []step
+		want  int // the index of the thread's tool at the head
+	}{
+		{"a move undone", []step{editing(listing.Op{Kind: listing.OpMove, Path: "/tools", From: 0, To: 1}), undoing()}, 0},
+		{"swapped by a commit", []step{committing(`[{"name": "x", "description": "B reads."}, {"name": "x", "description": "A deletes."}]`)}, 1},
+		{"swapped and edited by a commit", []step{committing(`[{"name": "x", "description": "B reads files."}, {"name": "x", "description": "A deletes files."}]`)}, 1},
+		{"the other removed by a commit", []step{committing(`[{"name": "x", "description": "A deletes."}]`)}, 0},
+		{"itself removed by a commit", []step{committing(`[{"name": "x", "description": "B reads."}]`)}, -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, two)
+			c, err := f.svc.Comment(f.ctx, f.ws, Target{Index: 0, Tool: "x", Field: "/description"}, "Deletes what?", Author{Name: "Ana"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range tc.steps {
+				s(f)
+			}
+			for _, svc := range []*Service{f.svc, f.service()} {
+				ts, err := svc.Threads(f.ctx, f.ws)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(ts) != 1 || ts[0].ID != c.ID || ts[0].Index != tc.want || ts[0].Gone != (tc.want < 0) {
+					t.Fatalf("threads %+v, want the thread on tool %d", ts, tc.want)
+				}
+				if tc.want >= 0 && (ts[0].Outdated != strings.Contains(tc.name, "edited")) {
+					t.Errorf("outdated %v (now %q)", ts[0].Outdated, ts[0].Now)
+				}
+			}
+		})
 	}
 }
