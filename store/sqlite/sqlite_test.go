@@ -453,3 +453,43 @@ func TestUpgradeFromVersion1(t *testing.T) {
 		t.Error("foreign_key_check reports rows after the upgrade")
 	}
 }
+
+// TestCommentLimit: past store.MaxComments comments (resolved threads count too) a comment is
+// refused, saying what works: export the review, and fork the workspace to review it further.
+func TestCommentLimit(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "w.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w, err := s.CreateWorkspace(ctx, store.NewWorkspace{Title: "t", Author: "ada", Listing: storetest.Sample(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.AddComment(ctx, store.NewComment{Workspace: w.ID, Anchor: store.Anchor{Tool: "search"}, Author: "ada", Body: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ResolveThread(ctx, store.Resolve{Workspace: w.ID, Thread: first.ID, Resolved: true, By: "ada"}); err != nil {
+		t.Fatal(err)
+	}
+	// The rest written at once (resolved threads), as AddComment would have one by one.
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = db.ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+		INSERT INTO review_comments (id, workspace_id, anchor, author, body, revision, seq, created_at, resolved, resolved_by, resolved_at)
+		SELECT printf('%032x', i), ?, '{}', 'ada', 'x', 0, 0, i, 1, 'ada', i FROM n`, store.MaxComments-1, w.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.AddComment(ctx, store.NewComment{Workspace: w.ID, Thread: first.ID, Author: "ada", Body: "one more"})
+	want := fmt.Sprintf("holds %d comments, the limit (resolved threads and their replies count too); export the review to keep it, and fork the workspace", store.MaxComments)
+	if store.KindOf(err) != store.Invalid || !strings.Contains(fmt.Sprint(err), want) {
+		t.Errorf("comment past the limit: %v, want Invalid saying %q", err, want)
+	}
+}
