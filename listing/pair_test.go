@@ -81,26 +81,31 @@ func TestPairByContent(t *testing.T) {
 	}
 }
 
-// BenchmarkPairByContentOneName pairs two listings of 1,000 tools of one name: bounded (the
-// group pairs by content and order past maxGroupPairs).
+// BenchmarkPairByContentOneName pairs two listings of tools all of one name, in reverse order
+// and slightly edited: 32 (each pairs with the most similar: 1,024 scores, maxGroupPairs) and
+// 1,000 (past the bound: by the same content, then in order).
 func BenchmarkPairByContentOneName(b *testing.B) {
-	var old, new strings.Builder
-	old.WriteString("[")
-	new.WriteString("[")
-	for i := range 1000 {
-		if i > 0 {
-			old.WriteString(",")
-			new.WriteString(",")
+	for _, k := range []int{32, 1000} {
+		var old, new strings.Builder
+		old.WriteString("[")
+		new.WriteString("[")
+		for i := range k {
+			if i > 0 {
+				old.WriteString(",")
+				new.WriteString(",")
+			}
+			fmt.Fprintf(&old, `{"name":"x","description":"Tool %d does a thing with files here."}`, i)
+			fmt.Fprintf(&new, `{"name":"x","description":"Tool %d does a thing with files there."}`, k-1-i)
 		}
-		fmt.Fprintf(&old, `{"name":"x","description":"Tool %d does a thing."}`, i)
-		fmt.Fprintf(&new, `{"name":"x","description":"Tool %d does a thing."}`, 999-i)
-	}
-	old.WriteString("]")
-	new.WriteString("]")
-	o, n := mustParse(b, old.String()), mustParse(b, new.String())
-	for b.Loop() {
-		if got := PairByContent(o, n); got[0] != 999 {
-			b.Fatalf("tool 0 paired with %d, want 999", got[0])
-		}
+		old.WriteString("]")
+		new.WriteString("]")
+		o, n := mustParse(b, old.String()), mustParse(b, new.String())
+		b.Run(fmt.Sprint(k), func(b *testing.B) {
+			for b.Loop() {
+				if got := PairByContent(o, n); k <= 32 && got[0] != k-1 {
+					b.Fatalf("tool 0 paired with %d, want %d", got[0], k-1)
+				}
+			}
+		})
 	}
 }
