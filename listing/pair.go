@@ -3,7 +3,7 @@ package listing
 import "sort"
 
 // maxGroupPairs bounds the similarity scores PairByContent computes for one group of tools of
-// a repeated name (about 9 µs each: 32 tools on each side cost some 9 ms): past it (a hostile
+// a repeated name (a few µs each: 32 tools on each side cost a few ms): past it (a hostile
 // listing of a hundred tools of one name) the group pairs by the same content, then in order.
 const maxGroupPairs = 1024
 
