@@ -320,3 +320,20 @@ func TestReviewFormLimits(t *testing.T) {
 		t.Errorf("the approvals-required select has %d choices; want 1 to %d: %s", got, want, gate)
 	}
 }
+
+// TestReviewRequireLive: a page whose Review panel is open on another server of the store (a
+// replica) shows the new approvals-required setting without a reload.
+func TestReviewRequireLive(t *testing.T) {
+	st := newTestStore(t)
+	s1, s2 := serverOn(t, st), serverOn(t, st)
+	ts2 := httptest.NewServer(s2.Handler())
+	t.Cleanup(ts2.Close)
+	id := openExample(t, s1, "library-2-draft")
+	page := openStreamSignals(t, ts2.URL, id, bo, fmt.Sprintf(`{"pid":%q,"tool":0,"ver":-1,"panel":"review"}`, strings.Repeat("c", 32)))
+	page.waitFor(t, "the review", func(s string) bool { return strings.Contains(s, "0 of 1 required approvals") })
+	page.reset()
+	reviewFormAs(t, s1, ana, "/w/"+id+"/review/require", url.Values{"require": {"2"}})
+	page.waitFor(t, "the new setting", func(s string) bool {
+		return strings.Contains(s, "0 of 2 required approvals") && strings.Contains(s, `<option value="2" selected>`)
+	})
+}
