@@ -70,6 +70,11 @@ type Options struct {
 	// Review answers the workspaces' reviews (/workspaces/{id}/review…); nil makes those
 	// endpoints answer 404 (not_found), as the workspace endpoints do without Workspaces.
 	Review *review.Service
+	// Identity is the author of a comment or sign-off on a workspace, asked after Access let
+	// the request write: the same person as on the workspace's pages, so that one person's
+	// page and API sign-offs count once (web.Server.ReviewIdentity). An error is a 403 as for
+	// Access. nil records Access's author name with no ID.
+	Identity func(r *http.Request, workspace string) (review.Author, error)
 }
 
 // API serves the endpoints.

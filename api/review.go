@@ -22,7 +22,8 @@ type reviewResponse struct {
 var errNoReview = &Error{Code: CodeNotFound, Message: "this server keeps no reviews",
 	Hint: "the review endpoints need a server started with a store (workbench serve)"}
 
-// getReview answers the release gate for the head with ?require=N approvals (default 1).
+// getReview answers the release gate for the head with ?require=N approvals (default: the
+// workspace's setting).
 // A view capability reads it: the gate tells nothing that the workspace's pages do not show.
 func (a *API) getReview(c echo.Context) error {
 	id, err := workspaceID(c)
@@ -51,12 +52,13 @@ func (a *API) getReview(c echo.Context) error {
 	return c.JSON(http.StatusOK, reviewResponse{Status: st, Threads: threads})
 }
 
-// requireParam reads ?require=N: how many people must approve the head (1 when absent).
+// requireParam reads ?require=N: how many people must approve the head (0 when absent: the
+// workspace's approvals-required setting, as the Review panel shows it).
 func requireParam(c echo.Context) (int, error) {
-	const hint = "require is how many people must approve the head's listing: a whole number from 1; leave it out for 1"
+	const hint = "require is how many people must approve the head's listing: a whole number from 1; leave it out for the workspace's setting (the Review panel's \"Approvals required\")"
 	vs, ok := c.QueryParams()["require"]
 	if !ok {
-		return 1, nil
+		return 0, nil
 	}
 	if len(vs) > 1 {
 		return 0, &Error{Code: CodeInvalidField, Field: "require", Message: fmt.Sprintf("require is given %d times", len(vs)), Hint: hint}

@@ -10,8 +10,9 @@ import (
 	"github.com/tool-workbench/workbench/store"
 )
 
-// reviewWriter checks a review write: the workspace id, the edit capability (whose identity is
-// the author: no request member can name another) and a configured review service.
+// reviewWriter checks a review write: the workspace id, the edit capability and a configured
+// review service, and returns the author: the request's identity as Options.Identity names it
+// (no request member can name another).
 func (a *API) reviewWriter(c echo.Context) (id string, who review.Author, err error) {
 	if id, err = workspaceID(c); err != nil {
 		return "", who, err
@@ -23,7 +24,14 @@ func (a *API) reviewWriter(c echo.Context) (id string, who review.Author, err er
 	if a.opts.Review == nil {
 		return "", who, errNoReview
 	}
-	return id, review.Author{Name: author}, nil
+	if a.opts.Identity == nil {
+		return id, review.Author{Name: author}, nil
+	}
+	if who, err = a.opts.Identity(c.Request(), id); err != nil {
+		return "", who, &Error{Code: CodeForbidden, Message: err.Error(), err: err,
+			Hint: "open the workspace through a share link with the capability you need, or sign in"}
+	}
+	return id, who, nil
 }
 
 // postSignoff records the request's identity's verdict on the head revision, naming its

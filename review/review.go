@@ -17,6 +17,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -34,6 +35,9 @@ type Store interface {
 	Revision(ctx context.Context, workspace string, number int) (store.Revision, error)
 	Revisions(ctx context.Context, workspace string, page store.RevisionPage) ([]store.Revision, error)
 	Edits(ctx context.Context, workspace string, after int64, limit int) ([]store.EditRecord, error)
+	// Meta and PutMeta keep the approvals-required setting (require.go).
+	Meta(ctx context.Context, workspace, key string) (json.RawMessage, error)
+	PutMeta(ctx context.Context, workspace, key string, value json.RawMessage) error
 }
 
 // Options configure a Service.

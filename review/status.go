@@ -19,9 +19,16 @@ const maxChanged = 10
 // changedKey names the lines of what changed between a sign-off's listing and a head.
 type changedKey struct{ signoff, head string }
 
-// Status answers the release gate for the head with require approvals (at least 1).
+// Status answers the release gate for the head with require approvals; require 0 asks for
+// the workspace's setting (Require), what the panel and a CI job that names no number use.
 func (s *Service) Status(ctx context.Context, ws string, require int) (Status, error) {
 	const op = "review status"
+	if require == 0 {
+		var err error
+		if require, err = s.Require(ctx, ws); err != nil {
+			return Status{}, err
+		}
+	}
 	if require < 1 {
 		require = 1
 	}

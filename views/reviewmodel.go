@@ -60,7 +60,6 @@ type ReviewNew struct {
 	WS     string
 	Tool   int    // -1: the listing has no tools
 	Name   string // the tool's name, sent back so that the server can tell it moved
-	Gen    int    // the tools' shape the index was drawn at
 	Fields []ReviewField
 	// Chosen is the field the form is preset to (its Value).
 	Chosen string
@@ -122,3 +121,12 @@ func joinComma(s []string) string {
 
 // reviewCountID is the id of parameter p's open-thread count in the editor.
 func reviewCountID(p int) string { return "rc-p-" + itoa(p) }
+
+// requireChoices are the approvals-required setting's choices (1 to review.MaxRequireSetting;
+// web's TestReviewRequireChoices holds the two together).
+var requireChoices = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+
+// requireID is the approvals-required select's id, which names the value it was drawn with:
+// a live update that changes the setting replaces the select instead of morphing it, since a
+// morph keeps the option a browser shows once someone has picked one.
+func requireID(n int) string { return "review-require-" + itoa(n) }

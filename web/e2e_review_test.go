@@ -157,6 +157,12 @@ func TestBrowserReview(t *testing.T) {
 	a.do(t, "approve again", chromedp.Click(chromedp.CSS("[data-testid=review-approve]")))
 	gate(true)
 	a.poll(t, "the approval current", `document.querySelector('[data-testid=signoff] [data-testid=signoff-state]')?.textContent.trim() === 'current'`)
+
+	// B requires two approvals: A's panel follows, and the gate (the API's too) waits for B's.
+	b.do(t, "require two approvals", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector('[data-testid=review-require]'); s.value = '2'; s.dispatchEvent(new Event('change', {bubbles: true})); })()`))
+	a.poll(t, "two approvals required, live", `document.querySelector('[data-testid=review-require]')?.value === '2' && document.getElementById('review-gate').textContent.includes('1 of 2 required approvals')`)
+	b.do(t, "B approves", chromedp.Click(chromedp.CSS("[data-testid=review-approve]")))
+	gate(true)
 }
 
 // shootReview keeps screenshots of a reviewer's Review panel at 1280 px and at a phone's width

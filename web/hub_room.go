@@ -96,6 +96,9 @@ func (h *Hub) handle(r *room, ev store.Event) {
 			h.forgetProfile(r)
 			h.Publish(r.ws, Notice{Full: true})
 		}
+		if ev.Field == reviewRequireKey { // the approvals required: the gate again
+			h.Publish(r.ws, Notice{EditorTool: -1, Review: true, cache: &renders{}})
+		}
 	case store.EventResync, store.EventDeleted:
 		h.forgetProfile(r)
 		h.Publish(r.ws, Notice{Full: true, History: true})

@@ -34,6 +34,7 @@ func (s *Server) reviewRoutes(w *echo.Group) {
 	w.POST("/review/reply", s.reviewReply)
 	w.POST("/review/resolve", s.reviewResolve)
 	w.POST("/review/signoff", s.reviewSignoff)
+	w.POST("/review/require", s.reviewRequire)
 }
 
 // ReviewErrors counts the error findings of workspace ws's listing l as its pages show them:
@@ -50,16 +51,10 @@ func (s *Server) ReviewErrors(ctx context.Context, ws string, l *listing.Listing
 	return res.Errors, nil
 }
 
-// reviewAuthor is who makes the request, as the review records it.
-func (s *Server) reviewAuthor(c echo.Context) review.Author {
-	a := s.who(c)
-	return review.Author{Name: a.Name, ID: a.ID}
-}
-
 // reviewModel is the shared part of the panel: the gate, the sign-offs and the threads.
 func (s *Server) reviewModel(ctx context.Context, ws string) (views.Review, []review.Thread) {
 	m := views.Review{WS: ws}
-	st, err := s.review.Status(ctx, ws, 1)
+	st, err := s.review.Status(ctx, ws, 0) // the workspace's approvals-required setting
 	if err != nil {
 		s.log.Warn("review: read the gate", "ws", ws, "err", err)
 		m.Problem = "The review could not be read: " + reviewErrText(err) + ". Reload the page to try again."
@@ -94,7 +89,7 @@ func whenText(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC
 // reviewNew is the new-thread form for tool t of the state st, preset to chosen.
 func reviewNew(st *state, t int, threads []review.Thread, chosen string) views.ReviewNew {
 	ws := st.ws
-	n := views.ReviewNew{WS: ws.ID, Tool: -1, Gen: ws.ToolsShape, Chosen: chosen}
+	n := views.ReviewNew{WS: ws.ID, Tool: -1, Chosen: chosen}
 	if len(ws.Listing.Tools) == 0 {
 		return n
 	}
@@ -397,8 +392,8 @@ func (s *Server) reviewSignoff(c echo.Context) error {
 		return fail(BadRequest, "a sign-off approves (verdict=approved) or requests changes (verdict=changes)")
 	}
 	msg := lineEnds(r.PostFormValue("message"))
-	if n := utf8.RuneCountInString(msg); n > store.MaxCommentBody {
-		return refuse(c, fmt.Sprintf("The message is %d characters long; a sign-off's message holds at most %d. Shorten it (your text is still in the box).", n, store.MaxCommentBody))
+	if why := signoffTooLong(msg); why != "" {
+		return refuse(c, why)
 	}
 	// The hash of the listing the page showed: a sign-off names what its author read, and is
 	// refused when someone changed the listing since (the panel then shows the new head).

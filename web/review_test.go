@@ -26,7 +26,7 @@ func (b *visitor) reviewPost(t *testing.T, path string, v url.Values) *httptest.
 
 // newComment is the new-thread form on the rig's parameter q, with a forged author besides.
 func newComment(body string) url.Values {
-	return url.Values{"tool": {"0"}, "name": {"books_search"}, "g": {"0"}, "field": {"/inputSchema/properties/q"},
+	return url.Values{"tool": {"0"}, "name": {"books_search"}, "field": {"/inputSchema/properties/q"},
 		"body": {body}, "author": {"Mallory"}, "authorId": {"session:mallory"}}
 }
 
@@ -53,15 +53,15 @@ func TestReviewAccess(t *testing.T) {
 	if err != nil || len(cs) != 1 {
 		t.Fatalf("comments after one: %v, %v", cs, err)
 	}
-	if cs[0].Author != "Grace" || strings.Contains(cs[0].AuthorID, "mallory") {
-		t.Errorf("comment stored as %q (%q); want Grace, whatever the form said", cs[0].Author, cs[0].AuthorID)
+	if cs[0].Author != "Grace (edit link)" || !strings.HasPrefix(cs[0].AuthorID, "link:") {
+		t.Errorf("comment stored as %q (%q); want Grace (edit link) under the link, whatever the form said", cs[0].Author, cs[0].AuthorID)
 	}
 	if rec := editor.reviewPost(t, base+"/signoff?verdict=approved", url.Values{"message": {"ok"}, "author": {"Mallory"}}); rec.Code != http.StatusOK {
 		t.Fatalf("sign off with an edit link: %d %.300s", rec.Code, rec.Body.String())
 	}
 	sos, err := r.st.Signoffs(ctx, r.ws)
-	if err != nil || len(sos) != 1 || sos[0].Author != "Grace" {
-		t.Fatalf("sign-offs: %+v, %v; want one by Grace", sos, err)
+	if err != nil || len(sos) != 1 || sos[0].Author != "Grace (edit link)" {
+		t.Fatalf("sign-offs: %+v, %v; want one by Grace (edit link)", sos, err)
 	}
 	// The viewer reads all of it.
 	rec = viewer.datastar(t, http.MethodGet, base, nil)
@@ -144,7 +144,7 @@ func TestReviewBadInput(t *testing.T) {
 		{"empty reply", "/reply", url.Values{"thread": {"x"}, "body": {""}}, "empty"},
 		{"resolve no thread", "/resolve?resolved=true", url.Values{"thread": {"nope"}}, "not changed"},
 		{"sign-off on a listing changed since", "/signoff?verdict=approved", url.Values{"hash": {"sha256:00"}}, "changed since"},
-		{"sign-off message too long", "/signoff?verdict=approved", url.Values{"message": {long}}, "at most 4000"},
+		{"sign-off message too long", "/signoff?verdict=approved", url.Values{"message": {strings.Repeat("é", store.MaxMessage+1)}}, "holds at most 2000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

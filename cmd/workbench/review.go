@@ -55,7 +55,7 @@ type reviewTarget struct {
 // 2 when it could not be asked.
 func runReview(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(commands["review"], e.stderr)
-	require := fs.Int("require", 1, "how many people must approve the head's listing")
+	require := fs.Int("require", 0, "how many people must approve the head's listing (default: the workspace's setting, the Review panel's \"Approvals required\")")
 	format := fs.String("format", "text", "text or json (the API's answer: {\"status\", \"threads\"})")
 	db := dbFlag(fs)
 	tokenEnv := fs.String("token-env", "WORKBENCH_TOKEN", "for a URL: the environment variable holding a share link's token or the admin token, sent as 'Authorization: Bearer'")
@@ -67,7 +67,7 @@ func runReview(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 2 || pos[0] != "status" {
 		return usageError{usage}
 	}
-	if *require < 1 || *require > review.MaxRequire {
+	if flagGiven(fs, "require") && (*require < 1 || *require > review.MaxRequire) {
 		return usageError{fmt.Sprintf("--require %d: give how many people must approve, from 1 to %d", *require, review.MaxRequire)}
 	}
 	if *format != "text" && *format != "json" {
@@ -138,7 +138,10 @@ func parseReviewTarget(s string) (reviewTarget, error) {
 // remoteReview asks the server's API for the gate.
 func remoteReview(ctx context.Context, t reviewTarget, require int, tokenEnv string, getenv func(string) string) (reviewAnswer, error) {
 	var ans reviewAnswer
-	endpoint := t.base + "/api/v1/workspaces/" + t.id + "/review?require=" + strconv.Itoa(require)
+	endpoint := t.base + "/api/v1/workspaces/" + t.id + "/review"
+	if require > 0 { // else the server answers with the workspace's setting
+		endpoint += "?require=" + strconv.Itoa(require)
+	}
 	data, err := apiGet(ctx, endpoint, tokenEnv, getenv)
 	if err != nil {
 		return ans, err
@@ -299,7 +302,7 @@ func reviewText(a reviewAnswer) string {
 		verdict = "PASS"
 	}
 	fmt.Fprintf(&b, "%s  workspace %s revision %d (%s): %d of %d approval(s), %d open thread(s), %d error finding(s)\n",
-		verdict, s.Workspace, s.Revision, shortHash(s.Hash), s.Approvals, s.Require, s.OpenThreads, s.Errors)
+		verdict, line(s.Workspace, 40), s.Revision, shortHash(s.Hash), s.Approvals, s.Require, s.OpenThreads, s.Errors)
 	for _, r := range s.Reasons {
 		fmt.Fprintf(&b, "  - %s\n", line(r, 300))
 	}
@@ -356,10 +359,11 @@ func replies(n int) string {
 	return strconv.Itoa(n) + " replies"
 }
 
-// shortHash is a content hash as people read it: sha256: and 12 hex digits.
+// shortHash is a content hash as people read it: sha256: and 12 hex digits (a server's
+// answer is checked like any user text).
 func shortHash(h string) string {
-	if len(h) > len("sha256:")+12 {
-		return h[:len("sha256:")+12]
+	if r := []rune(h); len(r) > len("sha256:")+12 {
+		h = string(r[:len("sha256:")+12])
 	}
 	return line(h, 80)
 }

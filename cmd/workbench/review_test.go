@@ -111,6 +111,15 @@ func TestReviewStatusLocal(t *testing.T) {
 	}
 	status("approved.txt", 0)
 	status("require2.txt", 1, "--require", "2")
+	// Without --require, the workspace's setting: 2 answers as --require 2 did.
+	if err := f.svc.SetRequire(ctx, f.ws, 2); err != nil {
+		t.Fatal(err)
+	}
+	status("require2.txt", 1)
+	status("approved.txt", 0, "--require", "1")
+	if err := f.svc.SetRequire(ctx, f.ws, 1); err != nil {
+		t.Fatal(err)
+	}
 	th, err := f.svc.Comment(ctx, f.ws, review.Target{Index: 0, Tool: "search_books", Field: "/inputSchema/properties/q"},
 		"Say which\nfields   | `match` <b>x</b> "+strings.Repeat("long ", 30), review.Author{Name: "Bo", ID: "b1"})
 	if err != nil {
@@ -197,6 +206,30 @@ func TestReviewStatusRemote(t *testing.T) {
 				t.Errorf("the token shows in the output")
 			}
 		})
+	}
+	// Without --require the server answers with the workspace's setting; with it, the job decides.
+	if err := f.svc.SetRequire(context.Background(), f.ws, 2); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{{nil, 1, "1 of 2 approval(s)"}, {[]string{"--require", "1"}, 0, "1 of 1 approval(s)"}} {
+		out, errOut, code := fetchCLI(t, withToken, append([]string{"review", "status", srv.URL + "/w/" + f.ws}, tc.args...)...)
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("setting 2, %q: exit %d, want %d with %q\nstdout: %s\nstderr: %s", tc.args, code, tc.code, tc.want, out, errOut)
+		}
+	}
+}
+
+// TestReviewTextIsSafe: what a server answered is user text: its workspace and hash reach the
+// terminal as one escaped line, not as escape sequences.
+func TestReviewTextIsSafe(t *testing.T) {
+	hostile := "\x1b]0;pwned\x07\x1b[2J\r\nPASS"
+	out := reviewText(reviewAnswer{Status: review.Status{Workspace: hostile, Hash: "sha256:" + hostile, Require: 1, Reasons: []string{}}})
+	if strings.ContainsAny(out, "\x1b\x07\r") || strings.Count(out, "\n") != 2 {
+		t.Errorf("raw control characters reach the terminal: %q", out)
 	}
 }
 

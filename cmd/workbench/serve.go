@@ -88,6 +88,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}})
 	jsonAPI := api.New(api.Options{Log: e.log, Workspaces: st, Tokenizers: toks, Review: reviews, Access: func(r *http.Request, ws string, write bool) (string, error) {
 		return srv.APIAccess(r, ws, write)
+	}, Identity: func(r *http.Request, ws string) (review.Author, error) {
+		return srv.ReviewIdentity(r, ws)
 	}})
 	runsCfg, err := serveRunsConfig(ctx, e, o.endpoints, o.cacheDir)
 	if err != nil {
