@@ -102,6 +102,12 @@ func reviewTabExpr(ws string) string {
 	return "$panel = 'review'; " + getExpr(ws, "review")
 }
 
+// reviewLeaveExpr tells the server that the page left the Review panel for another tab, so
+// that live updates stop rendering the panel for it (the tab loads it afresh on return).
+func reviewLeaveExpr(ws string) string {
+	return "$panel != 'review' && " + getExpr(ws, "review/leave")
+}
+
 // commentExpr opens the Review panel's new-thread form preset to a field of tool t: field
 // is one of the constant anchors of this package ("desc", "param", "finding") and n the
 // parameter's or finding's position in the tool, so that no user text enters the expression.

@@ -25,7 +25,7 @@ type page struct {
 	focus   string // the field pointer this page last edited
 	focusAt time.Time
 	history bool     // the History panel has been opened
-	review  bool     // the Review panel has been opened (review.go)
+	review  bool     // the Review panel is open: opened, and not left since (review.go)
 	list    listView // the tool list's search and window (tools.go)
 	ch      chan Notice
 
@@ -156,4 +156,12 @@ func (p *page) openReview() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.review = true
+}
+
+// leaveReview marks the page's Review panel closed: live updates no longer render it (the page
+// loads it afresh when it opens the tab again).
+func (p *page) leaveReview() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.review = false
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/tool-workbench/workbench/review"
 	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/workspace"
 )
@@ -55,6 +56,22 @@ type Notice struct {
 type renders struct {
 	mu   sync.Mutex
 	html map[int]string // by tool index; -1 is the revision list
+
+	// The review's threads, read once for all the pages and tools of the notice (review.go):
+	// apart from mu, since renders under mu read them.
+	threadsOnce sync.Once
+	threads     []review.Thread
+	threadsErr  error
+}
+
+// reviewThreads returns the review's threads, read with f the first time. A nil *renders
+// reads every time.
+func (r *renders) reviewThreads(f func() ([]review.Thread, error)) ([]review.Thread, error) {
+	if r == nil {
+		return f()
+	}
+	r.threadsOnce.Do(func() { r.threads, r.threadsErr = f() })
+	return r.threads, r.threadsErr
 }
 
 // render returns the HTML under key, making it with f the first time. A nil *renders (a notice
