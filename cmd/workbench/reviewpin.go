@@ -52,7 +52,7 @@ func loadApprovedPin(ctx context.Context, e *env, spec string, src pinSource) (*
 }
 
 func remoteApprovedPin(ctx context.Context, e *env, t reviewTarget, tokenEnv string) (*listing.Listing, string, error) {
-	ans, err := remoteReview(ctx, t, 1, tokenEnv, e.getenv)
+	ans, err := remoteReview(ctx, t, 1, "none", tokenEnv, e.getenv)
 	if err != nil {
 		return nil, "", err
 	}
