@@ -83,6 +83,14 @@ func reviewGate(r Review) string {
 	return fmt.Sprintf("Not ready to release (revision %d, %d of %d approvals):", r.Revision, r.Approvals, r.Require)
 }
 
+// ReviewChanged is what changed in the listing since a page opened its Review panel: Count
+// changes (0: none; -1: some, which is not known), Lines saying which (at most 10).
+type ReviewChanged struct {
+	WS    string
+	Count int
+	Lines []string
+}
+
 // shortHash is the start of a content hash, for people.
 func shortHash(h string) string {
 	const n = len("sha256:") + 12

@@ -226,10 +226,15 @@ func (s *Server) reviewPanel(c echo.Context) error {
 		}
 		chosen = editorAnchor(st, tool, c.QueryParam("at"), atoiOr(c.QueryParam("n"), -1))
 	}
-	if p := s.hub.lookup(ws.ID, sg.PID); p != nil {
-		p.openReview()
-	}
 	m, threads := s.reviewModel(ctx, ws.ID, nil)
+	if p := s.hub.lookup(ws.ID, sg.PID); p != nil {
+		// The sign-off form names m.Hash: the listing as the page has it now, when it is that.
+		var shown *listing.Listing
+		if review.Hash(st.ws.Listing) == m.Hash {
+			shown = st.ws.Listing
+		}
+		p.showReview(m.Hash, shown)
+	}
 	sse := newSSE(c)
 	return sse.PatchElementTempl(views.ReviewPanel(m, reviewNew(st, tool, threads, chosen)), datastar.WithModeReplace())
 }
@@ -415,9 +420,18 @@ func (s *Server) reviewSignoff(c echo.Context) error {
 	if n := utf8.RuneCountInString(msg); n > store.MaxCommentBody {
 		return refuse(c, fmt.Sprintf("The message is %d characters long; a sign-off's message holds at most %d. Shorten it (your text is still in the box).", n, store.MaxCommentBody))
 	}
-	// The hash of the listing the page showed: a sign-off names what its author read, and is
-	// refused when someone changed the listing since (the panel then shows the new head).
-	if _, err := s.review.SignOffAt(r.Context(), c.Param("id"), v, msg, s.reviewAuthor(c), r.PostFormValue("hash")); err != nil {
+	// The hash of the listing the panel showed when it was opened or refreshed: a sign-off
+	// names what its author read, and is refused when someone changed the listing since.
+	want := r.PostFormValue("hash")
+	if note, ok := s.changedSinceShown(c, want); ok && note.Count != 0 {
+		sse := newSSE(c)
+		if sse.PatchElementTempl(views.ReviewSignoffNote(note)) != nil {
+			return nil
+		}
+		_ = sse.PatchElementTempl(views.ReviewProblem("The sign-off was not saved: " + changedText(note) + " (your message is still in the box)."))
+		return nil
+	}
+	if _, err := s.review.SignOffAt(r.Context(), c.Param("id"), v, msg, s.reviewAuthor(c), want); err != nil {
 		if refusable(err) {
 			return refuse(c, "The sign-off was not saved: "+reviewErrText(err)+" (your message is still in the box).")
 		}
@@ -450,6 +464,11 @@ func (s *Server) forwardReview(sse *datastar.ServerSentEventGenerator, p *page, 
 	}
 	if err := sse.PatchElements(html); err != nil {
 		return err
+	}
+	if key == reviewKey && (n.History || n.Full) {
+		if err := s.forwardSignoffNote(ctx, sse, p, n); err != nil {
+			return err
+		}
 	}
 	// The new-thread form names the page's tool by its place and lists its parameters: drawn
 	// again when the tools or that tool's parameters were added, removed or moved, not on
@@ -619,4 +638,76 @@ func (s *Server) reopenReview(sse *datastar.ServerSentEventGenerator, p *page, c
 		return sse.PatchElementTempl(views.ReviewProblem(m.Problem))
 	}
 	return sse.PatchElementTempl(views.ReviewLive(m))
+}
+
+// signoffNote is what changed from the listing shown (of content hash hash; nil when not
+// known) to the listing head.
+func signoffNote(ws, hash string, shown, head *listing.Listing) views.ReviewChanged {
+	note := views.ReviewChanged{WS: ws}
+	if hash == "" || review.Hash(head) == hash {
+		return note
+	}
+	if shown == nil {
+		note.Count = -1
+		return note
+	}
+	note.Lines, note.Count = review.Changes(shown, head)
+	return note
+}
+
+// changedText is the note's text in one sentence, for a refused sign-off.
+func changedText(n views.ReviewChanged) string {
+	if n.Count < 0 {
+		return "the listing changed since you opened the review. Refresh to see it and approve what is there now"
+	}
+	changes := strconv.Itoa(n.Count) + " changes"
+	if n.Count == 1 {
+		changes = "1 change"
+	}
+	return "the listing changed since you opened the review: " + changes + " (" + strings.Join(n.Lines, "; ") +
+		") — look at them, then Refresh to approve what is there now"
+}
+
+// changedSinceShown is what changed since the sign-off form's page opened its Review panel on
+// the listing of content hash want (the form names the page: pid); ok is false when want is
+// empty or the page is not this server's, and SignOffAt decides alone.
+func (s *Server) changedSinceShown(c echo.Context, want string) (views.ReviewChanged, bool) {
+	p := s.hub.lookup(c.Param("id"), c.Request().PostFormValue("pid"))
+	if want == "" || p == nil {
+		return views.ReviewChanged{}, false
+	}
+	ws, err := s.getWS(c)
+	if err != nil {
+		return views.ReviewChanged{}, false
+	}
+	hash, shown := p.reviewShownAt()
+	if hash != want {
+		shown = nil // the form is not the one the page was last sent
+	}
+	return signoffNote(ws.ID, want, shown, ws.Listing), true
+}
+
+// forwardSignoffNote tells a page whose Review panel is open, beside its sign-off buttons,
+// whether the listing changed since it opened the panel: rendered once per notice for the
+// pages that opened it on the same listing.
+func (s *Server) forwardSignoffNote(ctx context.Context, sse *datastar.ServerSentEventGenerator, p *page, n Notice) error {
+	hash, shown := p.reviewShownAt()
+	if hash == "" {
+		return nil // opened before this stream (a reconnect): its form's hash is not known here
+	}
+	key := "signoff-note " + hash
+	if shown == nil {
+		key += " unknown"
+	}
+	html, err := n.cache.renderNamed(key, func() (string, error) {
+		st, err := s.noticeState(sse, p, n)
+		if err != nil {
+			return "", err
+		}
+		return render(ctx, views.ReviewSignoffNote(signoffNote(p.ws, hash, shown, st.ws.Listing))), nil
+	})
+	if err != nil {
+		return err
+	}
+	return sse.PatchElements(html)
 }
