@@ -65,7 +65,8 @@ func openAs(t *testing.T, ctx context.Context, url, name string) reviewer {
 // TestBrowserReview: two reviewers in two browsers. A comments on a parameter (through the
 // editor's Comment action), B sees it live and replies (A's reply arriving while B types leaves
 // B's text alone), A resolves; A approves and the gate passes; B edits the description, A's
-// approval turns stale and the gate fails; A approves again and it passes. The gate is read
+// approval turns stale and the gate fails; A's Approve on the listing as A opened it is refused
+// with what changed since; A refreshes the panel, approves again and it passes. The gate is read
 // from both pages, from the review service and through GET /api/v1/workspaces/{id}/review.
 func TestBrowserReview(t *testing.T) {
 	var svc *review.Service
@@ -151,9 +152,17 @@ func TestBrowserReview(t *testing.T) {
 	)
 	a.poll(t, "the approval stale", `document.querySelector('[data-testid=signoff] [data-testid=signoff-state]')?.textContent.trim() === 'stale'`)
 	gate(false)
+	// A's sign-off form still names what A opened: beside its buttons, what changed since.
+	a.poll(t, "the note beside the sign-off buttons", `document.getElementById('review-signoff-note')?.textContent.includes('changed since you opened the review: 1 change') && document.querySelector('[data-testid=review-signoff-changes]')?.textContent.includes('description changed')`)
+	a.do(t, "approve the listing as opened", chromedp.Click(chromedp.CSS("[data-testid=review-approve]")))
+	a.poll(t, "the approval refused", `document.getElementById('review-problem')?.textContent.includes('not saved: the listing changed since you opened the review: 1 change')`)
+	gate(false)
 	shootReview(t, a, "stale")
 
-	// A approves again: it passes.
+	// A refreshes the panel and approves again: it passes.
+	// (Clicked by script: after the screenshots' scrolling, a sticky header may cover it.)
+	a.do(t, "refresh", chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=review-refresh]').click()`))
+	a.poll(t, "the panel refreshed", `!document.querySelector('[data-testid=review-refresh]') && document.getElementById('review-problem')?.textContent.trim() === ''`)
 	a.do(t, "approve again", chromedp.Click(chromedp.CSS("[data-testid=review-approve]")))
 	gate(true)
 	a.poll(t, "the approval current", `document.querySelector('[data-testid=signoff] [data-testid=signoff-state]')?.textContent.trim() === 'current'`)
