@@ -66,7 +66,8 @@ func openAs(t *testing.T, ctx context.Context, url, name string) reviewer {
 // editor's Comment action), B sees it live and replies (A's reply arriving while B types leaves
 // B's text alone), A resolves; A approves and the gate passes; B edits the description, A's
 // approval turns stale and the gate fails; A's Approve on the listing as A opened it is refused
-// with what changed since; A refreshes the panel, approves again and it passes. The gate is read
+// with what changed since; A refreshes the panel, approves again and it passes. A page that
+// leaves the Review tab is sent the panel no more. The gate is read
 // from both pages, from the review service and through GET /api/v1/workspaces/{id}/review.
 func TestBrowserReview(t *testing.T) {
 	var svc *review.Service
@@ -166,6 +167,22 @@ func TestBrowserReview(t *testing.T) {
 	a.do(t, "approve again", chromedp.Click(chromedp.CSS("[data-testid=review-approve]")))
 	gate(true)
 	a.poll(t, "the approval current", `document.querySelector('[data-testid=signoff] [data-testid=signoff-state]')?.textContent.trim() === 'current'`)
+
+	// A leaves the Review tab: A's page is sent the panel no more (B's next edit leaves A's
+	// hidden gate as it was), and the tab loads it afresh on return.
+	a.do(t, "the Findings tab", chromedp.Evaluate[chromedp.Void](`document.querySelector('[aria-controls=tp-findings]').click()`))
+	a.poll(t, "the server told", `performance.getEntriesByType('resource').some((e) => e.name.includes('/review/leave'))`)
+	b.do(t, "edit the description again",
+		chromedp.Evaluate[chromedp.Void](`(() => { const d = document.getElementById('f-desc'); d.focus(); d.setSelectionRange(d.value.length, d.value.length); })()`),
+		chromedp.KeyEvent(" Sorted by title."),
+	)
+	b.poll(t, "the gate failed", `document.getElementById('review-gate')?.dataset.passed === 'false'`)
+	a.poll(t, "B's edit in A's editor", `document.getElementById('f-desc').value.endsWith('Sorted by title.')`)
+	if got, err := chromedp.Run(a.ctx, chromedp.Evaluate[string](`document.getElementById('review-gate').dataset.passed`)); err != nil || got != "true" {
+		t.Errorf("A's page left the Review tab and was still sent the panel: its gate says passed=%q (%v)", got, err)
+	}
+	a.do(t, "back to the Review tab", chromedp.Click(chromedp.CSS("[data-testid=tab-review]")))
+	gate(false)
 }
 
 // shootReview keeps screenshots of a reviewer's Review panel at 1280 px and at a phone's width
