@@ -167,9 +167,13 @@ func TestBrowserReview(t *testing.T) {
 	a.do(t, "approve again", chromedp.Click(chromedp.CSS("[data-testid=review-approve]")))
 	gate(true)
 	a.poll(t, "the approval current", `document.querySelector('[data-testid=signoff] [data-testid=signoff-state]')?.textContent.trim() === 'current'`)
+	leaveReviewTab(t, a, b, gate)
+}
 
-	// A leaves the Review tab: A's page is sent the panel no more (B's next edit leaves A's
-	// hidden gate as it was), and the tab loads it afresh on return.
+// leaveReviewTab: A leaves the Review tab, and A's page is sent the panel no more (B's next
+// edit leaves A's hidden gate as it was, passed); the tab loads it afresh on return.
+func leaveReviewTab(t *testing.T, a, b reviewer, gate func(bool)) {
+	t.Helper()
 	a.do(t, "the Findings tab", chromedp.Evaluate[chromedp.Void](`document.querySelector('[aria-controls=tp-findings]').click()`))
 	a.poll(t, "the server told", `performance.getEntriesByType('resource').some((e) => e.name.includes('/review/leave'))`)
 	b.do(t, "edit the description again",

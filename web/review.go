@@ -711,3 +711,21 @@ func (s *Server) forwardSignoffNote(ctx context.Context, sse *datastar.ServerSen
 	}
 	return sse.PatchElements(html)
 }
+
+// startReview sends a stream that starts the review as it stands: the Review panel when the
+// page shows it (panel), and the editor's open-thread counts, which the page was drawn
+// without; the threads are read once for both.
+func (s *Server) startReview(sse *datastar.ServerSentEventGenerator, p *page, st *state, panel string) error {
+	reads := &renders{}
+	if panel == "review" {
+		if err := s.reopenReview(sse, p, reads); err != nil {
+			return err
+		}
+	} else {
+		p.leaveReview() // a page that reconnects on another tab is sent no panel
+	}
+	if html, any := s.reviewCountsHTML(sse.Context(), st, p.selected(), reads); any {
+		return sse.PatchElements(html)
+	}
+	return nil
+}

@@ -66,17 +66,7 @@ func (s *Server) stream(c echo.Context) error {
 	defer tick.Stop()
 	// (After the heartbeat's ticker: reading the review must not delay the page's first
 	// heartbeat, which keeps it on the roster.)
-	// The review's threads are read once for the panel and the editor's counts.
-	reads := &renders{}
-	if sg.Panel == "review" {
-		if s.reopenReview(sse, p, reads) != nil {
-			return nil
-		}
-	} else {
-		p.leaveReview() // a page that reconnects on another tab is sent no panel
-	}
-	// The editor's open-thread counts (review.go): the page was drawn without them.
-	if html, any := s.reviewCountsHTML(ctx, st, p.selected(), reads); any && sse.PatchElements(html) != nil {
+	if s.startReview(sse, p, st, sg.Panel) != nil {
 		return nil
 	}
 	// A session ends at its expiry even if nobody signs out: the stream ends with it.
