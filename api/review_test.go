@@ -43,8 +43,14 @@ func reviewRouter(t *testing.T, opts Options, errs *int) (e *echo.Echo, st store
 	return e, st, svc, w.ID
 }
 
+// gateAnswer is GET …/review's answer with its threads whole (?threads=all or open).
+type gateAnswer struct {
+	Status  review.Status   `json:"status"`
+	Threads []review.Thread `json:"threads"`
+}
+
 // getGate asks the gate and validates the answer against the document.
-func getGate(t *testing.T, e *echo.Echo, ws, query string) reviewResponse {
+func getGate(t *testing.T, e *echo.Echo, ws, query string) gateAnswer {
 	t.Helper()
 	path := Prefix + "/workspaces/" + ws + "/review" + query
 	rec := call(e, http.MethodGet, path, "")
@@ -52,7 +58,7 @@ func getGate(t *testing.T, e *echo.Echo, ws, query string) reviewResponse {
 		t.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
 	}
 	checkResponse(t, http.MethodGet, path, rec)
-	var r reviewResponse
+	var r gateAnswer
 	if err := json.Unmarshal(rec.Body.Bytes(), &r); err != nil {
 		t.Fatal(err)
 	}

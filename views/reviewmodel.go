@@ -82,6 +82,14 @@ func reviewGate(r Review) string {
 	return fmt.Sprintf("Not ready to release (revision %d, %d of %d approvals):", r.Revision, r.Approvals, r.Require)
 }
 
+// ReviewChanged is what changed in the listing since a page opened its Review panel: Count
+// changes (0: none; -1: some, which is not known), Lines saying which (at most 10).
+type ReviewChanged struct {
+	WS    string
+	Count int
+	Lines []string
+}
+
 // shortHash is the start of a content hash, for people.
 func shortHash(h string) string {
 	const n = len("sha256:") + 12
@@ -99,6 +107,12 @@ func reviewExpr(ws, path string) string {
 // reviewTabExpr shows the Review panel and loads it.
 func reviewTabExpr(ws string) string {
 	return "$panel = 'review'; " + getExpr(ws, "review")
+}
+
+// reviewLeaveExpr tells the server that the page left the Review panel for another tab, so
+// that live updates stop rendering the panel for it (the tab loads it afresh on return).
+func reviewLeaveExpr(ws string) string {
+	return "$panel != 'review' && " + getExpr(ws, "review/leave")
 }
 
 // commentExpr opens the Review panel's new-thread form preset to a field of tool t: field

@@ -65,24 +65,13 @@ func openAs(t *testing.T, ctx context.Context, url, name string) reviewer {
 // TestBrowserReview: two reviewers in two browsers. A comments on a parameter (through the
 // editor's Comment action), B sees it live and replies (A's reply arriving while B types leaves
 // B's text alone), A resolves; A approves and the gate passes; B edits the description, A's
-// approval turns stale and the gate fails; A approves again and it passes. The gate is read
+// approval turns stale and the gate fails; A's Approve on the listing as A opened it is refused
+// with what changed since; A refreshes the panel, approves again and it passes. A page that
+// leaves the Review tab is sent the panel no more. The gate is read
 // from both pages, from the review service and through GET /api/v1/workspaces/{id}/review.
 func TestBrowserReview(t *testing.T) {
 	var svc *review.Service
-	ctx, base := browser(t, func(c *Config) {
-		eng := c.Engine
-		svc = review.New(c.Store, review.Options{Errors: func(ctx context.Context, _ string, l *listing.Listing) (int, error) {
-			res, err := eng.AnalyzeContext(ctx, l, nil)
-			if err != nil {
-				return 0, err
-			}
-			return res.Errors, nil
-		}})
-		c.Review = svc
-		// The JSON API as serve mounts it, with this review: the gate a CI job reads.
-		jsonAPI := api.New(api.Options{Workspaces: c.Store, Review: svc, Access: func(*http.Request, string, bool) (string, error) { return "test", nil }})
-		c.Mount = func(e *echo.Echo) { jsonAPI.Register(e.Group(api.Prefix)) }
-	})
+	ctx, base := browser(t, func(c *Config) { svc = mountReviewAPI(c) })
 	pasteListing(t, ctx, base, reviewListing)
 	url, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href`))
 	if err != nil {
@@ -151,18 +140,70 @@ func TestBrowserReview(t *testing.T) {
 	)
 	a.poll(t, "the approval stale", `document.querySelector('[data-testid=signoff] [data-testid=signoff-state]')?.textContent.trim() === 'stale'`)
 	gate(false)
+	// A's sign-off form still names what A opened: beside its buttons, what changed since.
+	a.poll(t, "the note beside the sign-off buttons", `document.getElementById('review-signoff-note')?.textContent.includes('changed since you opened the review: 1 change') && document.querySelector('[data-testid=review-signoff-changes]')?.textContent.includes('description changed')`)
+	a.do(t, "approve the listing as opened", chromedp.Click(chromedp.CSS("[data-testid=review-approve]")))
+	a.poll(t, "the approval refused", `document.getElementById('review-problem')?.textContent.includes('not saved: the listing changed since you opened the review: 1 change')`)
+	gate(false)
 	shootReview(t, a, "stale")
 
-	// A approves again: it passes.
+	// A refreshes the panel (by script: after the screenshots' scrolling a sticky header may
+	// cover it) and approves again: it passes.
+	a.do(t, "refresh", chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=review-refresh]').click()`))
+	a.poll(t, "the panel refreshed", `!document.querySelector('[data-testid=review-refresh]') && document.getElementById('review-problem')?.textContent.trim() === ''`)
 	a.do(t, "approve again", chromedp.Click(chromedp.CSS("[data-testid=review-approve]")))
 	gate(true)
 	a.poll(t, "the approval current", `document.querySelector('[data-testid=signoff] [data-testid=signoff-state]')?.textContent.trim() === 'current'`)
+	requireTwo(t, a, b, gate)
+	leaveReviewTab(t, a, b, gate)
+}
 
-	// B requires two approvals: A's panel follows, and the gate (the API's too) waits for B's.
+// mountReviewAPI gives the server a review service and the JSON API as serve mounts it, with
+// that review: the gate a CI job reads.
+func mountReviewAPI(c *Config) *review.Service {
+	eng := c.Engine
+	svc := review.New(c.Store, review.Options{Errors: func(ctx context.Context, _ string, l *listing.Listing) (int, error) {
+		res, err := eng.AnalyzeContext(ctx, l, nil)
+		if err != nil {
+			return 0, err
+		}
+		return res.Errors, nil
+	}})
+	c.Review = svc
+	jsonAPI := api.New(api.Options{Workspaces: c.Store, Review: svc, Access: func(*http.Request, string, bool) (string, error) { return "test", nil }})
+	c.Mount = func(e *echo.Echo) { jsonAPI.Register(e.Group(api.Prefix)) }
+	return svc
+}
+
+// requireTwo: B requires two approvals; A's panel follows live, and the gate (the API's too)
+// waits for B's approval, which B gives after refreshing the panel it opened before its edit.
+func requireTwo(t *testing.T, a, b reviewer, gate func(bool)) {
+	t.Helper()
 	b.do(t, "require two approvals", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector('[data-testid=review-require]'); s.value = '2'; s.dispatchEvent(new Event('change', {bubbles: true})); })()`))
 	a.poll(t, "two approvals required, live", `document.querySelector('[data-testid=review-require]')?.value === '2' && document.getElementById('review-gate').textContent.includes('1 of 2 required approvals')`)
+	b.do(t, "refresh", chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=review-refresh]')?.click()`))
+	b.poll(t, "the panel refreshed", `!document.querySelector('[data-testid=review-refresh]')`)
 	b.do(t, "B approves", chromedp.Click(chromedp.CSS("[data-testid=review-approve]")))
 	gate(true)
+}
+
+// leaveReviewTab: A leaves the Review tab, and A's page is sent the panel no more (B's next
+// edit leaves A's hidden gate as it was, passed); the tab loads it afresh on return.
+func leaveReviewTab(t *testing.T, a, b reviewer, gate func(bool)) {
+	t.Helper()
+	a.do(t, "the Findings tab", chromedp.Evaluate[chromedp.Void](`document.querySelector('[aria-controls=tp-findings]').click()`))
+	a.poll(t, "the server told", `performance.getEntriesByType('resource').some((e) => e.name.includes('/review/leave'))`)
+	b.do(t, "edit the description again",
+		chromedp.Evaluate[chromedp.Void](`(() => { const d = document.getElementById('f-desc'); d.focus(); d.setSelectionRange(d.value.length, d.value.length); })()`),
+		chromedp.KeyEvent(" Sorted by title."),
+	)
+	b.poll(t, "the gate failed", `document.getElementById('review-gate')?.dataset.passed === 'false'`)
+	a.poll(t, "B's edit in A's editor", `document.getElementById('f-desc').value.endsWith('Sorted by title.')`)
+	if got, err := chromedp.Run(a.ctx, chromedp.Evaluate[string](`document.getElementById('review-gate').dataset.passed`)); err != nil || got != "true" {
+		t.Errorf("A's page left the Review tab and was still sent the panel: its gate says passed=%q (%v)", got, err)
+	}
+	a.do(t, "back to the Review tab", chromedp.Click(chromedp.CSS("[data-testid=tab-review]")))
+	gate(false)
 }
 
 // shootReview keeps screenshots of a reviewer's Review panel at 1280 px and at a phone's width

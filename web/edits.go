@@ -186,8 +186,10 @@ func (s *Server) selectTool(c echo.Context) error {
 	if p := s.hub.lookup(ws.ID, sg.PID); p != nil || sg.Q != "" || sg.Tool >= maxToolRows {
 		_ = s.selectedListPatches(sse, p, sg.Q, st, sg.Tool)
 	}
-	s.patchReviewNew(sse, s.hub.lookup(ws.ID, sg.PID), st, sg.Tool)
-	if html, _ := s.reviewCountsHTML(c.Request().Context(), st, sg.Tool); html != "" {
+	// The review's threads, read once for the panel's form and the editor's counts.
+	reads := &renders{}
+	s.patchReviewNew(sse, s.hub.lookup(ws.ID, sg.PID), st, sg.Tool, reads)
+	if html, _ := s.reviewCountsHTML(c.Request().Context(), st, sg.Tool, reads); html != "" {
 		_ = sse.PatchElements(html)
 	}
 	return nil

@@ -24,10 +24,14 @@ type page struct {
 	tool    int
 	focus   string // the field pointer this page last edited
 	focusAt time.Time
-	history bool     // the History panel has been opened
-	review  bool     // the Review panel has been opened (review.go)
-	list    listView // the tool list's search and window (tools.go)
-	ch      chan Notice
+	history bool // the History panel has been opened
+	review  bool // the Review panel is open: opened, and not left since (review.go)
+	// reviewHash and reviewShown are the content hash its sign-off form names and the
+	// listing it had when the panel was opened or refreshed (nil: not known).
+	reviewHash  string
+	reviewShown *listing.Listing
+	list        listView // the tool list's search and window (tools.go)
+	ch          chan Notice
 
 	// cost is the page's choice in the Cost tab and what it was last sent (cost.go).
 	cost pageCost
@@ -156,4 +160,27 @@ func (p *page) openReview() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.review = true
+}
+
+// leaveReview marks the page's Review panel closed: live updates no longer render it (the page
+// loads it afresh when it opens the tab again).
+func (p *page) leaveReview() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.review, p.reviewHash, p.reviewShown = false, "", nil
+}
+
+// showReview marks the page's Review panel open on the listing l of content hash hash (l nil
+// when it is not known): what its sign-off form names.
+func (p *page) showReview(hash string, l *listing.Listing) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.review, p.reviewHash, p.reviewShown = true, hash, l
+}
+
+// reviewShownAt is what showReview recorded.
+func (p *page) reviewShownAt() (string, *listing.Listing) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.reviewHash, p.reviewShown
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/tool-workbench/workbench/review"
 	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/workspace"
 )
@@ -53,8 +54,25 @@ type Notice struct {
 // renders keeps what the pages of one notice render alike (a tool's form, the revision list),
 // rendered by the first page that needs it: 200 pages on a tool cost one render.
 type renders struct {
-	mu   sync.Mutex
-	html map[int]string // by tool index; -1 is the revision list
+	mu    sync.Mutex
+	html  map[int]string    // by tool index; -1 is the revision list
+	named map[string]string // by name: the sign-off notes by the hash their pages opened (review.go)
+
+	// The review's threads, read once for all the pages and tools of the notice (review.go):
+	// apart from mu, since renders under mu read them.
+	threadsOnce sync.Once
+	threads     []review.Thread
+	threadsErr  error
+}
+
+// reviewThreads returns the review's threads, read with f the first time. A nil *renders
+// reads every time.
+func (r *renders) reviewThreads(f func() ([]review.Thread, error)) ([]review.Thread, error) {
+	if r == nil {
+		return f()
+	}
+	r.threadsOnce.Do(func() { r.threads, r.threadsErr = f() })
+	return r.threads, r.threadsErr
 }
 
 // render returns the HTML under key, making it with f the first time. A nil *renders (a notice
@@ -76,6 +94,27 @@ func (r *renders) render(key int, f func() (string, error)) (string, error) {
 		r.html = map[int]string{}
 	}
 	r.html[key] = h
+	return h, nil
+}
+
+// renderNamed is render under a name.
+func (r *renders) renderNamed(key string, f func() (string, error)) (string, error) {
+	if r == nil {
+		return f()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if h, ok := r.named[key]; ok {
+		return h, nil
+	}
+	h, err := f()
+	if err != nil {
+		return "", err
+	}
+	if r.named == nil {
+		r.named = map[string]string{}
+	}
+	r.named[key] = h
 	return h, nil
 }
 

@@ -30,6 +30,7 @@ import (
 
 func (s *Server) reviewRoutes(w *echo.Group) {
 	w.GET("/review", s.reviewPanel)
+	w.GET("/review/leave", s.reviewLeave)
 	w.POST("/review/comment", s.reviewComment)
 	w.POST("/review/reply", s.reviewReply)
 	w.POST("/review/resolve", s.reviewResolve)
@@ -51,8 +52,9 @@ func (s *Server) ReviewErrors(ctx context.Context, ws string, l *listing.Listing
 	return res.Errors, nil
 }
 
-// reviewModel is the shared part of the panel: the gate, the sign-offs and the threads.
-func (s *Server) reviewModel(ctx context.Context, ws string) (views.Review, []review.Thread) {
+// reviewModel is the shared part of the panel: the gate, the sign-offs and the threads (read
+// through cache: once per notice, or per request; nil reads them).
+func (s *Server) reviewModel(ctx context.Context, ws string, cache *renders) (views.Review, []review.Thread) {
 	m := views.Review{WS: ws}
 	st, err := s.review.Status(ctx, ws, 0) // the workspace's approvals-required setting
 	if err != nil {
@@ -60,7 +62,7 @@ func (s *Server) reviewModel(ctx context.Context, ws string) (views.Review, []re
 		m.Problem = "The review could not be read: " + reviewErrText(err) + ". Reload the page to try again."
 		return m, nil
 	}
-	threads, err := s.review.Threads(ctx, ws)
+	threads, err := s.threadsOf(ctx, ws, cache)
 	if err != nil {
 		s.log.Warn("review: read the threads", "ws", ws, "err", err)
 		m.Problem = "The review's threads could not be read: " + reviewErrText(err) + ". Reload the page to try again."
@@ -219,12 +221,30 @@ func (s *Server) reviewPanel(c echo.Context) error {
 		}
 		chosen = editorAnchor(st, tool, c.QueryParam("at"), atoiOr(c.QueryParam("n"), -1))
 	}
+	m, threads := s.reviewModel(ctx, ws.ID, nil)
 	if p := s.hub.lookup(ws.ID, sg.PID); p != nil {
-		p.openReview()
+		// The sign-off form names m.Hash: the listing as the page has it now, when it is that.
+		var shown *listing.Listing
+		if review.Hash(st.ws.Listing) == m.Hash {
+			shown = st.ws.Listing
+		}
+		p.showReview(m.Hash, shown)
 	}
-	m, threads := s.reviewModel(ctx, ws.ID)
 	sse := newSSE(c)
 	return sse.PatchElementTempl(views.ReviewPanel(m, reviewNew(st, tool, threads, chosen)), datastar.WithModeReplace())
+}
+
+// reviewLeave hears that a page left its Review panel for another tab (the panel signal): live
+// updates stop rendering the panel for it, and it loads the panel afresh when it comes back.
+func (s *Server) reviewLeave(c echo.Context) error {
+	sg, err := readSignals(c)
+	if err != nil {
+		return err
+	}
+	if p := s.hub.lookup(c.Param("id"), sg.PID); p != nil && sg.Panel != "review" {
+		p.leaveReview()
+	}
+	return c.NoContent(http.StatusNoContent)
 }
 
 // editorAnchor is the field picker's value for the editor's Comment actions: at is "desc",
@@ -285,7 +305,7 @@ func refuse(c echo.Context, msg string) error {
 // problem cleared, and the box that was sent (replace: a morph keeps typed text) empty again.
 func (s *Server) reviewDone(c echo.Context, box templ.Component) error {
 	sse := newSSE(c)
-	m, _ := s.reviewModel(c.Request().Context(), c.Param("id"))
+	m, _ := s.reviewModel(c.Request().Context(), c.Param("id"), nil)
 	if m.Problem != "" {
 		return sse.PatchElementTempl(views.ReviewProblem(m.Problem))
 	}
@@ -395,9 +415,18 @@ func (s *Server) reviewSignoff(c echo.Context) error {
 	if why := signoffTooLong(msg); why != "" {
 		return refuse(c, why)
 	}
-	// The hash of the listing the page showed: a sign-off names what its author read, and is
-	// refused when someone changed the listing since (the panel then shows the new head).
-	if _, err := s.review.SignOffAt(r.Context(), c.Param("id"), v, msg, s.reviewAuthor(c), r.PostFormValue("hash")); err != nil {
+	// The hash of the listing the panel showed when it was opened or refreshed: a sign-off
+	// names what its author read, and is refused when someone changed the listing since.
+	want := r.PostFormValue("hash")
+	if note, ok := s.changedSinceShown(c, want); ok && note.Count != 0 {
+		sse := newSSE(c)
+		if sse.PatchElementTempl(views.ReviewSignoffNote(note)) != nil {
+			return nil
+		}
+		_ = sse.PatchElementTempl(views.ReviewProblem("The sign-off was not saved: " + changedText(note) + " (your message is still in the box)."))
+		return nil
+	}
+	if _, err := s.review.SignOffAt(r.Context(), c.Param("id"), v, msg, s.reviewAuthor(c), want); err != nil {
 		if refusable(err) {
 			return refuse(c, "The sign-off was not saved: "+reviewErrText(err)+" (your message is still in the box).")
 		}
@@ -416,8 +445,10 @@ func (s *Server) forwardReview(sse *datastar.ServerSentEventGenerator, p *page, 
 	if views.ReadOnly(sse.Context()) {
 		key--
 	}
+	// The notice's reads are shared by its pages: one page leaving must not cut them short.
+	ctx := context.WithoutCancel(sse.Context())
 	html, err := n.cache.render(key, func() (string, error) {
-		m, _ := s.reviewModel(sse.Context(), p.ws)
+		m, _ := s.reviewModel(ctx, p.ws, n.cache)
 		if m.Problem != "" {
 			return render(sse.Context(), views.ReviewProblem(m.Problem)), nil
 		}
@@ -428,6 +459,11 @@ func (s *Server) forwardReview(sse *datastar.ServerSentEventGenerator, p *page, 
 	}
 	if err := sse.PatchElements(html); err != nil {
 		return err
+	}
+	if key == reviewKey && (n.History || n.Full) {
+		if err := s.forwardSignoffNote(ctx, sse, p, n); err != nil {
+			return err
+		}
 	}
 	// The new-thread form names the page's tool by its place and lists its parameters: drawn
 	// again when the tools or that tool's parameters were added, removed or moved, not on
@@ -442,7 +478,7 @@ func (s *Server) forwardReview(sse *datastar.ServerSentEventGenerator, p *page, 
 		return err
 	}
 	html, err = n.cache.render(reviewNewKey(sel, key != reviewKey), func() (string, error) {
-		threads, err := s.review.Threads(sse.Context(), p.ws)
+		threads, err := s.threadsOf(ctx, p.ws, n.cache)
 		if err != nil {
 			s.log.Warn("review: read the threads", "ws", p.ws, "err", err)
 		}
@@ -455,12 +491,12 @@ func (s *Server) forwardReview(sse *datastar.ServerSentEventGenerator, p *page, 
 }
 
 // patchReviewNew draws the new-thread form of a page whose Review panel is open on the tool it
-// just selected.
-func (s *Server) patchReviewNew(sse *datastar.ServerSentEventGenerator, p *page, st *state, tool int) {
+// just selected (its threads read through cache, which the editor's counts share).
+func (s *Server) patchReviewNew(sse *datastar.ServerSentEventGenerator, p *page, st *state, tool int, cache *renders) {
 	if p == nil || !p.showsReview() {
 		return
 	}
-	threads, err := s.review.Threads(sse.Context(), p.ws)
+	threads, err := s.threadsOf(sse.Context(), p.ws, cache)
 	if err != nil {
 		s.log.Warn("review: read the threads", "ws", p.ws, "err", err)
 	}
@@ -480,15 +516,21 @@ func reviewNewKey(t int, ro bool) int {
 	return k
 }
 
+// threadsOf reads the review's threads of workspace ws through cache: once per notice for all
+// its pages and tools, or once per request for the panel and the counts together.
+func (s *Server) threadsOf(ctx context.Context, ws string, cache *renders) ([]review.Thread, error) {
+	return cache.reviewThreads(func() ([]review.Thread, error) { return s.review.Threads(ctx, ws) })
+}
+
 // reviewCountsHTML renders the open-thread counts of tool t's description and listed
-// parameters, for the editor's Comment actions; any tells whether one is not zero (the page
-// was drawn with none).
-func (s *Server) reviewCountsHTML(ctx context.Context, st *state, t int) (html string, any bool) {
+// parameters, for the editor's Comment actions (the threads read through cache); any tells
+// whether one is not zero (the page was drawn with none).
+func (s *Server) reviewCountsHTML(ctx context.Context, st *state, t int, cache *renders) (html string, any bool) {
 	ws := st.ws
 	if t < 0 || t >= len(ws.Listing.Tools) {
 		return "", false
 	}
-	threads, err := s.review.Threads(ctx, ws.ID)
+	threads, err := s.threadsOf(ctx, ws.ID, cache)
 	if err != nil {
 		s.log.Warn("review: read the threads", "ws", ws.ID, "err", err)
 		return "", false
@@ -515,19 +557,64 @@ func (s *Server) reviewCountsHTML(ctx context.Context, st *state, t int) (html s
 	return render(ctx, views.ReviewCounts(desc, params)), any
 }
 
-// forwardReviewCounts shows a page the open-thread counts of its tool after a change of the
-// review or of that tool: rendered once per notice and tool for all the pages.
+// countsMayChange tells whether notice n may change the open-thread counts the editor shows
+// for tool sel. They count the threads that are open, not Gone, whose tool is at sel (a
+// thread's Index) and whose anchor is the description or a parameter, numbered by the
+// parameter's place among the tool's keys. So they change with the threads themselves (a
+// comment, a resolution: n.Review), with where the threads' tools are (a tool added,
+// removed or moved, or a whole-listing commit, restore or undo: Structure; missed notices:
+// Full), with the keys and places of sel's parameters (ParamsMoved, or an edit that sets
+// the whole tool, its schema or its properties) and, to be safe, with a rename (a thread
+// follows its tool by name where ops set every tool). A plain value edit — one field of one
+// tool set, not its name nor its schema above a parameter — cannot change them, nor can a
+// notice about no tool (presence, runs, the task file, a revision's name).
+func countsMayChange(n Notice, sel int) bool {
+	if n.Review || n.Full || n.Structure || slices.Contains(n.ParamsMoved, sel) {
+		return true
+	}
+	if n.EditorTool != sel && !slices.Contains(n.Tools, sel) {
+		return false
+	}
+	for _, t := range n.Tools {
+		if t != n.EditorTool {
+			return true // brought in from elsewhere: its field is not known
+		}
+	}
+	return !valueEdit(n.Field)
+}
+
+// valueEdit reports whether field (a notice's: the one pointer an edit set) is a value
+// inside a tool that no thread's place or anchor key depends on.
+func valueEdit(field string) bool {
+	toks, err := listing.SplitPointer(field)
+	if err != nil || len(toks) < 3 || toks[0] != "tools" {
+		return false
+	}
+	switch toks[2] {
+	case "name":
+		return false
+	case "inputSchema":
+		// Inside one parameter (its description, type…): its key and place stay.
+		return len(toks) >= 6 && toks[3] == "properties"
+	}
+	return true
+}
+
+// forwardReviewCounts shows a page the open-thread counts of its tool after a change that may
+// move them (countsMayChange): the threads read once per notice, the counts rendered once per
+// notice and tool, for all the pages.
 func (s *Server) forwardReviewCounts(sse *datastar.ServerSentEventGenerator, p *page, n Notice) error {
 	sel := p.selected()
-	if !n.Review && !n.Full && !n.Structure && n.EditorTool != sel && !slices.Contains(n.Tools, sel) {
+	if !countsMayChange(n, sel) {
 		return nil
 	}
+	ctx := context.WithoutCancel(sse.Context()) // shared by the notice's pages (forwardReview)
 	html, err := n.cache.render(reviewKey-2-sel, func() (string, error) {
 		st, err := s.noticeState(sse, p, n)
 		if err != nil {
 			return "", err
 		}
-		html, _ := s.reviewCountsHTML(sse.Context(), st, sel)
+		html, _ := s.reviewCountsHTML(ctx, st, sel, n.cache)
 		return html, nil
 	})
 	if err != nil || html == "" {
@@ -537,12 +624,103 @@ func (s *Server) forwardReviewCounts(sse *datastar.ServerSentEventGenerator, p *
 }
 
 // reopenReview keeps live the Review panel of a page whose stream (re)connects with the panel
-// shown, and shows it the review as it stands: it may have missed changes while away.
-func (s *Server) reopenReview(sse *datastar.ServerSentEventGenerator, p *page) error {
+// shown, and shows it the review as it stands: it may have missed changes while away. The
+// threads are read through cache (the stream's counts share them).
+func (s *Server) reopenReview(sse *datastar.ServerSentEventGenerator, p *page, cache *renders) error {
 	p.openReview()
-	m, _ := s.reviewModel(sse.Context(), p.ws)
+	m, _ := s.reviewModel(sse.Context(), p.ws, cache)
 	if m.Problem != "" {
 		return sse.PatchElementTempl(views.ReviewProblem(m.Problem))
 	}
 	return sse.PatchElementTempl(views.ReviewLive(m))
+}
+
+// signoffNote is what changed from the listing shown (of content hash hash; nil when not
+// known) to the listing head.
+func signoffNote(ws, hash string, shown, head *listing.Listing) views.ReviewChanged {
+	note := views.ReviewChanged{WS: ws}
+	if hash == "" || review.Hash(head) == hash {
+		return note
+	}
+	if shown == nil {
+		note.Count = -1
+		return note
+	}
+	note.Lines, note.Count = review.Changes(shown, head)
+	return note
+}
+
+// changedText is the note's text in one sentence, for a refused sign-off.
+func changedText(n views.ReviewChanged) string {
+	if n.Count < 0 {
+		return "the listing changed since you opened the review. Refresh to see it and approve what is there now"
+	}
+	changes := strconv.Itoa(n.Count) + " changes"
+	if n.Count == 1 {
+		changes = "1 change"
+	}
+	return "the listing changed since you opened the review: " + changes + " (" + strings.Join(n.Lines, "; ") +
+		") — look at them, then Refresh to approve what is there now"
+}
+
+// changedSinceShown is what changed since the sign-off form's page opened its Review panel on
+// the listing of content hash want (the form names the page: pid); ok is false when want is
+// empty or the page is not this server's, and SignOffAt decides alone.
+func (s *Server) changedSinceShown(c echo.Context, want string) (views.ReviewChanged, bool) {
+	p := s.hub.lookup(c.Param("id"), c.Request().PostFormValue("pid"))
+	if want == "" || p == nil {
+		return views.ReviewChanged{}, false
+	}
+	ws, err := s.getWS(c)
+	if err != nil {
+		return views.ReviewChanged{}, false
+	}
+	hash, shown := p.reviewShownAt()
+	if hash != want {
+		shown = nil // the form is not the one the page was last sent
+	}
+	return signoffNote(ws.ID, want, shown, ws.Listing), true
+}
+
+// forwardSignoffNote tells a page whose Review panel is open, beside its sign-off buttons,
+// whether the listing changed since it opened the panel: rendered once per notice for the
+// pages that opened it on the same listing.
+func (s *Server) forwardSignoffNote(ctx context.Context, sse *datastar.ServerSentEventGenerator, p *page, n Notice) error {
+	hash, shown := p.reviewShownAt()
+	if hash == "" {
+		return nil // opened before this stream (a reconnect): its form's hash is not known here
+	}
+	key := "signoff-note " + hash
+	if shown == nil {
+		key += " unknown"
+	}
+	html, err := n.cache.renderNamed(key, func() (string, error) {
+		st, err := s.noticeState(sse, p, n)
+		if err != nil {
+			return "", err
+		}
+		return render(ctx, views.ReviewSignoffNote(signoffNote(p.ws, hash, shown, st.ws.Listing))), nil
+	})
+	if err != nil {
+		return err
+	}
+	return sse.PatchElements(html)
+}
+
+// startReview sends a stream that starts the review as it stands: the Review panel when the
+// page shows it (panel), and the editor's open-thread counts, which the page was drawn
+// without; the threads are read once for both.
+func (s *Server) startReview(sse *datastar.ServerSentEventGenerator, p *page, st *state, panel string) error {
+	reads := &renders{}
+	if panel == "review" {
+		if err := s.reopenReview(sse, p, reads); err != nil {
+			return err
+		}
+	} else {
+		p.leaveReview() // a page that reconnects on another tab is sent no panel
+	}
+	if html, any := s.reviewCountsHTML(sse.Context(), st, p.selected(), reads); any {
+		return sse.PatchElements(html)
+	}
+	return nil
 }

@@ -66,11 +66,7 @@ func (s *Server) stream(c echo.Context) error {
 	defer tick.Stop()
 	// (After the heartbeat's ticker: reading the review must not delay the page's first
 	// heartbeat, which keeps it on the roster.)
-	if sg.Panel == "review" && s.reopenReview(sse, p) != nil {
-		return nil
-	}
-	// The editor's open-thread counts (review.go): the page was drawn without them.
-	if html, any := s.reviewCountsHTML(ctx, st, p.selected()); any && sse.PatchElements(html) != nil {
+	if s.startReview(sse, p, st, sg.Panel) != nil {
 		return nil
 	}
 	// A session ends at its expiry even if nobody signs out: the stream ends with it.

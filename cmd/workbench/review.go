@@ -82,7 +82,13 @@ func runReview(ctx context.Context, e *env, args []string) error {
 		if *db != "" {
 			return usageError{"--db applies to a workspace id, which is read from the store; a URL is asked of its server"}
 		}
-		ans, err = remoteReview(ctx, t, *require, *tokenEnv, e.getenv)
+		// Text prints each open thread in a line: the bounded summary serves it. JSON prints
+		// the API's answer with the threads whole.
+		threads := "summary"
+		if *format == "json" {
+			threads = "all"
+		}
+		ans, err = remoteReview(ctx, t, *require, threads, *tokenEnv, e.getenv)
 	} else {
 		ans, err = localReview(ctx, e, *db, t.id, *require)
 	}
@@ -135,18 +141,19 @@ func parseReviewTarget(s string) (reviewTarget, error) {
 		clip(u.Redacted(), 120))
 }
 
-// remoteReview asks the server's API for the gate.
-func remoteReview(ctx context.Context, t reviewTarget, require int, tokenEnv string, getenv func(string) string) (reviewAnswer, error) {
+// remoteReview asks the server's API for the gate, with the threads as threads says (all,
+// summary or none: reviewremote.go).
+func remoteReview(ctx context.Context, t reviewTarget, require int, threads, tokenEnv string, getenv func(string) string) (reviewAnswer, error) {
 	var ans reviewAnswer
-	endpoint := t.base + "/api/v1/workspaces/" + t.id + "/review"
+	endpoint := t.base + "/api/v1/workspaces/" + t.id + "/review?threads=" + threads
 	if require > 0 { // else the server answers with the workspace's setting
-		endpoint += "?require=" + strconv.Itoa(require)
+		endpoint += "&require=" + strconv.Itoa(require)
 	}
 	data, err := apiGet(ctx, endpoint, tokenEnv, getenv)
 	if err != nil {
-		return ans, err
+		return ans, tooLargeReview(err, threads)
 	}
-	if err := json.Unmarshal(data, &ans); err != nil || ans.Status.Workspace == "" {
+	if err := decodeReview(data, threads, &ans); err != nil || ans.Status.Workspace == "" {
 		return ans, fmt.Errorf("%s answered something that is not a review status (%v); is it a workbench server of this version? Try --format json against its /api/v1/openapi.json", t.base, errOr(err, "no status"))
 	}
 	return ans, nil
@@ -194,7 +201,7 @@ func apiGet(ctx context.Context, endpoint, tokenEnv string, getenv func(string) 
 		return nil, fmt.Errorf("reading the answer of %s: %w", host, err)
 	}
 	if len(data) > reviewMaxBytes {
-		return nil, fmt.Errorf("the answer of %s is over %d MiB; is the URL a workbench's workspace?", host, reviewMaxBytes>>20)
+		return nil, &tooLargeError{host}
 	}
 	if res.StatusCode == http.StatusOK {
 		return data, nil

@@ -84,7 +84,7 @@ func checkApproved(id string, s review.Status, got string) error {
 }
 
 func remoteApprovedPin(ctx context.Context, e *env, t reviewTarget, tokenEnv string) (*listing.Listing, string, error) {
-	ans, err := remoteReview(ctx, t, 1, tokenEnv, e.getenv)
+	ans, err := remoteReview(ctx, t, 1, "none", tokenEnv, e.getenv)
 	if err != nil {
 		return nil, "", err
 	}
