@@ -74,7 +74,9 @@ func threadsView(c echo.Context, threads []review.Thread) (any, error) {
 	case "summary":
 		out := make([]ReviewThreadSummary, 0, len(threads))
 		for _, t := range threads {
-			out = append(out, ReviewThreadSummary{ID: t.ID, Label: t.Label, Tool: t.Tool, Index: t.Index, Resolved: t.Resolved,
+			// Every text clipped: tool and parameter names come from the listing, which may be
+			// hostile, so that a summary stays small whatever the listing holds.
+			out = append(out, ReviewThreadSummary{ID: t.ID, Label: clipChars(t.Label, SummaryChars), Tool: clipChars(t.Tool, SummaryChars), Index: t.Index, Resolved: t.Resolved,
 				Outdated: t.Outdated, Gone: t.Gone, Author: t.First.Author, AuthorID: t.First.AuthorID, Created: t.First.Created,
 				First: clipChars(t.First.Body, SummaryChars), Replies: len(t.Replies)})
 		}

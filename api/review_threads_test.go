@@ -93,3 +93,30 @@ func TestReviewThreadsParam(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewSummaryClipsNames: a summary clips the label and the tool too, which come from the
+// listing (a hostile one names its tools and parameters at length), so that 5,000 summaries
+// stay within what `workbench review status` reads.
+func TestReviewSummaryClipsNames(t *testing.T) {
+	e, _, svc, _ := reviewRouter(t, Options{}, nil)
+	tool, param := strings.Repeat("t", 500), strings.Repeat("<", 1000)
+	src := `{"tools": [{"name": "` + tool + `", "description": "Does a thing.", "inputSchema": {"type": "object", "properties": {"` + param + `": {"type": "string", "description": "p"}}}}]}`
+	rec := call(e, http.MethodPost, Prefix+"/workspaces", body("listing", src))
+	var w workspaceResponse
+	if err := json.Unmarshal(rec.Body.Bytes(), &w); err != nil || rec.Code != http.StatusCreated {
+		t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	}
+	if _, err := svc.Comment(context.Background(), w.ID, review.Target{Index: 0, Tool: tool, Field: "/inputSchema/properties/" + param}, "why", review.Author{Name: "Ana"}); err != nil {
+		t.Fatal(err)
+	}
+	rec = call(e, http.MethodGet, Prefix+"/workspaces/"+w.ID+"/review?threads=summary", "")
+	var r struct{ Threads []ReviewThreadSummary }
+	if err := json.Unmarshal(rec.Body.Bytes(), &r); err != nil || len(r.Threads) != 1 {
+		t.Fatalf("summary: %d %.300s", rec.Code, rec.Body)
+	}
+	for what, s := range map[string]string{"label": r.Threads[0].Label, "tool": r.Threads[0].Tool} {
+		if n := utf8.RuneCountInString(s); n > SummaryChars+1 {
+			t.Errorf("the summary's %s is %d characters; want at most %d and an ellipsis", what, n, SummaryChars)
+		}
+	}
+}

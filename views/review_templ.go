@@ -139,7 +139,7 @@ func ReviewPanel(r Review, n ReviewNew) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = ReviewSignoffForm(r.WS, r.Hash).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = ReviewSignoffForm(r.WS, formHash(r)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -6,9 +6,13 @@ import "fmt"
 // sign-off form and the comment threads. Every string in it is user text or made from it, and
 // is only ever rendered as escaped content or a form field's value.
 type Review struct {
-	WS        string
-	Revision  int // the head
-	Hash      string
+	WS       string
+	Revision int // the head
+	Hash     string
+	// FormHash, when set, is the hash the sign-off form names instead of Hash: the listing the
+	// page was shown when it opened the panel, kept when the editor's Comment action draws the
+	// panel again.
+	FormHash  string
 	Passed    bool
 	Reasons   []string
 	Require   int
@@ -144,3 +148,11 @@ var requireChoices = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 // a live update that changes the setting replaces the select instead of morphing it, since a
 // morph keeps the option a browser shows once someone has picked one.
 func requireID(n int) string { return "review-require-" + itoa(n) }
+
+// formHash is the hash the sign-off form names: FormHash when set, else the head's.
+func formHash(r Review) string {
+	if r.FormHash != "" {
+		return r.FormHash
+	}
+	return r.Hash
+}

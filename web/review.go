@@ -222,16 +222,29 @@ func (s *Server) reviewPanel(c echo.Context) error {
 		chosen = editorAnchor(st, tool, c.QueryParam("at"), atoiOr(c.QueryParam("n"), -1))
 	}
 	m, threads := s.reviewModel(ctx, ws.ID, nil)
+	var note *views.ReviewChanged
 	if p := s.hub.lookup(ws.ID, sg.PID); p != nil {
-		// The sign-off form names m.Hash: the listing as the page has it now, when it is that.
-		var shown *listing.Listing
-		if review.Hash(st.ws.Listing) == m.Hash {
-			shown = st.ws.Listing
+		if hash, shown := p.reviewShownAt(); c.QueryParam("t") != "" && hash != "" && hash != m.Hash {
+			// The editor's Comment action on a page that opened the panel on an older listing:
+			// the sign-off form keeps naming what the page was shown (Refresh moves it on), and
+			// the note beside its buttons keeps saying what changed since.
+			m.FormHash = hash
+			n := signoffNote(ws.ID, hash, shown, st.ws.Listing)
+			note = &n
+		} else {
+			// The sign-off form names m.Hash: the listing as the page has it now, when it is that.
+			var shown *listing.Listing
+			if review.Hash(st.ws.Listing) == m.Hash {
+				shown = st.ws.Listing
+			}
+			p.showReview(m.Hash, shown)
 		}
-		p.showReview(m.Hash, shown)
 	}
 	sse := newSSE(c)
-	return sse.PatchElementTempl(views.ReviewPanel(m, reviewNew(st, tool, threads, chosen)), datastar.WithModeReplace())
+	if err := sse.PatchElementTempl(views.ReviewPanel(m, reviewNew(st, tool, threads, chosen)), datastar.WithModeReplace()); err != nil || note == nil {
+		return err
+	}
+	return sse.PatchElementTempl(views.ReviewSignoffNote(*note))
 }
 
 // reviewLeave hears that a page left its Review panel for another tab (the panel signal): live

@@ -69,6 +69,13 @@ func TestReviewSignoffNamesWhatWasShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The editor's Comment action draws the panel again, preset to a field: the form still names
+	// what the page was shown, and the note still says what changed.
+	q := url.QueryEscape(fmt.Sprintf(`{"pid":%q,"tool":3,"panel":"review"}`, pid))
+	rec := do(t, s, bo.cookies(httptest.NewRequest(http.MethodGet, "/w/"+id+"/review?t=3&at=desc&datastar="+q, nil)))
+	if got := rec.Body.String(); !strings.Contains(got, `name="hash" value="`+before.Hash+`"`) || !strings.Contains(got, "changed since you opened the review: 1 change") {
+		t.Errorf("the Comment action moved the sign-off form to the head (%s) or dropped the note: %.800s", after.Hash, got)
+	}
 	if panel := openPanel(); !strings.Contains(panel, `name="hash" value="`+after.Hash+`"`) { // Refresh
 		t.Fatalf("the refreshed panel's form does not name the new head's hash: %.500s", panel)
 	}

@@ -9,10 +9,10 @@ import (
 	"github.com/tool-workbench/workbench/store"
 )
 
-// reviewSection is the review export's section on the workspace's review: the gate (one
-// approval required, the default), the sign-offs and the threads.
+// reviewSection is the review export's section on the workspace's review: the gate (with the
+// workspace's approvals required, as the panel shows it), the sign-offs and the threads.
 func (s *Server) reviewSection(ctx context.Context, ws string) ([]byte, error) {
-	st, err := s.review.Status(ctx, ws, 1)
+	st, err := s.review.Status(ctx, ws, 0)
 	if err != nil {
 		return nil, fmt.Errorf("review export: the gate: %w", err)
 	}

@@ -41,6 +41,12 @@ func (a *access) reviewAuthorOf(p principal, g grant, fallback string) review.Au
 		name = fallback
 	}
 	who := review.Author{Name: name, ID: p.authorID}
+	// A token-mode session is a sign-in, not a person: the name signed in with is all the server
+	// knows of who it is, so two sessions (two browsers, a sign-in after expiry) under one name are
+	// one reviewer. (The admin bearer token stays "token", the API's own reviewer, named "api".)
+	if a.cfg.Mode == AuthToken && p.session != "" {
+		who.ID = "user:" + p.name
+	}
 	if a.cfg.Mode != AuthLocal && !p.signed {
 		who.ID = ""
 		if g.link && g.linkID != "" {

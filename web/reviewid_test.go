@@ -261,8 +261,8 @@ func TestReviewIdentityComment(t *testing.T) {
 func TestReviewRequireSetting(t *testing.T) {
 	ctx := context.Background()
 	r := reviewRig(t, AuthConfig{Mode: AuthToken, Token: adminToken})
-	editor, viewer := r.visitor(), r.visitor()
-	editor.get(t, "/s/"+r.link(t, store.CanEdit).Token)
+	editor, linker, viewer := r.signedIn(t, "Ada"), r.visitor(), r.visitor()
+	linker.get(t, "/s/"+r.link(t, store.CanEdit).Token)
 	viewer.get(t, "/s/"+r.link(t, store.CanView).Token)
 	path := "/w/" + r.ws + "/review/require"
 	for _, bad := range []string{"0", "11", "two", ""} {
@@ -273,6 +273,10 @@ func TestReviewRequireSetting(t *testing.T) {
 	}
 	if rec := viewer.reviewPost(t, path, url.Values{"require": {"3"}}); rec.Code != http.StatusForbidden {
 		t.Errorf("a view link set the approvals required: %d", rec.Code)
+	}
+	// An edit link comments and signs off, but never changes what the gate asks for.
+	if rec := linker.reviewPost(t, path, url.Values{"require": {"3"}}); rec.Code != http.StatusForbidden {
+		t.Errorf("an edit link set the approvals required: %d", rec.Code)
 	}
 	if n, err := r.s.review.Require(ctx, r.ws); err != nil || n != 1 {
 		t.Fatalf("the setting after refusals: %d, %v; want the default 1", n, err)
@@ -336,4 +340,47 @@ func TestReviewRequireLive(t *testing.T) {
 	page.waitFor(t, "the new setting", func(s string) bool {
 		return strings.Contains(s, "0 of 2 required approvals") && strings.Contains(s, `<option value="2" selected>`)
 	})
+}
+
+// signedIn is a visitor signed in with the admin token under name (token mode).
+func (r *authRig) signedIn(t *testing.T, name string) *visitor {
+	t.Helper()
+	b := r.visitor()
+	if rec := b.form(t, "/login", url.Values{"token": {adminToken}, "name": {name}, "next": {"/w/" + r.ws}}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("sign in as %s: %d %s", name, rec.Code, rec.Body)
+	}
+	return b
+}
+
+// TestReviewIdentityOneNameTwoSessions: in token mode a sign-in's name is who the person is, so
+// one person signed in on two browsers (or again after a session ended) approves once.
+func TestReviewIdentityOneNameTwoSessions(t *testing.T) {
+	r := reviewRig(t, AuthConfig{Mode: AuthToken, Token: adminToken})
+	r.signedIn(t, "alice").pageSignoff(t, "approved")
+	r.signedIn(t, "alice").pageSignoff(t, "approved")
+	if st := r.gate(t, 2); st.Passed || st.Approvals != 1 {
+		t.Errorf("alice on two browsers: passed %v with %d approvals, sign-offs %q; want one approval", st.Passed, st.Approvals, signoffAuthors(st))
+	}
+	r.signedIn(t, "bob").pageSignoff(t, "approved")
+	if st := r.gate(t, 2); !st.Passed {
+		t.Errorf("alice and bob: %q, sign-offs %q; want it passed", st.Reasons, signoffAuthors(st))
+	}
+}
+
+// TestReviewExportUsesRequire: the exported report's gate asks for the workspace's approvals
+// required, as the panel does.
+func TestReviewExportUsesRequire(t *testing.T) {
+	r := reviewRig(t, AuthConfig{Mode: AuthToken, Token: adminToken})
+	ada := r.signedIn(t, "Ada")
+	if rec := ada.reviewPost(t, "/w/"+r.ws+"/review/require", url.Values{"require": {"2"}}); rec.Code != http.StatusOK {
+		t.Fatalf("set require 2: %d", rec.Code)
+	}
+	ada.pageSignoff(t, "approved")
+	md, err := r.s.reviewSection(context.Background(), r.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(md); !strings.Contains(got, "**Fails**") || strings.Contains(got, "**Passes**") {
+		t.Errorf("one approval of two required, the report says:\n%.400s", got)
+	}
 }

@@ -31,11 +31,12 @@ func init() {
 }
 
 // Bounds of a review status asked of a server: a CI job must end, and a wrong URL must not
-// fill its memory.
-const (
-	reviewTimeout  = 60 * time.Second
-	reviewMaxBytes = 4 << 20
-)
+// fill its memory. 32 MiB holds the summaries of a workspace's 5,000 threads (the store's
+// limit) even when every clipped field is escaped six bytes a character (about 25 MiB).
+// (A variable so that a test can meet the cap with fewer comments than a real review needs.)
+const reviewTimeout = 60 * time.Second
+
+var reviewMaxBytes = 32 << 20
 
 // reviewAnswer is GET /api/v1/workspaces/{id}/review's answer, which --format json prints
 // whether the gate was asked of a server or of the store.
@@ -196,7 +197,7 @@ func apiGet(ctx context.Context, endpoint, tokenEnv string, getenv func(string) 
 		return nil, fmt.Errorf("cannot reach the workbench at %s (%v); check the URL and that the server runs", host, err)
 	}
 	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, reviewMaxBytes+1))
+	data, err := io.ReadAll(io.LimitReader(res.Body, int64(reviewMaxBytes)+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading the answer of %s: %w", host, err)
 	}

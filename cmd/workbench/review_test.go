@@ -182,7 +182,7 @@ func TestReviewStatusRemote(t *testing.T) {
 		{"wrong token", map[string]string{"WORKBENCH_TOKEN": "nope"}, []string{srv.URL + "/w/" + f.ws}, 2, "refused the token in $WORKBENCH_TOKEN"},
 		{"unknown workspace", withToken, []string{srv.URL + "/w/0123456789abcdef0123456789abcdef"}, 2, "has no such workspace or revision (404"},
 		{"not JSON", nil, []string{garbage.URL + "/w/" + f.ws}, 2, "not a review status"},
-		{"too large", nil, []string{huge.URL + "/w/" + f.ws}, 2, "is over 4 MiB"},
+		{"too large", nil, []string{huge.URL + "/w/" + f.ws}, 2, "is over 32 MiB"},
 		{"unreachable", nil, []string{gone.URL + "/w/" + f.ws}, 2, "cannot reach the workbench at"},
 		{"no workspace in URL", nil, []string{srv.URL + "/runs"}, 2, "names no workspace"},
 		{"bad id in URL", nil, []string{srv.URL + "/w/XYZ"}, 2, "is not 32 lowercase hex digits"},

@@ -19,6 +19,10 @@ import (
 // summary) and `fetch --compare approved:URL` (it asks none); --format json, which prints
 // them whole, says what would work instead.
 func TestReviewStatusLargeReview(t *testing.T) {
+	// 600 long comments pass the real cap (32 MiB) with their threads whole; a 4 MiB cap stands
+	// for a review of thousands.
+	defer func(n int) { reviewMaxBytes = n }(reviewMaxBytes)
+	reviewMaxBytes = 4 << 20
 	mcpURL := mcpServer(t, fetchTestServer(), nil)
 	served, errOut, code := fetchCLI(t, nil, "fetch", mcpURL)
 	if code != 0 {
