@@ -20,7 +20,7 @@ import (
 
 // reviewRouter is the API over a SQLite store with a review service (no error findings unless
 // errs says otherwise) and one workspace holding small.
-func reviewRouter(t *testing.T, opts Options, errs *int) (e *echo.Echo, st store.Store, svc *review.Service, ws string) {
+func reviewRouter(t testing.TB, opts Options, errs *int) (e *echo.Echo, st store.Store, svc *review.Service, ws string) {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "wb.db"))
 	if err != nil {
@@ -256,4 +256,33 @@ func TestReviewWrites(t *testing.T) {
 	if got := apiError(t, rec); got.Code != CodeForbidden {
 		t.Errorf("a view capability signed off: %s %s", got.Code, got.Message)
 	}
+}
+
+// FuzzReviewPost: any body sent to the review's two POST routes is a 201 with a JSON body or an
+// error in the one shape with a documented 4xx status: no panic, no 500.
+func FuzzReviewPost(f *testing.F) {
+	f.Add(uint8(0), []byte(`{"tool": "search_books", "index": 0, "field": "/description", "body": "Say what it matches."}`))
+	f.Add(uint8(0), []byte(`{"thread": "00000000000000000000000000000000", "body": "x"}`))
+	f.Add(uint8(0), []byte(`{"tool": "search_books", "index": 0, "finding": "rule", "text": "msg", "body": "a\u202eb"}`))
+	f.Add(uint8(1), []byte(`{"verdict": "approved", "message": "ships", "hash": "sha256:00"}`))
+	f.Add(uint8(1), []byte(`{"verdict": "changes", "author": "someone else"}`))
+	e, _, _, ws := reviewRouter(f, Options{MaxBodyBytes: 1 << 16}, nil)
+	paths := []string{"/comments", "/signoffs"}
+	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
+		path := Prefix + "/workspaces/" + ws + "/review" + paths[int(which)%len(paths)]
+		rec := call(e, http.MethodPost, path, string(body))
+		switch {
+		case rec.Code == http.StatusCreated:
+			if !json.Valid(rec.Body.Bytes()) {
+				t.Fatalf("201 with a body that is not JSON: %.200s", rec.Body)
+			}
+		case rec.Code >= 400 && rec.Code < 500:
+			var eb struct{ Error *Error }
+			if err := json.Unmarshal(rec.Body.Bytes(), &eb); err != nil || eb.Error == nil || eb.Error.Code.Status() != rec.Code {
+				t.Fatalf("%d without the error shape: %.300s", rec.Code, rec.Body)
+			}
+		default:
+			t.Fatalf("status %d for %q: %.300s", rec.Code, body, rec.Body)
+		}
+	})
 }

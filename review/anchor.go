@@ -22,11 +22,12 @@ func anchorAt(op string, l *listing.Listing, t Target) (store.Anchor, error) {
 	if name := tool.Get("name").String(); name != t.Tool {
 		return store.Anchor{}, store.Errorf(store.Conflict, op, "the listing changed: tool %d is now %q, not %q; reload", t.Index+1, clip(name, 100), clip(t.Tool, 100))
 	}
-	// The field is a pointer into the listing, whose names may hold any character (a hostile
-	// parameter "path\u202e" is what a reviewer most needs to comment on): valid UTF-8 and
-	// its length only. The rule ID is ours: one plain line.
-	if err := firstErr(checkPointer(op, "field", t.Field, store.MaxAnchorField),
-		store.CheckText(op, "finding's rule", t.Finding, store.MaxAnchorRule, false, false)); err != nil {
+	// The field is a pointer into the listing, whose names may hold any character: valid
+	// UTF-8 and its length only. The rule ID is ours: one plain line.
+	if err := store.CheckListingText(op, "field", t.Field, store.MaxAnchorField); err != nil {
+		return store.Anchor{}, err
+	}
+	if err := store.CheckText(op, "finding's rule", t.Finding, store.MaxAnchorRule, false, false); err != nil {
 		return store.Anchor{}, err
 	}
 	if t.Field != "" && !strings.HasPrefix(t.Field, "/") {
@@ -50,28 +51,6 @@ func anchorAt(op string, l *listing.Listing, t Target) (store.Anchor, error) {
 	}
 	a.Text = anchorText(text)
 	return a, nil
-}
-
-// checkPointer checks a value taken from a possibly hostile listing (a tool's name, a JSON
-// pointer into the tool): valid UTF-8, at most max characters. Control and bidirectional
-// characters are allowed: they are the listing's, and cleaned wherever they are shown.
-func checkPointer(op, what, s string, max int) error {
-	if !utf8.ValidString(s) {
-		return store.Errorf(store.Invalid, op, "the %s is not valid UTF-8", what)
-	}
-	if n := utf8.RuneCountInString(s); n > max {
-		return store.Errorf(store.Invalid, op, "the %s is %d characters long; the limit is %d", what, n, max)
-	}
-	return nil
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // fieldText returns the text an anchor at field keeps of tool t (its description for the whole

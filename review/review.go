@@ -9,8 +9,9 @@
 // kept per workspace so that each call replays only what is new (locate.go). A sign-off names Hash, the
 // sha256 of the listing as GET listing.json exports it: it holds for any head with that content.
 //
-// It knows nothing of HTTP or HTML; the browser, the JSON API and the CLI all ask it. Its errors
-// are *store.Error values whose kinds the front ends already map to statuses.
+// It knows nothing of HTTP or HTML; the browser, the JSON API and the CLI all ask it. The errors
+// of a request's own making are *store.Error values whose kinds the front ends already map to
+// statuses; a failure to read or replay the history is a plain (internal) error.
 package review
 
 import (
@@ -33,7 +34,6 @@ type Store interface {
 	store.Reviews
 	Workspace(ctx context.Context, id string) (store.Workspace, error)
 	Revision(ctx context.Context, workspace string, number int) (store.Revision, error)
-	Revisions(ctx context.Context, workspace string, page store.RevisionPage) ([]store.Revision, error)
 	Edits(ctx context.Context, workspace string, after int64, limit int) ([]store.EditRecord, error)
 	// Meta and PutMeta keep the approvals-required setting (require.go).
 	Meta(ctx context.Context, workspace, key string) (json.RawMessage, error)
@@ -158,7 +158,7 @@ type Status struct {
 // Errors of the service are *store.Error values, so that the front ends map their kinds to
 // statuses in the one place they already do: Invalid for a request that is wrong in itself (an
 // empty or oversized comment, a control character, a missing field, a negative index, require
-// outside 1..100), Conflict for one made from a listing that has changed since (a tool index
+// above 100; below 1 means the workspace's setting), Conflict for one made from a listing that has changed since (a tool index
 // past the end or naming another tool, a sign-off on a hash that is no longer the head's),
 // NotFound for a missing workspace or thread, and what the store returns otherwise.
 
@@ -207,9 +207,8 @@ func (s *Service) Resolve(ctx context.Context, ws, id string, resolved bool, who
 	if strings.TrimSpace(id) == "" {
 		return store.Errorf(store.Invalid, "resolve thread", "no thread named; give the thread's ID")
 	}
-	name, aid := author(who)
-	_, err := s.st.ResolveThread(ctx, store.Resolve{Workspace: ws, Thread: id, Resolved: resolved, By: name, ByID: aid,
-		Now: s.opts.Now()})
+	name, _ := author(who)
+	_, err := s.st.ResolveThread(ctx, store.Resolve{Workspace: ws, Thread: id, Resolved: resolved, By: name, Now: s.opts.Now()})
 	return err
 }
 

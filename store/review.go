@@ -75,7 +75,8 @@ type NewComment struct {
 }
 
 // Comment is one stored comment. A thread is its first comment (Thread empty) with the
-// replies whose Thread is its ID; only the first carries the anchor and the resolved state.
+// replies whose Thread is its ID. The first keeps the anchor and the resolved state; a reply is
+// stored without an anchor and read back (Comments, AddComment's answer) with its thread's.
 type Comment struct {
 	ID        string    `json:"id"`
 	Workspace string    `json:"workspace"`
@@ -98,8 +99,7 @@ type Resolve struct {
 	Workspace string
 	Thread    string
 	Resolved  bool
-	By        string // display name
-	ByID      string
+	By        string // display name: a thread shows who resolved it, and needs no more
 	Now       time.Time
 }
 

@@ -50,6 +50,20 @@ func CheckText(op, what, s string, max int, required, multiline bool) error {
 	return nil
 }
 
+// CheckListingText checks text taken from a possibly hostile listing (a tool's name, a JSON
+// pointer into a tool): valid UTF-8 and at most max characters. Control and bidirectional
+// characters are allowed: they are the listing's, and whoever shows the text cleans it. (A
+// hostile parameter "path\u202e" is what a reviewer most needs to comment on.)
+func CheckListingText(op, what, s string, max int) error {
+	if !utf8.ValidString(s) {
+		return Errorf(Invalid, op, "the %s is not valid UTF-8", what)
+	}
+	if n := utf8.RuneCountInString(s); n > max {
+		return Errorf(Invalid, op, "the %s is %d characters long; the limit is %d", what, n, max)
+	}
+	return nil
+}
+
 // CheckJSON checks that b is one JSON value of at most max bytes.
 func CheckJSON(op, what string, b []byte, max int, required bool) error {
 	if len(b) == 0 {

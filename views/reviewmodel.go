@@ -141,7 +141,7 @@ func joinComma(s []string) string {
 func reviewCountID(p int) string { return "rc-p-" + itoa(p) }
 
 // requireChoices are the approvals-required setting's choices (1 to review.MaxRequireSetting;
-// web's TestReviewRequireChoices holds the two together).
+// web's TestReviewFormLimits holds the two together).
 var requireChoices = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 
 // requireID is the approvals-required select's id, which names the value it was drawn with:

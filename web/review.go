@@ -2,8 +2,9 @@ package web
 
 // The Review panel (issue 22): comment threads anchored to a tool, a field of it or a finding,
 // sign-offs on the head revision and the release gate, as package review answers them. Reads
-// need the view capability; comments, replies, resolutions and sign-offs need edit (the guard
-// decides it from the route: they are POSTs under /w/:id). The author is always the request's
+// need the view capability; comments, replies, resolutions and sign-offs need edit, and the
+// approvals required needs a signed-in editor (the guard decides it from the route:
+// manageRoutes). The author is always the request's
 // identity, never a field of the form. A refused action answers with a message in the panel
 // and leaves the form as it was, so nothing typed is lost.
 
@@ -284,9 +285,17 @@ func editorAnchor(st *state, t int, at string, n int) string {
 func reviewForm(c echo.Context) error {
 	r := c.Request()
 	r.Body = http.MaxBytesReader(c.Response(), r.Body, 64<<10)
-	// Datastar sends a form url-encoded, or as multipart when the form says so: read either.
-	if err := r.ParseMultipartForm(64 << 10); err != nil && !errors.Is(err, http.ErrNotMultipart) {
-		return fail(BadRequest, fmt.Sprintf("the form could not be read (a comment holds at most %d characters); send it as the page does", store.MaxCommentBody))
+	// Datastar sends a form url-encoded, or as multipart when the form says so. Each is read by
+	// its own parser: ParseMultipartForm drops ParseForm's error (the size limit's among them)
+	// when the body is not multipart, which would leave an oversized comment read as empty.
+	var err error
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/") {
+		err = r.ParseMultipartForm(64 << 10)
+	} else {
+		err = r.ParseForm()
+	}
+	if err != nil {
+		return fail(BadRequest, fmt.Sprintf("the form could not be read (over 64 KiB? a comment holds at most %d characters); send it as the page does", store.MaxCommentBody))
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ import (
 // notice.
 func BenchmarkReviewLiveNotice(b *testing.B) {
 	const pages = 40
-	cs := &commentsCounter{Store: newTestStore(b)}
+	cs := &readCounter{Store: newTestStore(b)}
 	s := serverOn(b, cs)
 	ts := httptest.NewServer(s.Handler())
 	b.Cleanup(ts.Close)
@@ -58,7 +58,7 @@ func BenchmarkReviewLiveNotice(b *testing.B) {
 	waitPages(b, s, id, pages)
 	time.Sleep(200 * time.Millisecond) // the streams' first reads (counts at connect) are done
 	run := func(b *testing.B, on func(page int) bool, marker func(n int) string, act func(n int)) {
-		before := cs.count()
+		before := cs.commentReads()
 		b.ResetTimer()
 		for n := 0; n < b.N; n++ {
 			for i, w := range wants {
@@ -72,7 +72,7 @@ func BenchmarkReviewLiveNotice(b *testing.B) {
 		}
 		b.StopTimer()
 		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/notice")
-		b.ReportMetric(float64(cs.count()-before)/float64(b.N), "comment-reads/notice")
+		b.ReportMetric(float64(cs.commentReads()-before)/float64(b.N), "comment-reads/notice")
 	}
 	b.Run("edit", func(b *testing.B) {
 		run(b, func(i int) bool { return i%tools == 0 }, func(n int) string { return fmt.Sprintf("edit %d.", n) }, func(n int) {

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tool-workbench/workbench/store"
@@ -107,30 +106,10 @@ func TestReviewStreamReconnect(t *testing.T) {
 	st.waitFor(t, "the comment made since", func(s string) bool { return strings.Contains(s, "And one made since.") })
 }
 
-// countingStore counts the sign-off reads: each rendering of the review reads them once.
-type countingStore struct {
-	store.Store
-	mu    sync.Mutex
-	reads int
-}
-
-func (c *countingStore) Signoffs(ctx context.Context, ws string) ([]store.Signoff, error) {
-	c.mu.Lock()
-	c.reads++
-	c.mu.Unlock()
-	return c.Store.Signoffs(ctx, ws)
-}
-
-func (c *countingStore) count() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.reads
-}
-
 // TestReviewRendersOncePerNotice: twenty pages with the Review panel open all get a comment
 // and an edit, and the review is read for them once per notice, not once per page.
 func TestReviewRendersOncePerNotice(t *testing.T) {
-	cs := &countingStore{Store: newTestStore(t)}
+	cs := &readCounter{Store: newTestStore(t)}
 	s := serverOn(t, cs)
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
@@ -146,33 +125,33 @@ func TestReviewRendersOncePerNotice(t *testing.T) {
 		st.waitFor(t, "the review", func(s string) bool { return strings.Contains(s, "review-gate") })
 		streams = append(streams, st)
 	}
-	before := cs.count()
+	before := cs.signoffReads()
 	if _, err := s.review.Status(context.Background(), id, 1); err != nil {
 		t.Fatal(err)
 	}
-	perRender := cs.count() - before
+	perRender := cs.signoffReads() - before
 	for _, st := range streams {
 		st.reset()
 	}
-	before = cs.count()
+	before = cs.signoffReads()
 	reviewFormAs(t, s, ana, "/w/"+id+"/review/comment", url.Values{"tool": {"0"}, "name": {head.Listing.Tools[0].Get("name").String()}, "body": {"Seen by all twenty?"}})
 	for _, st := range streams {
 		st.waitFor(t, "the comment", func(s string) bool { return strings.Contains(s, "Seen by all twenty?") })
 	}
 	// The handler's answer renders once, the notice once for all the pages.
-	if got := cs.count() - before; got > 2*perRender {
+	if got := cs.signoffReads() - before; got > 2*perRender {
 		t.Errorf("%d pages read the sign-offs %d times for one comment (%d per render); want at most %d", pages, got, perRender, 2*perRender)
 	}
 	// An edit: its notice renders the review once for all the pages too.
 	for _, st := range streams {
 		st.reset()
 	}
-	before = cs.count()
+	before = cs.signoffReads()
 	postAs(t, s, ana, strings.Repeat("e", 32), "/w/"+id+"/edit?t=0&f=description", map[string]any{"tool": 0, "val": "Changed under twenty reviewers."})
 	for _, st := range streams {
 		st.waitFor(t, "the gate after the edit", func(s string) bool { return strings.Contains(s, "review-gate") })
 	}
-	if got := cs.count() - before; got > perRender {
+	if got := cs.signoffReads() - before; got > perRender {
 		t.Errorf("%d pages read the sign-offs %d times for one edit; want at most %d", pages, got, perRender)
 	}
 }

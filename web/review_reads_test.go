@@ -13,25 +13,38 @@ import (
 	"github.com/tool-workbench/workbench/store"
 )
 
-// commentsCounter counts the reads of a workspace's comments: each Threads and each Status
-// reads them once.
-type commentsCounter struct {
+// readCounter counts a workspace's review reads: Comments (each Threads and each Status reads
+// them once) and Signoffs (each rendering of the review reads them once).
+type readCounter struct {
 	store.Store
-	mu sync.Mutex
-	n  int
+	mu                 sync.Mutex
+	comments, signoffs int
 }
 
-func (c *commentsCounter) Comments(ctx context.Context, ws string) ([]store.Comment, error) {
+func (c *readCounter) Comments(ctx context.Context, ws string) ([]store.Comment, error) {
 	c.mu.Lock()
-	c.n++
+	c.comments++
 	c.mu.Unlock()
 	return c.Store.Comments(ctx, ws)
 }
 
-func (c *commentsCounter) count() int {
+func (c *readCounter) Signoffs(ctx context.Context, ws string) ([]store.Signoff, error) {
+	c.mu.Lock()
+	c.signoffs++
+	c.mu.Unlock()
+	return c.Store.Signoffs(ctx, ws)
+}
+
+func (c *readCounter) commentReads() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.n
+	return c.comments
+}
+
+func (c *readCounter) signoffReads() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.signoffs
 }
 
 // TestReviewReadsPerNotice: pages on different tools, the Review panel closed. A plain
@@ -39,7 +52,7 @@ func (c *commentsCounter) count() int {
 // the handler's own answer); a select reads them once; a page that left the Review tab is
 // sent no panel.
 func TestReviewReadsPerNotice(t *testing.T) {
-	cs := &commentsCounter{Store: newTestStore(t)}
+	cs := &readCounter{Store: newTestStore(t)}
 	s := serverOn(t, cs)
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
@@ -63,12 +76,12 @@ func TestReviewReadsPerNotice(t *testing.T) {
 		for _, st := range streams {
 			st.reset()
 		}
-		before := cs.count()
+		before := cs.commentReads()
 		act()
 		for _, st := range streams {
 			st.waitFor(t, what, seen)
 		}
-		if got := cs.count() - before; got > want {
+		if got := cs.commentReads() - before; got > want {
 			t.Errorf("%s, %d pages on %d tools, no Review panel open: the comments were read %d times; want at most %d", what, n, n, got, want)
 		}
 	}
@@ -98,9 +111,9 @@ func TestReviewReadsPerNotice(t *testing.T) {
 		}
 	}
 	get("/w/"+id+"/review", "review")
-	before := cs.count()
+	before := cs.commentReads()
 	postAs(t, s, bo, pid, "/w/"+id+"/select", map[string]any{"tool": 1, "panel": "review"})
-	if got := cs.count() - before; got > 1 {
+	if got := cs.commentReads() - before; got > 1 {
 		t.Errorf("a select read the comments %d times; want at most 1", got)
 	}
 	// It leaves the Review tab for another: it is sent no panel.

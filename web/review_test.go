@@ -163,6 +163,10 @@ func TestReviewBadInput(t *testing.T) {
 	if rec := b.reviewPost(t, base+"/signoff?verdict=maybe", nil); rec.Code != http.StatusBadRequest {
 		t.Errorf("an unknown verdict: %d, want 400", rec.Code)
 	}
+	// A form over the 64 KiB a request may bring is refused as too large, not read as empty.
+	if rec := b.reviewPost(t, base+"/comment", newComment(strings.Repeat("x", 70<<10))); rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "over 64 KiB") {
+		t.Errorf("a 70 KiB comment: %d %.300s; want 400 saying the form is too large", rec.Code, rec.Body.String())
+	}
 	cs, _ := r.st.Comments(context.Background(), r.ws)
 	sos, _ := r.st.Signoffs(context.Background(), r.ws)
 	if len(cs)+len(sos) != 0 {

@@ -7,7 +7,8 @@ package web
 //     record them. Local mode serves one machine; everyone on it may edit anyway. An API call
 //     with no cookies is "api" (no ID).
 //   - Token and header mode, signed-in people: the authenticated identity — a session
-//     (session:ID, the name given at sign-in), the trusted proxy's header (header:NAME) or the
+//     (in token mode user:NAME, the name given at sign-in: two sessions of one person are one
+//     reviewer), the trusted proxy's header (header:NAME) or the
 //     admin bearer token ("token", named "api").
 //   - Token and header mode, share-link holders: the link. The author ID is "link:<link id>"
 //     and the name the one they chose, marked "(edit link)": every holder of one link is one

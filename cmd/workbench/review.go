@@ -30,12 +30,13 @@ func init() {
 	})
 }
 
-// Bounds of a review status asked of a server: a CI job must end, and a wrong URL must not
-// fill its memory. 32 MiB holds the summaries of a workspace's 5,000 threads (the store's
-// limit) even when every clipped field is escaped six bytes a character (about 25 MiB).
-// (A variable so that a test can meet the cap with fewer comments than a real review needs.)
+// reviewTimeout bounds a review status asked of a server: a CI job must end.
 const reviewTimeout = 60 * time.Second
 
+// reviewMaxBytes bounds the answer, so that a wrong URL cannot fill the job's memory. 32 MiB
+// holds the summaries of a workspace's 5,000 threads (the store's limit) even when every clipped
+// field is escaped six bytes a character (about 25 MiB). A variable so that a test can meet the
+// cap with fewer comments than a real review needs.
 var reviewMaxBytes = 32 << 20
 
 // reviewAnswer is GET /api/v1/workspaces/{id}/review's answer, which --format json prints

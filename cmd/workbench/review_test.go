@@ -332,3 +332,27 @@ func TestServeReviewGate(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseReviewTarget: any argument is a workspace target (an id of 32 lowercase hex digits,
+// and for a URL an http(s) base with a host) or an error that says what to give; never a panic.
+func FuzzParseReviewTarget(f *testing.F) {
+	for _, s := range []string{"0123456789abcdef0123456789abcdef", "http://127.0.0.1:8080/w/0123456789abcdef0123456789abcdef",
+		"https://wb.example.com/prefix/api/v1/workspaces/0123456789abcdef0123456789abcdef/review", "http://x/w/", "ftp://x/w/a", "http://[::1/w/x", "approved:x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tg, err := parseReviewTarget(s)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatalf("%q: an empty error", s)
+			}
+			return
+		}
+		if _, err := store.ParseID("workspace id", tg.id); err != nil {
+			t.Fatalf("%q: accepted with the id %q: %v", s, tg.id, err)
+		}
+		if tg.base != "" && !strings.HasPrefix(tg.base, "http://") && !strings.HasPrefix(tg.base, "https://") {
+			t.Fatalf("%q: accepted with the base %q", s, tg.base)
+		}
+	})
+}

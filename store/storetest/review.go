@@ -43,7 +43,7 @@ func testReviews(t *testing.T, s store.Store) {
 		t.Errorf("the thread's first comment read back as %+v", got[0])
 	}
 
-	res, err := s.ResolveThread(ctx, store.Resolve{Workspace: w.ID, Thread: first.ID, Resolved: true, By: "bob", ByID: "s2", Now: t0.Add(time.Minute)})
+	res, err := s.ResolveThread(ctx, store.Resolve{Workspace: w.ID, Thread: first.ID, Resolved: true, By: "bob", Now: t0.Add(time.Minute)})
 	if err != nil {
 		t.Fatal(err)
 	}

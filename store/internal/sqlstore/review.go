@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tool-workbench/workbench/store"
 )
@@ -42,21 +41,10 @@ func checkAnchor(op string, a store.Anchor) error {
 	// what a reviewer most needs to comment on): valid UTF-8 and length only. Pages clean them
 	// where they show them; the text kept for display is clean.
 	return firstErr(
-		checkListingText(op, "anchor's tool name", a.Tool, store.MaxTitle),
-		checkListingText(op, "anchor's field", a.Field, store.MaxAnchorField),
+		store.CheckListingText(op, "anchor's tool name", a.Tool, store.MaxTitle),
+		store.CheckListingText(op, "anchor's field", a.Field, store.MaxAnchorField),
 		store.CheckText(op, "anchor's finding", a.Finding, store.MaxAnchorRule, false, false),
 		store.CheckText(op, "anchor's text", a.Text, store.MaxAnchorText, false, true))
-}
-
-// checkListingText checks text taken from a listing: valid UTF-8, at most max characters.
-func checkListingText(op, what, s string, max int) error {
-	if !utf8.ValidString(s) {
-		return store.Errorf(store.Invalid, op, "the %s is not valid UTF-8", what)
-	}
-	if n := utf8.RuneCountInString(s); n > max {
-		return store.Errorf(store.Invalid, op, "the %s is %d characters long; the limit is %d", what, n, max)
-	}
-	return nil
 }
 
 // AddComment implements store.Reviews.
