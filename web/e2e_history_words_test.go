@@ -30,7 +30,11 @@ func TestBrowserRevisionsSayWhatChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitStoreHead(t, st, id, 2)
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#f-title")), chromedp.KeyEvent("Book")); err != nil {
+	// Type in the title once the restore has reached the editor: typed before, the keys can
+	// land in the form the restore's patch is replacing (CI saw the edit lost once).
+	if err := chromedp.Do(ctx,
+		chromedp.Poll[chromedp.Void](`!document.getElementById('f-desc').value.endsWith(' More.')`, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Click(chromedp.CSS("#f-title")), chromedp.KeyEvent("Book")); err != nil {
 		t.Fatal(err)
 	}
 	waitStoreHead(t, st, id, 3)
