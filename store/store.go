@@ -1,8 +1,8 @@
 // Package store keeps workspaces so that they outlast the process: a listing's baseline and every
-// revision since, the edits that made each one, task files, model runs, review comments and sign-offs, share links and sessions.
+// revision since, the edits that made each one, task files, model runs, review comments and sign-offs, workshop challenges, share links and sessions.
 //
 // This package holds the record types, the Store interface and the roles it is made of
-// (Workspaces, History, Tasks, Runs, Access, Events, Reviews), the coalescing rule and the error
+// (Workspaces, History, Tasks, Runs, Access, Events, Reviews, Challenges), the coalescing rule and the error
 // kinds. The implementations are store/sqlite (the embedded default) and store/postgres (for teams
 // running several replicas); store/storetest is the conformance suite both pass. Only cmd/workbench
 // picks one.
@@ -54,6 +54,7 @@ type Store interface {
 	Access
 	Events
 	Reviews
+	Challenges
 
 	// Close releases the database.
 	Close() error

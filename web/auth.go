@@ -453,6 +453,8 @@ var readPOSTs = map[string]bool{
 // openRoutes need nothing.
 var openRoutes = map[string]bool{
 	"/static/*": true, "/login": true, "/logout": true, "/s/:token": true, "/me/name": true,
+	// A workshop's leaderboard and joining hold nothing hidden (challenge.go).
+	"/board/:cid": true, "/board/:cid/stream": true, "/join": true, "/join/:code": true,
 }
 
 // manageRoutes need the right to manage sharing.
@@ -460,6 +462,8 @@ var manageRoutes = map[string]bool{
 	"/w/:id/share": true, "/w/:id/share/:link/revoke": true,
 	// The approvals a release needs: a share link may comment and sign off, never weaken the gate.
 	"/w/:id/review/require": true,
+	// Making a workshop challenge: the starting listing and the hidden tasks are the teacher's.
+	"/w/:id/challenge": true,
 }
 
 func readMethod(m string) bool {

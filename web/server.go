@@ -38,6 +38,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tool-workbench/workbench/analysis"
+	"github.com/tool-workbench/workbench/challenge"
 	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/internal/lru"
 	"github.com/tool-workbench/workbench/review"
@@ -106,6 +107,9 @@ type Config struct {
 	// Review answers the Review panel (review.go); nil: New builds one over Store that counts
 	// error findings with ReviewErrors.
 	Review *review.Service
+	// Challenges runs workshop challenges (challenge.go); nil: New builds one over Store and
+	// the server's workspace service.
+	Challenges *challenge.Service
 }
 
 // Server is the browser workbench.
@@ -135,6 +139,7 @@ type Server struct {
 	profiles   profiles     // each workspace's profile and an engine per profile (profile.go)
 	repairs    *repairCache // the Fix buttons' repairs per tool (fixcache.go), in the costs' budget (CacheBytes)
 	review     *review.Service
+	challenges *challenge.Service
 
 	// health is the last answer of HealthPath (health.go).
 	health health
@@ -201,6 +206,9 @@ func New(cfg Config) (*Server, error) {
 	s.runs = s.newRuns(cfg.Runs, cfg.Store)
 	if s.review = cfg.Review; s.review == nil {
 		s.review = review.New(cfg.Store, review.Options{Errors: s.ReviewErrors})
+	}
+	if s.challenges = cfg.Challenges; s.challenges == nil {
+		s.challenges = challenge.New(cfg.Store, s.store, challenge.Options{})
 	}
 	s.echo = s.routes()
 	if cfg.Mount != nil {
@@ -270,6 +278,7 @@ func (s *Server) routes() *echo.Echo {
 	s.costRoutes(w)
 	s.runRoutes(w)
 	s.reviewRoutes(w)
+	s.challengeRoutes(e)
 	// The JSON API (/api/v1) is not mounted here: cmd passes it in Config.Mount, so that this
 	// package does not depend on it.
 	return e
@@ -588,7 +597,9 @@ func (l *limiter) release() { <-l.slots }
 // unbounded are the routes that hold their request for as long as a page is open: the live
 // stream (which carries run progress too). They get neither a deadline nor a slot; static files
 // get no slot (they cost a copy from memory).
-func unbounded(path string) bool { return path == "/w/:id/stream" }
+func unbounded(path string) bool {
+	return path == "/w/:id/stream" || path == "/c/:cid/stream" || path == "/board/:cid/stream"
+}
 
 // bound gives every request but the live stream a deadline (its context's, which handlers
 // and the engines honour) and serves at most cap(slots) of them at once. A request over that

@@ -34,10 +34,12 @@ var layers = map[string]int{
 
 	"workspace": 4, "runs": 4, "review": 4,
 
-	"api": 5, "web": 5,
+	"challenge": 5, // over the workspace service: participants' copies are workspaces
 
-	"cmd/workbench": 6, "internal/hostile/measure": 6,
-	"internal/goinstall": 6,
+	"api": 6, "web": 6,
+
+	"cmd/workbench": 7, "internal/hostile/measure": 7,
+	"internal/goinstall": 7,
 }
 
 // longFuncs are the functions allowed past 100 lines: line-for-line ports, which stay
