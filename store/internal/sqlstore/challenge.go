@@ -9,7 +9,9 @@ import (
 	"github.com/tool-workbench/workbench/store"
 )
 
-func notYet(op string) error { return store.Errorf(store.Internal, op, "challenges are not stored yet") }
+func notYet(op string) error {
+	return store.Errorf(store.Internal, op, "challenges are not stored yet")
+}
 
 // CreateChallenge implements store.Challenges.
 func (s *DB) CreateChallenge(ctx context.Context, c store.NewChallenge) (store.Challenge, error) {
