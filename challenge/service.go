@@ -68,13 +68,6 @@ type Invalid struct{ Msg string }
 
 func (e *Invalid) Error() string { return e.Msg }
 
-// Parse reads a challenge file (JSON), with clear errors and bounds (MaxHiddenTasks,
-// MaxTools, MaxBudget, store.MaxChallengeSettings bytes); it fills defaults.
-func Parse(src []byte) (*File, error) { return nil, errNotBuilt }
-
-// Encode writes a challenge file.
-func Encode(f *File) ([]byte, error) { return nil, errNotBuilt }
-
 // Challenge is a stored challenge with its file read.
 type Challenge struct {
 	store.Challenge
@@ -219,10 +212,3 @@ func (s *Service) Export(ctx context.Context, id, format string) ([]byte, error)
 
 // Rescore scores a participant's copy now (tests and benchmarks; the watchers call the same).
 func (s *Service) Rescore(ctx context.Context, workspace string) error { return errNotBuilt }
-
-// Score scores a listing on one split of f's hidden tasks: the ranker on the split's tasks
-// (expects mapped to the tools now in their places), the budget counted as f.Budget says, and
-// the penalties of f.Penalties from the extended rules. It does not change l.
-func Score(ctx context.Context, l *listing.Listing, f *File, split Split) (Result, error) {
-	return Result{}, errNotBuilt
-}
