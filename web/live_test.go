@@ -39,9 +39,15 @@ type sseReader struct {
 // set headers (cookies). The stream is closed when the test ends.
 func dialSSE(t testing.TB, base, id, pid string, tool, ver int, mod func(*http.Request)) *sseReader {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
 	q := url.QueryEscape(fmt.Sprintf(`{"pid":%q,"tool":%d,"ver":%d}`, pid, tool, ver))
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/w/"+id+"/stream?datastar="+q, nil)
+	return dialURL(t, base+"/w/"+id+"/stream?datastar="+q, mod)
+}
+
+// dialURL opens any live stream (a workspace's, a challenge's) as dialSSE does.
+func dialURL(t testing.TB, u string, mod func(*http.Request)) *sseReader {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if mod != nil {
 		mod(req)
 	}
