@@ -82,7 +82,6 @@ func TestChallengeTokenModeAccess(t *testing.T) {
 	ts := httptest.NewServer(r.s.Handler())
 	t.Cleanup(ts.Close)
 	st := dialURL(t, ts.URL+"/board/"+cid+"/stream", nil)
-	st.next(t, "the board's first patch", func(e event) bool { _, ok := patchOf(e, "board-rows"); return ok })
 	if err := r.s.challenges.Rescore(ctx, j.Participant.Workspace); err != nil {
 		t.Fatal(err)
 	}
@@ -194,8 +193,8 @@ func TestBoardStreamFollowsAnEdit(t *testing.T) {
 	st := dialURL(t, ts.URL+"/board/"+cid+"/stream", nil)
 	st.next(t, "the board's first patch", func(e event) bool { _, ok := patchOf(e, "board-rows"); return ok })
 	// The edit a participant's page makes: a description that names every hidden task's words.
-	desc := "Find the record of one book, an atlas or any title, by its catalog id (B-4471) or ISBN."
-	post(t, s, "/w/"+j.Participant.Workspace+"/edit?t=0&f=description", sig(0, desc))
+	desc := "Search the catalogue for books about any subject, volcanoes say, for a school project or for fun."
+	post(t, s, "/w/"+j.Participant.Workspace+"/edit?t=1&f=description", sig(1, desc))
 	if err := s.challenges.Rescore(ctx, j.Participant.Workspace); err != nil {
 		t.Fatal(err)
 	}
@@ -205,14 +204,14 @@ func TestBoardStreamFollowsAnEdit(t *testing.T) {
 	}
 	st.next(t, "a board patch with the score "+after, func(e event) bool {
 		el, ok := patchOf(e, "board-rows")
-		return ok && len(find(t, el, "board-score")) == 1 && text(find(t, el, "board-score")[0]) == after
+		return ok && len(find(t, el, "board-points")) == 1 && text(find(t, el, "board-points")[0]) == after
 	})
 }
 
 // boardScore is the one row's score cell on the projector's page.
 func boardScore(t *testing.T, s *Server, cid string) string {
 	t.Helper()
-	cells := find(t, getPage(t, s, "/board/"+cid), "board-score")
+	cells := find(t, getPage(t, s, "/board/"+cid), "board-points")
 	if len(cells) != 1 {
 		t.Fatalf("%d score cells, want 1", len(cells))
 	}
