@@ -181,7 +181,7 @@ func writeScoresText(w io.Writer, f *challenge.File, splits []challenge.Split, s
 	for _, sp := range splits {
 		head += string(sp) + " score\t" + string(sp) + " won\t"
 	}
-	fmt.Fprintln(tw, head+"tokens\tpenalties\t")
+	fmt.Fprintln(tw, head+"tokens\tpenalties")
 	for _, s := range scored {
 		row := fmt.Sprintf("%d\t%s\t", s.Rank, s.File)
 		for _, sp := range splits {
@@ -193,7 +193,7 @@ func writeScoresText(w io.Writer, f *challenge.File, splits []challenge.Split, s
 		if r.OverBudget {
 			tokens += " OVER"
 		}
-		fmt.Fprintf(tw, "%s%s\t%d\t\n", row, tokens, r.PenaltyPoints)
+		fmt.Fprintf(tw, "%s%s\t%d\n", row, tokens, r.PenaltyPoints)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
