@@ -30,7 +30,8 @@ type watchers struct {
 type chWatch struct {
 	ctx    context.Context
 	cancel context.CancelFunc
-	c      *Challenge
+	id     string
+	c      *Challenge       // as last read (w.mu)
 	seats  map[string]*seat // by participant ID
 }
 
@@ -80,9 +81,19 @@ func (w *watchers) follow(s *Service, c *Challenge) {
 		return
 	}
 	ctx, cancel := context.WithCancel(w.base)
-	cw = &chWatch{ctx: ctx, cancel: cancel, c: c, seats: map[string]*seat{}}
+	cw = &chWatch{ctx: ctx, cancel: cancel, id: c.ID, c: c, seats: map[string]*seat{}}
 	w.open[c.ID] = cw
-	go s.watchChallenge(cw)
+	go s.watchChallenge(cw, c.Workspace)
+}
+
+// drop stops watching a challenge (deleted, or its events cannot be followed).
+func (w *watchers) drop(cw *chWatch) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	cw.cancel()
+	if w.open[cw.id] == cw {
+		delete(w.open, cw.id)
+	}
 }
 
 // joined seats a participant who has just joined, and scores their copy.
@@ -123,23 +134,34 @@ func (s *Service) seat(cw *chWatch, p store.Participant) {
 }
 
 // watchChallenge follows a challenge's own events: participants who joined through another
-// process, and changes of state.
-func (s *Service) watchChallenge(cw *chWatch) {
-	events, err := s.st.Subscribe(cw.ctx, cw.c.ID)
+// process, and changes of state; and the teacher's workspace, whose deletion deletes the
+// challenge.
+func (s *Service) watchChallenge(cw *chWatch, teacher string) {
+	events, err := s.st.Subscribe(cw.ctx, cw.id)
 	if err != nil {
-		return // the next call that touches the challenge starts again
+		s.w.drop(cw) // the next call that touches the challenge starts again
+		return
+	}
+	if gone, err := s.st.Subscribe(cw.ctx, teacher); err == nil {
+		go func() {
+			for ev := range gone {
+				if ev.Kind == store.EventDeleted {
+					s.w.drop(cw)
+				}
+			}
+		}()
 	}
 	s.seatAll(cw)
 	for ev := range events {
 		switch {
 		case ev.Kind == store.EventResync:
 			s.seatAll(cw)
-			_, _ = s.Get(cw.ctx, cw.c.ID)
+			_, _ = s.Get(cw.ctx, cw.id)
 		case ev.Kind != store.EventChallenge:
 		case ev.Field == "":
 			// A change of state: reading the challenge stops the watching when it is no
 			// longer open.
-			_, _ = s.Get(cw.ctx, cw.c.ID)
+			_, _ = s.Get(cw.ctx, cw.id)
 		case !s.seated(cw, ev.Field):
 			s.seatAll(cw)
 		}
@@ -155,7 +177,7 @@ func (s *Service) seated(cw *chWatch, participant string) bool {
 
 // seatAll seats every participant of the challenge not yet seated.
 func (s *Service) seatAll(cw *chWatch) {
-	ps, err := s.st.Participants(cw.ctx, cw.c.ID)
+	ps, err := s.st.Participants(cw.ctx, cw.id)
 	if err != nil {
 		return
 	}
