@@ -44,148 +44,29 @@ var boardRow = regexp.MustCompile(`data-testid="board-name">([^<]*)</span>[\s\S]
 func BenchmarkWorkshop60(b *testing.B) {
 	const participants, boards = 60, 3
 	const round = 500 * time.Millisecond
-	ctx := context.Background()
-	s := serverOn(b, newTestStore(b))
-	ts := httptest.NewServer(s.Handler())
-	b.Cleanup(ts.Close)
-	addr := strings.TrimPrefix(ts.URL, "http://")
-	teacher := openExample(b, s, "library-2-draft")
-	created, err := s.challenges.Create(ctx, teacher, challenge.Draft{Title: "Bench", Hidden: []byte(benchHidden)}, workspace.Author{Name: "T", ID: "t"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ch, err := s.challenges.Get(ctx, created.ID)
-	if err != nil {
-		b.Fatal(err)
-	}
-	// Each participant's k-th edit appends k words to the first tool's description: the
-	// tokens grow with k, so a leaderboard that shows a participant's tokens says which of
-	// their edits it has seen.
-	text := func(k int) string {
-		var sb strings.Builder
-		sb.WriteString(ch.Start.Tools[0].Get("description").Str)
-		for i := 1; i <= k; i++ {
-			fmt.Fprintf(&sb, " shelf%d", i)
-		}
-		return sb.String()
-	}
-	rounds := b.N + 1
-	tokens := make([]int, rounds+1)
-	for k := 0; k <= rounds; k++ {
-		l, err := ch.Start.Apply(listing.Op{Kind: listing.OpSet, Path: "/tools/0/description", Value: listing.NewString(text(k))})
-		if err != nil {
-			b.Fatal(err)
-		}
-		r, err := challenge.Score(ctx, l, ch.File, challenge.Live)
-		if err != nil {
-			b.Fatal(err)
-		}
-		tokens[k] = r.Tokens
-		if k > 0 && tokens[k] <= tokens[k-1] {
-			b.Fatalf("tokens do not grow with each edit: %v", tokens[:k+1])
-		}
-	}
+	w := newWorkshopBench(b, b.N+1)
 	runtime.GC()
 	before := memInUse()
-
-	type who struct {
-		name, ws string
-	}
-	people := make([]who, participants)
-	for i := range people {
-		j, err := s.challenges.Join(ctx, ch, fmt.Sprintf("p%02d", i))
-		if err != nil {
-			b.Fatal(err)
-		}
-		people[i] = who{j.Participant.Name, j.Participant.Workspace}
-		page := dialStream(b, addr, j.Participant.Workspace, fmt.Sprintf("%032x", i+1), 0, -1)
-		go func() { _, _ = io.Copy(io.Discard, page.conn) }()
-		b.Cleanup(func() { page.conn.Close() })
-	}
-	for _, p := range people {
-		waitPages(b, s, p.ws, 1)
-	}
-
-	// shown[b][name] is the highest edit number board b has shown for a participant; posted
-	// the time each edit was posted.
-	var mu sync.Mutex
-	shown := make([]map[string]int, boards)
-	posted := map[string][]time.Time{}
-	var lat []time.Duration
-	editOf := func(tok int) int { return sort.SearchInts(tokens, tok+1) - 1 }
+	w.join(b, participants)
 	for i := 0; i < boards; i++ {
-		shown[i] = map[string]int{}
-		conn := dialBoard(b, ts.URL, created.ID)
-		go readBoard(conn, func(html string) {
-			now := time.Now()
-			mu.Lock()
-			defer mu.Unlock()
-			for _, m := range boardRow.FindAllStringSubmatch(html, -1) {
-				name, tok := m[1], atoiOr(m[2], 0)
-				k := editOf(tok)
-				for e := shown[i][name] + 1; e <= k && e < len(posted[name]); e++ {
-					if !posted[name][e].IsZero() {
-						lat = append(lat, now.Sub(posted[name][e]))
-					}
-				}
-				if k > shown[i][name] {
-					shown[i][name] = k
-				}
-			}
-		})
+		w.watch(b, i)
 	}
-	for _, p := range people {
-		posted[p.name] = make([]time.Time, rounds+1)
-	}
-	done := func(k int) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		for i := range shown {
-			for _, p := range people {
-				if shown[i][p.name] < k {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	edit := func(p who, k int) {
-		mu.Lock()
-		posted[p.name][k] = time.Now()
-		mu.Unlock()
-		post(b, s, "/w/"+p.ws+"/edit?t=0&f=description", map[string]any{"pid": strings.Repeat("a", 32), "tool": 0, "val": text(k)})
-	}
-	// Round 0 (untimed) scores everyone once: the first render of each row is start-up.
 	b.ResetTimer()
-	for k := 1; k <= rounds; k++ {
+	// Round 1 (not counted) scores everyone once: the first render of each row is start-up.
+	for k := 1; k <= w.rounds; k++ {
 		if k == 2 {
-			mu.Lock()
-			lat = lat[:0]
-			mu.Unlock()
+			w.mu.Lock()
+			w.lat = w.lat[:0]
+			w.mu.Unlock()
 		}
-		var wg sync.WaitGroup
-		for _, p := range people {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				time.Sleep(rand.N(round))
-				edit(p, k)
-			}()
-		}
-		wg.Wait()
-		deadline := time.Now().Add(30 * time.Second)
-		for !done(k) {
-			if time.Now().After(deadline) {
-				b.Fatalf("round %d: the leaderboards did not show every edit within 30 s", k)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		w.round(b, k, round)
 	}
 	b.StopTimer()
 	runtime.GC()
 	after := memInUse()
-	mu.Lock()
-	defer mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	lat := w.lat
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	if len(lat) == 0 {
 		b.Fatal("no latency measured")
@@ -195,6 +76,145 @@ func BenchmarkWorkshop60(b *testing.B) {
 	b.ReportMetric(q(0.99), "p99-ms")
 	b.ReportMetric(float64(len(lat))/float64(b.N), "deliveries/op")
 	b.ReportMetric(float64(int64(after)-int64(before))/participants/1024, "heap-KiB/participant")
+}
+
+// workshopBench is BenchmarkWorkshop60's room: the server, the challenge, the participants,
+// and what each leaderboard page has shown of their edits.
+type workshopBench struct {
+	s      *Server
+	url    string
+	cid    string
+	ch     *challenge.Challenge
+	rounds int
+	tokens []int // the tokens of a copy after its k-th edit
+	people []benchPerson
+
+	mu     sync.Mutex
+	shown  []map[string]int       // per board: the newest edit shown of each participant
+	posted map[string][]time.Time // per participant: when each edit was posted
+	lat    []time.Duration
+}
+
+type benchPerson struct{ name, ws string }
+
+func newWorkshopBench(b *testing.B, rounds int) *workshopBench {
+	ctx := context.Background()
+	s := serverOn(b, newTestStore(b))
+	ts := httptest.NewServer(s.Handler())
+	b.Cleanup(ts.Close)
+	teacher := openExample(b, s, "library-2-draft")
+	created, err := s.challenges.Create(ctx, teacher, challenge.Draft{Title: "Bench", Hidden: []byte(benchHidden)}, workspace.Author{Name: "T", ID: "t"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ch, err := s.challenges.Get(ctx, created.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := &workshopBench{s: s, url: ts.URL, cid: created.ID, ch: ch, rounds: rounds, tokens: make([]int, rounds+1), posted: map[string][]time.Time{}}
+	for k := 0; k <= rounds; k++ {
+		l, err := ch.Start.Apply(listing.Op{Kind: listing.OpSet, Path: "/tools/0/description", Value: listing.NewString(w.text(k))})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := challenge.Score(ctx, l, ch.File, challenge.Live)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w.tokens[k] = r.Tokens
+		if k > 0 && w.tokens[k] <= w.tokens[k-1] {
+			b.Fatalf("tokens do not grow with each edit: %v", w.tokens[:k+1])
+		}
+	}
+	return w
+}
+
+// text is a copy's first description after its k-th edit: k words appended, so that its
+// tokens grow with k and a leaderboard that shows them says which edits it has seen.
+func (w *workshopBench) text(k int) string {
+	var sb strings.Builder
+	sb.WriteString(w.ch.Start.Tools[0].Get("description").Str)
+	for i := 1; i <= k; i++ {
+		fmt.Fprintf(&sb, " shelf%d", i)
+	}
+	return sb.String()
+}
+
+// join adds n participants, each with their copy's page open.
+func (w *workshopBench) join(b *testing.B, n int) {
+	addr := strings.TrimPrefix(w.url, "http://")
+	for i := 0; i < n; i++ {
+		j, err := w.s.challenges.Join(context.Background(), w.ch, fmt.Sprintf("p%02d", i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := benchPerson{j.Participant.Name, j.Participant.Workspace}
+		w.people = append(w.people, p)
+		w.posted[p.name] = make([]time.Time, w.rounds+1)
+		page := dialStream(b, addr, p.ws, fmt.Sprintf("%032x", i+1), 0, -1)
+		go func() { _, _ = io.Copy(io.Discard, page.conn) }()
+		b.Cleanup(func() { page.conn.Close() })
+		waitPages(b, w.s, p.ws, 1)
+	}
+}
+
+// watch opens leaderboard page i and records, for each edit it shows, the time since its post.
+func (w *workshopBench) watch(b *testing.B, i int) {
+	w.shown = append(w.shown, map[string]int{})
+	body := dialBoard(b, w.url, w.cid)
+	editOf := func(tok int) int { return sort.SearchInts(w.tokens, tok+1) - 1 }
+	go readBoard(body, func(html string) {
+		now := time.Now()
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for _, m := range boardRow.FindAllStringSubmatch(html, -1) {
+			name, k := m[1], editOf(atoiOr(m[2], 0))
+			for e := w.shown[i][name] + 1; e <= k && e < len(w.posted[name]); e++ {
+				if !w.posted[name][e].IsZero() {
+					w.lat = append(w.lat, now.Sub(w.posted[name][e]))
+				}
+			}
+			w.shown[i][name] = max(w.shown[i][name], k)
+		}
+	})
+}
+
+// round has every participant make their k-th edit at a random moment within d, then waits
+// until every leaderboard shows them all.
+func (w *workshopBench) round(b *testing.B, k int, d time.Duration) {
+	var wg sync.WaitGroup
+	for _, p := range w.people {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(rand.N(d))
+			w.mu.Lock()
+			w.posted[p.name][k] = time.Now()
+			w.mu.Unlock()
+			post(b, w.s, "/w/"+p.ws+"/edit?t=0&f=description", map[string]any{"pid": strings.Repeat("a", 32), "tool": 0, "val": w.text(k)})
+		}()
+	}
+	wg.Wait()
+	deadline := time.Now().Add(30 * time.Second)
+	for !w.showAll(k) {
+		if time.Now().After(deadline) {
+			b.Fatalf("round %d: the leaderboards did not show every edit within 30 s", k)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (w *workshopBench) showAll(k int) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, shown := range w.shown {
+		for _, p := range w.people {
+			if shown[p.name] < k {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // dialBoard opens a leaderboard's stream as its page does, through an HTTP client (which

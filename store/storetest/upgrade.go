@@ -110,7 +110,14 @@ func UpgradeFromVersion1(t *testing.T, db *sql.DB, postgres bool, reopen func() 
 		t.Errorf("delete an upgraded workspace: %v", err)
 	}
 	checkHistory(t, s, ws2)
-	// The tables added since (reviews, challenges) take records for an upgraded workspace.
+	checkTablesSince(t, s, ws2)
+}
+
+// checkTablesSince checks that the tables added since schema 1 (reviews, challenges) take
+// records for an upgraded workspace, and that deleting it deletes them.
+func checkTablesSince(t *testing.T, s store.Store, ws2 string) {
+	t.Helper()
+	ctx := context.Background()
 	if _, err := s.AddComment(ctx, store.NewComment{Workspace: ws2, Anchor: store.Anchor{Tool: "t"}, Author: "ada", Body: "upgraded"}); err != nil {
 		t.Errorf("a comment on an upgraded workspace: %v", err)
 	}
