@@ -113,6 +113,9 @@ func (s *Server) stream(c echo.Context) error {
 }
 
 func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Notice) error {
+	if n.Challenge {
+		return s.patchBar(sse, p.ws)
+	}
 	if n.History && p.showsHistory() {
 		html, err := n.cache.render(-1, func() (string, error) {
 			m, err := s.revisionsModel(sse.Context(), p.ws)
