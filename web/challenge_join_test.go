@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tool-workbench/workbench/challenge"
 	"github.com/tool-workbench/workbench/examples"
@@ -404,4 +405,47 @@ func TestFrozenCopyRefusesEdits(t *testing.T) {
 	if why := w.s.challenges.Locked(context.Background(), w.teacher); why != "" {
 		t.Fatalf("the teacher's workspace is locked: %s", why)
 	}
+}
+
+// FuzzJoinCode: whatever is typed, a code that is read is letters and digits only (it becomes
+// a path), and reading is idempotent.
+func FuzzJoinCode(f *testing.F) {
+	for _, s := range []string{"ab3-def", " AB3 DEF ", "", "-", "ab/../c", "ÄB3DEF", "ab3\u202edef", strings.Repeat("A", 21)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, typed string) {
+		code, ok := normalCode(typed)
+		if !ok {
+			return
+		}
+		if code == "" || len(code) > maxCodeInput || strings.Trim(code, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" {
+			t.Fatalf("%q read as %q", typed, code)
+		}
+		if again, ok := normalCode(code); !ok || again != code {
+			t.Fatalf("%q read again as %q, %v", code, again, ok)
+		}
+	})
+}
+
+// FuzzJoinName: a name that is taken is non-empty, at most MaxParticipantName characters,
+// and holds no control or bidirectional character.
+func FuzzJoinName(f *testing.F) {
+	for _, s := range []string{"Ada", " ", "\u202e", "<script>", "a\r\nb", strings.Repeat("é", 61), "\xff\xfe", "\u2066x\u2069"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, typed string) {
+		name, problem := joinName(typed)
+		if problem != "" {
+			if name != "" {
+				t.Fatalf("%q: a problem and a name %q", typed, name)
+			}
+			return
+		}
+		if strings.TrimSpace(name) == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > store.MaxParticipantName {
+			t.Fatalf("%q taken as %q", typed, name)
+		}
+		if err := store.CheckText("join", "name", name, store.MaxParticipantName, true, false); err != nil {
+			t.Fatalf("%q taken as %q, which the store refuses: %v", typed, name, err)
+		}
+	})
 }
