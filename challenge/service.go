@@ -7,15 +7,16 @@ package challenge
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/workspace"
 )
-
-var errNotBuilt = errors.New("challenge: not built yet")
 
 // Options configure a Service.
 type Options struct {
@@ -34,11 +35,24 @@ type Service struct {
 	st  store.Store
 	ws  *workspace.Service
 	opt Options
+
+	parsed parsedCache // settings read, by challenge ID
+	locks  lockCache   // who is whose copy, and the states of challenges
+	docs   docCache    // score documents decoded, for the leaderboards
+	w      watchers
 }
 
 // New returns the service over st, reading workspaces through ws.
 func New(st store.Store, ws *workspace.Service, opt Options) *Service {
-	return &Service{st: st, ws: ws, opt: opt}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.MaxScoresPerSecond <= 0 {
+		opt.MaxScoresPerSecond = 20
+	}
+	s := &Service{st: st, ws: ws, opt: opt}
+	s.w.init()
+	return s
 }
 
 // Draft is what a teacher's form gives to make a challenge; the service fills the starting
@@ -59,7 +73,25 @@ type Draft struct {
 // refused (it would not be hidden), as is a hidden task that names a tool the starting listing
 // does not have. Errors that the teacher can mend are *Invalid.
 func (s *Service) Create(ctx context.Context, from string, d Draft, who workspace.Author) (store.Challenge, error) {
-	return store.Challenge{}, errNotBuilt
+	head, err := s.ws.Read(ctx, from)
+	if err != nil {
+		return store.Challenge{}, fmt.Errorf("create challenge: %w", err)
+	}
+	f, err := draftFile(ctx, head, d)
+	if err != nil {
+		return store.Challenge{}, err
+	}
+	doc, err := encodeSettings(f, head.Listing, head.Tasks)
+	if err != nil {
+		return store.Challenge{}, err
+	}
+	who = workspace.AuthorName(who)
+	rec, err := s.st.CreateChallenge(ctx, store.NewChallenge{Workspace: from, Title: f.Title, Owner: who.Name, OwnerID: who.ID,
+		Settings: doc, Now: s.opt.Now()})
+	if err != nil {
+		return store.Challenge{}, fmt.Errorf("create challenge: %w", err)
+	}
+	return rec, nil
 }
 
 // Invalid is a draft or a challenge file that cannot be used; Msg says what is wrong and what
@@ -67,13 +99,6 @@ func (s *Service) Create(ctx context.Context, from string, d Draft, who workspac
 type Invalid struct{ Msg string }
 
 func (e *Invalid) Error() string { return e.Msg }
-
-// Parse reads a challenge file (JSON), with clear errors and bounds (MaxHiddenTasks,
-// MaxTools, MaxBudget, store.MaxChallengeSettings bytes); it fills defaults.
-func Parse(src []byte) (*File, error) { return nil, errNotBuilt }
-
-// Encode writes a challenge file.
-func Encode(f *File) ([]byte, error) { return nil, errNotBuilt }
 
 // Challenge is a stored challenge with its file read.
 type Challenge struct {
@@ -86,16 +111,43 @@ type Challenge struct {
 }
 
 // Get returns a challenge by ID (the teacher's view, the leaderboard).
-func (s *Service) Get(ctx context.Context, id string) (*Challenge, error) { return nil, errNotBuilt }
+func (s *Service) Get(ctx context.Context, id string) (*Challenge, error) {
+	rec, err := s.st.Challenge(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("read challenge: %w", err)
+	}
+	return s.load(rec)
+}
+
+// load reads a stored challenge's settings (once per challenge), notes its state for Locked,
+// and starts or stops watching its participants as its state says.
+func (s *Service) load(rec store.Challenge) (*Challenge, error) {
+	p, err := s.parsed.get(rec)
+	if err != nil {
+		return nil, err
+	}
+	c := &Challenge{Challenge: rec, File: p.file, Start: p.start, Practice: p.practice}
+	s.locks.putChallenge(c, s.opt.Now())
+	s.w.follow(s, c)
+	return c, nil
+}
 
 // ByCode returns a challenge by its join code.
 func (s *Service) ByCode(ctx context.Context, code string) (*Challenge, error) {
-	return nil, errNotBuilt
+	rec, err := s.st.ChallengeByCode(ctx, code)
+	if err != nil {
+		return nil, fmt.Errorf("find challenge by code: %w", err)
+	}
+	return s.load(rec)
 }
 
 // Of lists the challenges made from a workspace, newest first.
 func (s *Service) Of(ctx context.Context, workspace string) ([]store.Challenge, error) {
-	return nil, errNotBuilt
+	cs, err := s.st.ChallengesOf(ctx, workspace)
+	if err != nil {
+		return nil, fmt.Errorf("list challenges: %w", err)
+	}
+	return cs, nil
 }
 
 // Joined is a participant who has just joined (or come back): the copy to open and the edit
@@ -110,19 +162,140 @@ type Joined struct {
 // be empty; a name taken in the challenge gets " (2)", " (3)", … Joining a challenge that is
 // not open, or past store.MaxParticipants, is *Invalid with what to do.
 func (s *Service) Join(ctx context.Context, c *Challenge, name string) (Joined, error) {
-	return Joined{}, errNotBuilt
+	name, err := cleanName(name)
+	if err != nil {
+		return Joined{}, err
+	}
+	if why := joinRefusal(c, s.opt.Now()); why != "" {
+		return Joined{}, &Invalid{Msg: why}
+	}
+	w, err := s.ws.Create(ctx, c.Title+" — "+name, c.Start, c.Practice, workspace.Author{Name: name}, "joined the challenge")
+	if err != nil {
+		return Joined{}, fmt.Errorf("join: %w", err)
+	}
+	j, err := s.enrol(ctx, c, name, w.ID)
+	if err != nil {
+		// A refused join leaves no workspace behind.
+		if derr := s.st.DeleteWorkspace(context.WithoutCancel(ctx), w.ID); derr != nil {
+			err = errors.Join(err, fmt.Errorf("join: delete the copy: %w", derr))
+		}
+		return Joined{}, err
+	}
+	s.locks.putCopy(w.ID, c.ID, s.opt.Now())
+	s.w.joined(s, c, j.Participant)
+	return j, nil
+}
+
+// enrol gives the copy ws its share link and records the participant under a name no other
+// participant holds (name, or name (2), name (3), …).
+func (s *Service) enrol(ctx context.Context, c *Challenge, name, ws string) (Joined, error) {
+	link, err := s.st.CreateShareLink(ctx, store.NewShareLink{Workspace: ws, Capability: store.CanEdit, Author: name, Now: s.opt.Now()})
+	if err != nil {
+		return Joined{}, fmt.Errorf("join: share link: %w", err)
+	}
+	// Two people may take the same name at once: the store refuses the second, which tries
+	// the next free name.
+	for range 3 {
+		ps, err := s.st.Participants(ctx, c.ID)
+		if err != nil {
+			return Joined{}, fmt.Errorf("join: %w", err)
+		}
+		if len(ps) >= store.MaxParticipants {
+			return Joined{}, invalid("%q has its %d participants, as many as a challenge holds; ask the teacher to start a second challenge", c.Title, store.MaxParticipants)
+		}
+		p, err := s.st.AddParticipant(ctx, store.NewParticipant{Challenge: c.ID, Name: freeName(name, ps), Workspace: ws, LinkID: link.ID, Now: s.opt.Now()})
+		switch store.KindOf(err) {
+		case store.Conflict:
+			continue
+		case store.Invalid:
+			return Joined{}, &Invalid{Msg: err.Error()}
+		}
+		if err != nil {
+			return Joined{}, fmt.Errorf("join: %w", err)
+		}
+		return Joined{Participant: p, Token: link.Token}, nil
+	}
+	return Joined{}, invalid("the name %q is being taken by others as you join; try again, or choose another", name)
+}
+
+// joinRefusal says why nobody may join c now ("" when they may).
+func joinRefusal(c *Challenge, now time.Time) string {
+	switch {
+	case c.State == store.ChallengeFrozen:
+		return "The teacher has paused this challenge; ask them to unfreeze it, then join again."
+	case c.State == store.ChallengeRevealed:
+		return "This challenge is over: its results are revealed. Ask the teacher for the code of the next one."
+	case !c.File.Window.End.IsZero() && !now.Before(c.File.Window.End):
+		return fmt.Sprintf("This challenge ended at %s. Ask the teacher for the code of the next one.", c.File.Window.End.Format(timeFormat))
+	}
+	return ""
+}
+
+// cleanName cleans a display name as workspace titles are cleaned, with runs of spaces made
+// one, within store.MaxParticipantName.
+func cleanName(name string) (string, error) {
+	if strings.TrimSpace(name) == "" {
+		return "", invalid("give a display name: the leaderboard shows it")
+	}
+	n := strings.Join(strings.Fields(workspace.Title(name)), " ")
+	if n == "" {
+		return "", invalid("give a display name made of letters or digits: the leaderboard shows it")
+	}
+	return clipTo(n, store.MaxParticipantName), nil
+}
+
+// freeName is name, or name (2), name (3), … whichever no participant of ps holds (names are
+// compared case-insensitively), within store.MaxParticipantName.
+func freeName(name string, ps []store.Participant) string {
+	taken := make(map[string]bool, len(ps))
+	for _, p := range ps {
+		taken[strings.ToLower(p.Name)] = true
+	}
+	try := name
+	for k := 2; taken[strings.ToLower(try)]; k++ {
+		suffix := fmt.Sprintf(" (%d)", k)
+		try = clipTo(name, store.MaxParticipantName-utf8.RuneCountInString(suffix)) + suffix
+	}
+	return try
 }
 
 // Rejoin finds the participant whose copy the share-link token opens, when it is a copy of c:
 // someone who left and came back gets their copy back. NotFound (store kind) otherwise.
 func (s *Service) Rejoin(ctx context.Context, c *Challenge, token string) (store.Participant, error) {
-	return store.Participant{}, errNotBuilt
+	notFound := store.Errorf(store.NotFound, "rejoin", "this browser holds no copy of the challenge; join with a name")
+	link, err := s.st.ShareLink(ctx, token)
+	switch store.KindOf(err) {
+	case store.NotFound, store.Forbidden:
+		return store.Participant{}, notFound
+	}
+	if err != nil {
+		return store.Participant{}, fmt.Errorf("rejoin: %w", err)
+	}
+	p, err := s.st.ParticipantOf(ctx, link.Workspace)
+	if store.KindOf(err) == store.NotFound {
+		return store.Participant{}, notFound
+	}
+	if err != nil {
+		return store.Participant{}, fmt.Errorf("rejoin: %w", err)
+	}
+	// Only the link the join gave opens the participant's seat: a view link to the copy does
+	// not.
+	if p.Challenge != c.ID || p.LinkID != link.ID || link.Capability != store.CanEdit {
+		return store.Participant{}, notFound
+	}
+	return p, nil
 }
 
 // Locked says why a workspace may not be edited now ("" when it may): a participant's copy of
 // a challenge that is frozen, revealed, not started or past its end. It is called on every
 // edit of every workspace, so it answers from memory for workspaces it has seen.
-func (s *Service) Locked(ctx context.Context, workspace string) string { return "" }
+func (s *Service) Locked(ctx context.Context, workspace string) string {
+	c, ok := s.copyOf(ctx, workspace)
+	if !ok {
+		return ""
+	}
+	return lockReason(c, s.opt.Now())
+}
 
 // Bar is what a participant's page shows above their listing.
 type Bar struct {
@@ -143,16 +316,34 @@ type Bar struct {
 // BarFor returns the bar of a participant's copy; ok is false when the workspace is nobody's
 // copy.
 func (s *Service) BarFor(ctx context.Context, workspace string) (b Bar, ok bool, err error) {
-	return Bar{}, false, nil
+	if cid, known := s.locks.copyOf(workspace, s.opt.Now()); known && cid == "" {
+		return Bar{}, false, nil
+	}
+	p, err := s.st.ParticipantOf(ctx, workspace)
+	if store.KindOf(err) == store.NotFound {
+		s.locks.putCopy(workspace, "", s.opt.Now())
+		return Bar{}, false, nil
+	}
+	if err != nil {
+		return Bar{}, false, fmt.Errorf("challenge bar: %w", err)
+	}
+	s.locks.putCopy(workspace, p.Challenge, s.opt.Now())
+	c, err := s.Get(ctx, p.Challenge)
+	if err != nil {
+		return Bar{}, false, err
+	}
+	b = Bar{Challenge: c.ID, Title: c.Title, Name: p.Name, State: c.State, Locked: lockReason(c, s.opt.Now()),
+		Places: c.File.Tools, Rule: IdentityRule, Ends: c.File.Window.End}
+	doc, err := decodeScore(p.Live)
+	if err != nil {
+		return Bar{}, false, err
+	}
+	if doc != nil {
+		pub := doc.Public()
+		b.Score = &pub
+	}
+	return b, true, nil
 }
-
-// Freeze makes every copy read-only and stops scoring; Unfreeze opens them again.
-func (s *Service) Freeze(ctx context.Context, id string) error   { return errNotBuilt }
-func (s *Service) Unfreeze(ctx context.Context, id string) error { return errNotBuilt }
-
-// Reveal freezes the challenge if it is not, scores every participant's copy on the final
-// split, stores the final scores and moves the challenge to revealed.
-func (s *Service) Reveal(ctx context.Context, id string) error { return errNotBuilt }
 
 // Row is one line of the leaderboard.
 type Row struct {
@@ -186,9 +377,6 @@ type Board struct {
 	Ends      time.Time
 }
 
-// Board returns the leaderboard of a challenge.
-func (s *Service) Board(ctx context.Context, id string) (Board, error) { return Board{}, errNotBuilt }
-
 // Heat is the teacher's heat map: hidden tasks by participant. While the challenge runs it
 // holds the live split; once revealed, both.
 type Heat struct {
@@ -208,21 +396,5 @@ type HeatTask struct {
 	Won    int // participants who win it (ambiguous wins count)
 }
 
-// Heat returns the heat map of a challenge (teacher only: it holds the hidden tasks).
-func (s *Service) Heat(ctx context.Context, id string) (Heat, error) { return Heat{}, errNotBuilt }
 
-// Export writes a challenge's results: "csv" or "json" (rank, name, live and final scores,
-// tokens, penalties, and each hidden task's verdict). Teacher only.
-func (s *Service) Export(ctx context.Context, id, format string) ([]byte, error) {
-	return nil, errNotBuilt
-}
 
-// Rescore scores a participant's copy now (tests and benchmarks; the watchers call the same).
-func (s *Service) Rescore(ctx context.Context, workspace string) error { return errNotBuilt }
-
-// Score scores a listing on one split of f's hidden tasks: the ranker on the split's tasks
-// (expects mapped to the tools now in their places), the budget counted as f.Budget says, and
-// the penalties of f.Penalties from the extended rules. It does not change l.
-func Score(ctx context.Context, l *listing.Listing, f *File, split Split) (Result, error) {
-	return Result{}, errNotBuilt
-}

@@ -3,7 +3,7 @@
 // benchmarks. Tests only create workspaces of their own, so one database can serve them all.
 //
 // The tests are filed by the role of store.Store they exercise: workspaces.go, history.go,
-// shapes.go (positions), undo.go, tasks.go, runs.go, access.go, review.go and events.go (with the
+// shapes.go (positions), undo.go, tasks.go, runs.go, access.go, review.go, challenge.go and events.go (with the
 // concurrency test); bench.go holds the benchmarks, and pruning.go, roundtrip.go and
 // upgrade.go the checks that need the implementation's database.
 package storetest
@@ -60,6 +60,13 @@ func Run(t *testing.T, open Opener) {
 		{"Reviews", testReviews},
 		{"SignoffSeals", testSignoffSeals},
 		{"HostileAnchor", testHostileAnchor},
+		{"Challenges", testChallenges},
+		{"ChallengeState", testChallengeState},
+		{"Participants", testParticipants},
+		{"ParticipantLimit", testParticipantLimit},
+		{"ConcurrentJoins", testConcurrentJoins},
+		{"Scores", testScores},
+		{"ChallengeCascades", testChallengeCascades},
 		{"Subscribe", testSubscribe},
 		{"ConcurrentEdits", testConcurrentEdits},
 	}
