@@ -249,7 +249,7 @@ func (w *workshop) participantReads(se *session, ws string) {
 		}
 	}
 	api := &session{t: se.t, base: se.base, c: &http.Client{Transport: se.tap}, tap: se.tap, bear: tok}
-	for _, p := range []string{"listing", "tasks", "revisions", "review"} {
+	for _, p := range []string{"listing", "tasks", "revisions"} {
 		api.get("/api/v1/workspaces/"+ws+"/"+p, http.StatusOK)
 	}
 	api.get("/api/v1/workspaces/"+w.teacher+"/listing", http.StatusForbidden)
