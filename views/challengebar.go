@@ -58,6 +58,27 @@ func barTokens(b ChallengeBar) string {
 	return fmt.Sprintf("%d of %d tokens", b.Tokens, b.Budget)
 }
 
+// barTokensShort is the budget line on a phone: "762/940 tok", or "over by 12".
+func barTokensShort(b ChallengeBar) string {
+	if b.OverBudget {
+		return fmt.Sprintf("%d tok over: 0", b.Tokens-b.Budget)
+	}
+	return fmt.Sprintf("%d/%d tok", b.Tokens, b.Budget)
+}
+
+// barStateShort is the state in a word, for a phone's one line.
+func barStateShort(b ChallengeBar) string {
+	switch {
+	case b.State == "revealed":
+		return "Revealed"
+	case b.State == "frozen":
+		return "Frozen"
+	case b.Locked != "":
+		return "Locked"
+	}
+	return "Running"
+}
+
 // barState is the state in words.
 func barState(b ChallengeBar) string {
 	switch {

@@ -46,6 +46,14 @@ type workshop struct {
 func newWorkshop(t *testing.T) *workshop {
 	t.Helper()
 	r := newAuthRig(t, AuthConfig{Mode: AuthToken, Token: adminToken})
+	ch, teacher := makeWorkshop(t, r.s.challenges, r.s.store)
+	return &workshop{authRig: r, ch: ch, teacher: teacher}
+}
+
+// makeWorkshop makes the library workshop (hiddenTasks) from a new teacher's workspace, and
+// returns it and that workspace.
+func makeWorkshop(t *testing.T, svc *challenge.Service, wsvc *workspace.Service) (*challenge.Challenge, string) {
+	t.Helper()
 	ctx := context.Background()
 	ex, _ := examples.Get("library-2-draft")
 	l, err := listing.Parse(ex.Listing, listing.Options{Name: "library"})
@@ -57,7 +65,7 @@ func newWorkshop(t *testing.T) *workshop {
 		t.Fatal(err)
 	}
 	teacher := workspace.Author{Name: "Teacher", ID: "session:teacher"}
-	ws, err := r.s.store.Create(ctx, "Library desk", l, tasks, teacher, "the workshop's start")
+	ws, err := wsvc.Create(ctx, "Library desk", l, tasks, teacher, "the workshop's start")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,15 +74,15 @@ func newWorkshop(t *testing.T) *workshop {
 		hidden = append(hidden, map[string]any{"task": h.text, "expect": h.expect, "tags": []string{h.split}})
 	}
 	src, _ := json.Marshal(hidden)
-	c, err := r.s.challenges.Create(ctx, ws.ID, challenge.Draft{Title: "Library desk workshop", Hidden: src}, teacher)
+	c, err := svc.Create(ctx, ws.ID, challenge.Draft{Title: "Library desk workshop", Hidden: src}, teacher)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := r.s.challenges.Get(ctx, c.ID)
+	ch, err := svc.Get(ctx, c.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &workshop{authRig: r, ch: ch, teacher: ws.ID}
+	return ch, ws.ID
 }
 
 // join joins the workshop as name from browser b and returns the copy's workspace ID.

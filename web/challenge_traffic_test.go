@@ -146,6 +146,9 @@ func TestParticipantTrafficHoldsNoHiddenTask(t *testing.T) {
 	t.Cleanup(ts.Close)
 	ctx := context.Background()
 	se := newSession(t, ts.URL)
+	if !strings.Contains(string(w.ch.Settings), hiddenTasks[0].text) {
+		t.Fatal("the hidden tasks are not kept as written: searching the traffic for them would prove nothing")
+	}
 
 	// Joining, the copy's page, its live stream.
 	se.get("/join", http.StatusOK)
