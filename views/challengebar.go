@@ -41,6 +41,13 @@ type ChallengePenalty struct {
 	Points              int
 }
 
+// lockControls and unlockControls disable and enable the copy's edit controls (the EditOnly
+// fieldsets) when the bar arrives; constant expressions, never built from user text.
+const (
+	lockControls   = `document.querySelectorAll('fieldset.edit-only, [data-testid=tool-add]').forEach(f => { f.disabled = true })`
+	unlockControls = `document.querySelectorAll('fieldset.edit-only, [data-testid=tool-add]').forEach(f => { f.disabled = false })`
+)
+
 // barWon is "won 3½ of 8 live hidden tasks" in words a screen reader reads too.
 func barWon(b ChallengeBar) string {
 	won := strconv.Itoa(b.Clear)

@@ -80,7 +80,19 @@ func TestBrowserJoinAndBar(t *testing.T) {
 	if err := svc.Freeze(context.Background(), ch.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(ctx, poll(`document.querySelector('[data-testid=cbar-state]').textContent.includes('no longer count')`)); err != nil {
+	// The frozen copy's controls are disabled: typing would be refused.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800),
+		poll(`document.querySelector('[data-testid=cbar-state]').textContent.includes('no longer count')`),
+		poll(`document.getElementById('f-desc').matches(':disabled')`)); err != nil {
 		t.Fatalf("the bar after a freeze: %v", err)
+	}
+	if dir != "" {
+		shoot(t, ctx, filepath.Join(dir, "join-bar-frozen.png"))
+	}
+	if err := svc.Unfreeze(context.Background(), ch.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, poll(`!document.getElementById('f-desc').matches(':disabled')`)); err != nil {
+		t.Fatalf("the controls after unfreezing: %v", err)
 	}
 }
