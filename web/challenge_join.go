@@ -132,10 +132,8 @@ func (s *Server) joinNameForm(c echo.Context) error {
 		return err
 	}
 	m := s.joinModel(c, ch)
-	if m.Closed == "" {
-		if p, _, ok := s.rejoined(c, ch); ok {
-			m.Back = p.Name
-		}
+	if p, _, ok := s.rejoined(c, ch); ok {
+		m.Back = p.Name
 	}
 	return htmlPage(c, http.StatusOK, views.JoinNamePage(s.titled(ch.Title+" · Join"), m))
 }

@@ -224,6 +224,8 @@ func TestRejoinGivesTheSameCopy(t *testing.T) {
 
 func TestJoinRefusedWhenClosed(t *testing.T) {
 	w := newWorkshop(t)
+	early := w.visitor()
+	ws := w.join(t, early, "Early")
 	if err := w.s.challenges.Freeze(context.Background(), w.ch.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -237,8 +239,16 @@ func TestJoinRefusedWhenClosed(t *testing.T) {
 	if rec.Code == http.StatusSeeOther || b.cookies[cookieJoin+w.ch.ID] != nil {
 		t.Fatalf("joined a frozen challenge: %d", rec.Code)
 	}
-	if ps, _ := w.st.Participants(context.Background(), w.ch.ID); len(ps) != 0 {
-		t.Fatalf("a frozen challenge has %d participants", len(ps))
+	if ps, _ := w.st.Participants(context.Background(), w.ch.ID); len(ps) != 1 {
+		t.Fatalf("a frozen challenge has %d participants, want the one who joined before", len(ps))
+	}
+	// Who joined before the freeze still finds their copy (read-only).
+	page = early.get(t, "/join/"+w.ch.Code)
+	if !strings.Contains(page.Body.String(), `data-testid="join-closed"`) || !strings.Contains(page.Body.String(), "Welcome back") {
+		t.Fatalf("frozen join page for one who joined: %.2000s", page.Body.String())
+	}
+	if got := w.join(t, early, ""); got != ws {
+		t.Fatalf("rejoin a frozen challenge: %s, want %s", got, ws)
 	}
 }
 
