@@ -263,7 +263,7 @@ func JoinNamePage(p Page, j JoinName) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<details class=\"join-rule\"><summary>How a tool keeps its identity when you rename it</summary><p class=\"small-text\" data-testid=\"join-rule\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<details class=\"join-rule\" open><summary>How a tool keeps its identity when you rename it</summary><p class=\"small-text\" data-testid=\"join-rule\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

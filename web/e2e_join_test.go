@@ -33,6 +33,14 @@ func TestBrowserJoinAndBar(t *testing.T) {
 		chromedp.Navigate(base+"/join"),
 		chromedp.SendKeys(chromedp.CSS("[data-testid=join-code]"), typed+"\n"),
 		chromedp.WaitVisible(chromedp.CSS("[data-testid=join-name]")),
+	)
+	if err != nil {
+		t.Fatalf("the code: %v", err)
+	}
+	if dir != "" {
+		shoot(t, ctx, filepath.Join(dir, "join-name.png"))
+	}
+	err = chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.CSS("[data-testid=join-name]"), "Ada <b>L</b>\n"),
 		chromedp.WaitVisible(chromedp.CSS("#challenge-bar")),
 		poll(`document.querySelector('[data-testid=datastar-missing]').style.display === 'none'`),
