@@ -382,6 +382,11 @@ func TestBarPatchesAfterAnEditAndAFreeze(t *testing.T) {
 		return strings.Contains(s, `id="challenge-bar"`) && strings.Contains(s, "your edits no longer count")
 	})
 	noHidden(t, "the copy's stream", got)
+	// A page that was away (a laptop asleep through the freeze) gets the bar as it is now.
+	back := barStream(t, ts.URL, ws, b)
+	back.waitFor(t, "the frozen bar on a stream opened after the freeze", func(s string) bool {
+		return strings.Contains(s, `id="challenge-bar"`) && strings.Contains(s, "your edits no longer count")
+	})
 }
 
 func TestFrozenCopyRefusesEdits(t *testing.T) {

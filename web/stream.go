@@ -69,6 +69,10 @@ func (s *Server) stream(c echo.Context) error {
 	if s.startReview(sse, p, st, sg.Panel) != nil {
 		return nil
 	}
+	// A workshop copy's bar as it is now: the page may have missed a score or a freeze.
+	if s.patchBar(sse, id) != nil {
+		return nil
+	}
 	// A session ends at its expiry even if nobody signs out: the stream ends with it.
 	var expired <-chan time.Time
 	if !until.IsZero() {
@@ -146,6 +150,9 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 		}
 		resetList(p)
 		if err := s.sendFull(sse, ws, p.selected()); err != nil {
+			return err
+		}
+		if err := s.patchBar(sse, p.ws); err != nil {
 			return err
 		}
 		return s.costAfterFull(sse, p, p.costChoice(), ws)
