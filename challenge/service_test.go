@@ -416,3 +416,14 @@ func mustTasks(t testing.TB, src []byte) []selection.Task {
 	}
 	return tasks
 }
+
+func TestCellText(t *testing.T) {
+	for in, want := range map[string]string{
+		"=1+2": "'=1+2", "+x": "'+x", "-x": "'-x", "@SUM(A1)": "'@SUM(A1)", "\tx": "'\tx", "\rx": "'\rx",
+		"Ana": "Ana", "": "", "a=b": "a=b", "12": "12",
+	} {
+		if got := cellText(in); got != want {
+			t.Errorf("cellText(%q) = %q; want %q", in, got, want)
+		}
+	}
+}

@@ -89,3 +89,30 @@ func TestWatchAfterRestart(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchStopsOnDelete: deleting the teacher's workspace deletes the challenge, and its
+// watching stops.
+func TestWatchStopsOnDelete(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	r.join(t, c, "Ana")
+	if n := r.watching(); n != 1 {
+		t.Fatalf("%d challenges watched; want 1", n)
+	}
+	if err := r.st.DeleteWorkspace(ctx, r.teacher); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; r.watching() != 0; i++ {
+		if i == 3000 {
+			t.Fatal("the deleted challenge is still watched")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (r *rig) watching() int {
+	r.s.w.mu.Lock()
+	defer r.s.w.mu.Unlock()
+	return len(r.s.w.open)
+}
