@@ -150,6 +150,19 @@ func TestJoinGivesACopyWithTheBar(t *testing.T) {
 		}
 	}
 	noHidden(t, "copy page", body)
+	// Over https the cookies are Secure.
+	tls := w.visitor()
+	req := httptest.NewRequest(http.MethodPost, "https://example.com/join/"+w.ch.Code, strings.NewReader(url.Values{"name": {"Bo"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://example.com")
+	if rec := tls.do(t, req); rec.Code != http.StatusSeeOther {
+		t.Fatalf("join over https: %d", rec.Code)
+	}
+	for name, ck := range tls.cookies {
+		if !ck.Secure {
+			t.Errorf("cookie %s over https is not Secure", name)
+		}
+	}
 	// The teacher's own workspace has no bar.
 	teacher := w.visitor()
 	teacher.header.Set("Authorization", "Bearer "+adminToken)
