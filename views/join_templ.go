@@ -84,14 +84,14 @@ func JoinCodePage(p Page, j JoinCode) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<form method=\"post\" action=\"/join\" data-testid=\"join-code-form\"><label for=\"join-code\" class=\"label\">Code</label> <input id=\"join-code\" class=\"join-code\" name=\"code\" type=\"text\" required maxlength=\"20\" autocomplete=\"off\" autocapitalize=\"characters\" spellcheck=\"false\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<form method=\"post\" action=\"/join\" data-testid=\"join-code-form\"><label for=\"join-code\" class=\"label\">Code</label> <input id=\"join-code\" class=\"join-code-input\" name=\"code\" type=\"text\" required maxlength=\"20\" autocomplete=\"off\" autocapitalize=\"characters\" spellcheck=\"false\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var4 string
 			templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(j.Code).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/join.templ`, Line: 40, Col: 173}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/join.templ`, Line: 40, Col: 179}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
 			if templ_7745c5c3_Err != nil {
