@@ -144,18 +144,7 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 		}
 	}
 	if n.Full {
-		ws, err := s.store.Get(sse.Context(), p.ws, p.who)
-		if err != nil {
-			return err
-		}
-		resetList(p)
-		if err := s.sendFull(sse, ws, p.selected()); err != nil {
-			return err
-		}
-		if err := s.patchBar(sse, p.ws); err != nil {
-			return err
-		}
-		return s.costAfterFull(sse, p, p.costChoice(), ws)
+		return s.sendFullAgain(sse, p)
 	}
 	shared := n.Shared
 	if v := p.view(); v.own() && (n.State != nil || len(shared) > 0) {
@@ -218,6 +207,22 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 	}
 	// Replace, not morph (see patchEditor).
 	return sse.PatchElements(html, datastar.WithModeReplace())
+}
+
+// sendFullAgain re-renders every region of a page that missed notices, its workshop bar too.
+func (s *Server) sendFullAgain(sse *datastar.ServerSentEventGenerator, p *page) error {
+	ws, err := s.store.Get(sse.Context(), p.ws, p.who)
+	if err != nil {
+		return err
+	}
+	resetList(p)
+	if err := s.sendFull(sse, ws, p.selected()); err != nil {
+		return err
+	}
+	if err := s.patchBar(sse, p.ws); err != nil {
+		return err
+	}
+	return s.costAfterFull(sse, p, p.costChoice(), ws)
 }
 
 // noticeState is the workspace as a notice left it: the sender's, or read when it sent none.
