@@ -247,6 +247,8 @@ type Workspace struct {
 	// Panel is the result panel the page opens on ("findings" when empty): a task import's
 	// page opens on its tasks.
 	Panel string
+	// Challenge is the workshop bar, when the workspace is a participant's copy (else nil).
+	Challenge *ChallengeBar
 }
 
 // FetchForm is the "Fetch from server" form, on the start page and in a workspace. It never

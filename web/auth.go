@@ -565,6 +565,12 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 			case req == reqManage && (g.cap < CapEdit || (a.cfg.Mode != AuthLocal && !p.signed)):
 				return a.refuse(c, grant{cap: g.cap, reason: "manage"}, true)
 			}
+			if req == reqEdit {
+				// A workshop copy while its challenge is frozen, revealed, not started or over.
+				if why := s.challenges.Locked(r.Context(), ws); why != "" {
+					return fail(Forbidden, why)
+				}
+			}
 			v.Capability = g.cap.String()
 			v.Manage = a.cfg.Mode == AuthLocal || p.signed
 		}
@@ -843,6 +849,11 @@ func (s *Server) APIAccess(r *http.Request, workspace string, write bool) (strin
 		return "", errors.New("no access to this workspace: send Authorization: Bearer with the admin token or a share link's token")
 	case write && g.cap < CapEdit:
 		return "", errors.New("a view link cannot change the workspace")
+	}
+	if write {
+		if why := s.challenges.Locked(r.Context(), workspace); why != "" {
+			return "", errors.New(why)
+		}
 	}
 	return name, nil
 }

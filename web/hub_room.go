@@ -99,6 +99,9 @@ func (h *Hub) handle(r *room, ev store.Event) {
 		if ev.Field == reviewRequireKey { // the approvals required: the gate again
 			h.Publish(r.ws, Notice{EditorTool: -1, Review: true, cache: &renders{}})
 		}
+	case store.EventChallenge:
+		// A participant's score or their challenge's state: the bar of their copy's pages.
+		h.Publish(r.ws, Notice{EditorTool: -1, Challenge: true})
 	case store.EventResync, store.EventDeleted:
 		h.forgetProfile(r)
 		h.Publish(r.ws, Notice{Full: true, History: true})

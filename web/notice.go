@@ -43,6 +43,8 @@ type Notice struct {
 	Review bool
 	// Renamed asks the page to show the workspace's name again.
 	Renamed bool
+	// Challenge asks a participant's page to show its workshop bar again (challenge_join.go).
+	Challenge bool
 	// Full asks the page to re-render every region (it missed notices).
 	Full bool
 	// State is the workspace as the change left it, when the sender has it: pages render

@@ -192,6 +192,7 @@ func (s *Server) workspacePage(c echo.Context) error {
 	sel, _ := strconv.Atoi(c.QueryParam("tool"))
 	m := s.workspaceModel(c.Request().Context(), ws, st, sel, "")
 	m.Page.Title = ws.Name + " · Tool Workbench"
+	m.Challenge = s.challengeBar(c.Request().Context(), ws.ID)
 	return htmlPage(c, http.StatusOK, views.WorkspacePage(m))
 }
 

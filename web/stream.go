@@ -69,6 +69,10 @@ func (s *Server) stream(c echo.Context) error {
 	if s.startReview(sse, p, st, sg.Panel) != nil {
 		return nil
 	}
+	// A workshop copy's bar as it is now: the page may have missed a score or a freeze.
+	if s.patchBar(sse, id) != nil {
+		return nil
+	}
 	// A session ends at its expiry even if nobody signs out: the stream ends with it.
 	var expired <-chan time.Time
 	if !until.IsZero() {
@@ -113,6 +117,9 @@ func (s *Server) stream(c echo.Context) error {
 }
 
 func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Notice) error {
+	if n.Challenge {
+		return s.patchBar(sse, p.ws)
+	}
 	if n.History && p.showsHistory() {
 		html, err := n.cache.render(-1, func() (string, error) {
 			m, err := s.revisionsModel(sse.Context(), p.ws)
@@ -137,15 +144,7 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 		}
 	}
 	if n.Full {
-		ws, err := s.store.Get(sse.Context(), p.ws, p.who)
-		if err != nil {
-			return err
-		}
-		resetList(p)
-		if err := s.sendFull(sse, ws, p.selected()); err != nil {
-			return err
-		}
-		return s.costAfterFull(sse, p, p.costChoice(), ws)
+		return s.sendFullAgain(sse, p)
 	}
 	shared := n.Shared
 	if v := p.view(); v.own() && (n.State != nil || len(shared) > 0) {
@@ -208,6 +207,22 @@ func (s *Server) forward(sse *datastar.ServerSentEventGenerator, p *page, n Noti
 	}
 	// Replace, not morph (see patchEditor).
 	return sse.PatchElements(html, datastar.WithModeReplace())
+}
+
+// sendFullAgain re-renders every region of a page that missed notices, its workshop bar too.
+func (s *Server) sendFullAgain(sse *datastar.ServerSentEventGenerator, p *page) error {
+	ws, err := s.store.Get(sse.Context(), p.ws, p.who)
+	if err != nil {
+		return err
+	}
+	resetList(p)
+	if err := s.sendFull(sse, ws, p.selected()); err != nil {
+		return err
+	}
+	if err := s.patchBar(sse, p.ws); err != nil {
+		return err
+	}
+	return s.costAfterFull(sse, p, p.costChoice(), ws)
 }
 
 // noticeState is the workspace as a notice left it: the sender's, or read when it sent none.
