@@ -82,8 +82,19 @@ func (w *watchers) follow(s *Service, c *Challenge) {
 	}
 	ctx, cancel := context.WithCancel(w.base)
 	cw = &chWatch{ctx: ctx, cancel: cancel, id: c.ID, c: c, seats: map[string]*seat{}}
+	// Subscribed before anything else runs, so that a join or a deletion right after this
+	// call is never missed.
+	events, err := s.st.Subscribe(ctx, c.ID)
+	if err != nil {
+		cancel() // the next call that touches the challenge starts again
+		return
+	}
+	gone, err := s.st.Subscribe(ctx, c.Workspace)
+	if err != nil {
+		gone = nil
+	}
 	w.open[c.ID] = cw
-	go s.watchChallenge(cw, c.Workspace)
+	go s.watchChallenge(cw, events, gone)
 }
 
 // drop stops watching a challenge (deleted, or its events cannot be followed).
@@ -136,13 +147,8 @@ func (s *Service) seat(cw *chWatch, p store.Participant) {
 // watchChallenge follows a challenge's own events: participants who joined through another
 // process, and changes of state; and the teacher's workspace, whose deletion deletes the
 // challenge.
-func (s *Service) watchChallenge(cw *chWatch, teacher string) {
-	events, err := s.st.Subscribe(cw.ctx, cw.id)
-	if err != nil {
-		s.w.drop(cw) // the next call that touches the challenge starts again
-		return
-	}
-	if gone, err := s.st.Subscribe(cw.ctx, teacher); err == nil {
+func (s *Service) watchChallenge(cw *chWatch, events, gone <-chan store.Event) {
+	if gone != nil {
 		go func() {
 			for ev := range gone {
 				if ev.Kind == store.EventDeleted {
