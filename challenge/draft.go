@@ -91,7 +91,9 @@ func splitDraft(hidden []selection.Task) (live, final []selection.Task, err erro
 		case sp == "":
 			return nil, nil, invalid("hidden task %d is tagged neither \"live\" nor \"final\", while others are: tag every task, or none (then they alternate)", i+1)
 		}
-		t.Tags = slices.DeleteFunc(slices.Clone(t.Tags), func(tag string) bool { return Split(strings.ToLower(tag)) == Live || Split(strings.ToLower(tag)) == Final })
+		t.Tags = slices.DeleteFunc(slices.Clone(t.Tags), func(tag string) bool {
+			return Split(strings.ToLower(tag)) == Live || Split(strings.ToLower(tag)) == Final
+		})
 		if len(t.Tags) == 0 {
 			t.Tags = nil
 		}

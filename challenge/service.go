@@ -265,7 +265,7 @@ func (s *Service) Rejoin(ctx context.Context, c *Challenge, token string) (store
 	notFound := store.Errorf(store.NotFound, "rejoin", "this browser holds no copy of the challenge; join with a name")
 	link, err := s.st.ShareLink(ctx, token)
 	switch store.KindOf(err) {
-	case store.NotFound, store.Forbidden:
+	case store.NotFound, store.Forbidden, store.Invalid:
 		return store.Participant{}, notFound
 	}
 	if err != nil {
@@ -395,6 +395,3 @@ type HeatTask struct {
 	Expect string
 	Won    int // participants who win it (ambiguous wins count)
 }
-
-
-

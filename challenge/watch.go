@@ -30,7 +30,8 @@ type watchers struct {
 type chWatch struct {
 	ctx    context.Context
 	cancel context.CancelFunc
-	c      *Challenge
+	id     string
+	c      *Challenge // as last read (w.mu)
 	seats  map[string]*seat // by participant ID
 }
 
@@ -80,7 +81,7 @@ func (w *watchers) follow(s *Service, c *Challenge) {
 		return
 	}
 	ctx, cancel := context.WithCancel(w.base)
-	cw = &chWatch{ctx: ctx, cancel: cancel, c: c, seats: map[string]*seat{}}
+	cw = &chWatch{ctx: ctx, cancel: cancel, id: c.ID, c: c, seats: map[string]*seat{}}
 	w.open[c.ID] = cw
 	go s.watchChallenge(cw)
 }
@@ -125,7 +126,7 @@ func (s *Service) seat(cw *chWatch, p store.Participant) {
 // watchChallenge follows a challenge's own events: participants who joined through another
 // process, and changes of state.
 func (s *Service) watchChallenge(cw *chWatch) {
-	events, err := s.st.Subscribe(cw.ctx, cw.c.ID)
+	events, err := s.st.Subscribe(cw.ctx, cw.id)
 	if err != nil {
 		return // the next call that touches the challenge starts again
 	}
@@ -134,12 +135,12 @@ func (s *Service) watchChallenge(cw *chWatch) {
 		switch {
 		case ev.Kind == store.EventResync:
 			s.seatAll(cw)
-			_, _ = s.Get(cw.ctx, cw.c.ID)
+			_, _ = s.Get(cw.ctx, cw.id)
 		case ev.Kind != store.EventChallenge:
 		case ev.Field == "":
 			// A change of state: reading the challenge stops the watching when it is no
 			// longer open.
-			_, _ = s.Get(cw.ctx, cw.c.ID)
+			_, _ = s.Get(cw.ctx, cw.id)
 		case !s.seated(cw, ev.Field):
 			s.seatAll(cw)
 		}
@@ -155,7 +156,7 @@ func (s *Service) seated(cw *chWatch, participant string) bool {
 
 // seatAll seats every participant of the challenge not yet seated.
 func (s *Service) seatAll(cw *chWatch) {
-	ps, err := s.st.Participants(cw.ctx, cw.c.ID)
+	ps, err := s.st.Participants(cw.ctx, cw.id)
 	if err != nil {
 		return
 	}

@@ -287,6 +287,14 @@ func TestReviewsAcrossReplicas(t *testing.T) {
 	storetest.ReviewsAcross(t, w, func() store.Store { r = open(t); return r }, true)
 }
 
+// TestChallengesAcrossReplicas: a leaderboard on one replica hears of scores stored on another.
+func TestChallengesAcrossReplicas(t *testing.T) {
+	w, r := open(t), open(t)
+	defer w.Close()
+	defer r.Close()
+	storetest.ChallengesAcross(t, w, r)
+}
+
 // TestRoundTrip reads revisions back through a second store on the database, which has no cache.
 func TestRoundTrip(t *testing.T) {
 	w, r := open(t), open(t)

@@ -560,3 +560,35 @@ func testChallengeCascades(t *testing.T, s store.Store) {
 		t.Errorf("a former copy joining another challenge: %v", err)
 	}
 }
+
+// ChallengesAcross: a leaderboard served by one replica (r) hears of joins, scores and
+// changes of state made on another (w), and reads what they stored.
+func ChallengesAcross(t *testing.T, w, r store.Store) {
+	ctx := context.Background()
+	ws := newWorkspace(t, w, t0)
+	c := newChallenge(t, w, ws.ID, t0)
+	board := subscribe(t, r, c.ID)
+	p := join(t, w, c.ID, "Ada", t0)
+	expectEvents(t, "a join on the other replica", map[string]<-chan store.Event{c.ID: board},
+		map[string]store.Event{c.ID: {Workspace: c.ID, Kind: store.EventChallenge, Field: p.ID}})
+	copyEvents := subscribe(t, r, p.Workspace)
+	subs := map[string]<-chan store.Event{c.ID: board, p.Workspace: copyEvents}
+	if _, err := w.PutScore(ctx, store.ScoreUpdate{Challenge: c.ID, Participant: p.ID, Seq: 4, Score: json.RawMessage(`{"score": 3}`), Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	expectEvents(t, "a score on the other replica", subs, map[string]store.Event{c.ID: {Workspace: c.ID, Kind: store.EventChallenge, Field: p.ID},
+		p.Workspace: {Workspace: p.Workspace, Kind: store.EventChallenge, Field: p.ID}})
+	if _, err := w.SetChallengeState(ctx, c.ID, store.ChallengeFrozen, t0); err != nil {
+		t.Fatal(err)
+	}
+	expectEvents(t, "a freeze on the other replica", subs, map[string]store.Event{c.ID: {Workspace: c.ID, Kind: store.EventChallenge},
+		p.Workspace: {Workspace: p.Workspace, Kind: store.EventChallenge}})
+	got, err := r.Challenge(ctx, c.ID)
+	if err != nil || got.State != store.ChallengeFrozen || string(got.Settings) != string(settings) {
+		t.Errorf("the other replica reads the challenge as %+v, %v", got, err)
+	}
+	list, err := r.Participants(ctx, c.ID)
+	if err != nil || len(list) != 1 || list[0].Seq != 4 || string(list[0].Live) != `{"score": 3}` {
+		t.Errorf("the other replica reads the participants as %+v, %v", list, err)
+	}
+}

@@ -110,4 +110,19 @@ func UpgradeFromVersion1(t *testing.T, db *sql.DB, postgres bool, reopen func() 
 		t.Errorf("delete an upgraded workspace: %v", err)
 	}
 	checkHistory(t, s, ws2)
+	// The tables added since (reviews, challenges) take records for an upgraded workspace.
+	if _, err := s.AddComment(ctx, store.NewComment{Workspace: ws2, Anchor: store.Anchor{Tool: "t"}, Author: "ada", Body: "upgraded"}); err != nil {
+		t.Errorf("a comment on an upgraded workspace: %v", err)
+	}
+	c := newChallenge(t, s, ws2, t0)
+	p := join(t, s, c.ID, "Ada", t0)
+	if _, err := s.PutScore(ctx, store.ScoreUpdate{Challenge: c.ID, Participant: p.ID, Seq: 1, Score: json.RawMessage(`{}`)}); err != nil {
+		t.Errorf("a score in a challenge of an upgraded workspace: %v", err)
+	}
+	if err := s.DeleteWorkspace(ctx, ws2); err != nil {
+		t.Errorf("delete an upgraded workspace with a challenge: %v", err)
+	}
+	if _, err := s.ParticipantOf(ctx, p.Workspace); store.KindOf(err) != store.NotFound {
+		t.Errorf("the participant outlived the upgraded workspace's challenge: %v", err)
+	}
 }

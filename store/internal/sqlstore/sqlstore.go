@@ -3,7 +3,8 @@
 // databases (placeholders, row locks, error codes, notifications) in a Dialect.
 //
 // The methods live in one file per role of store.Store: workspaces.go (with meta.go),
-// edits.go, revisions.go and undo.go (History), tasks.go, runs.go, access.go and events.go.
+// edits.go, revisions.go and undo.go (History), tasks.go, runs.go, access.go, review.go,
+// challenge.go and events.go.
 // record.go is the one path every edit takes into history; snapshot.go stores listings
 // content-addressed; this file holds the DB and its transactions.
 package sqlstore
