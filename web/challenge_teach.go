@@ -313,7 +313,7 @@ func (s *Server) challengeResultsCSV(c echo.Context) error {
 }
 
 func (s *Server) challengeResultsJSON(c echo.Context) error {
-	return s.challengeExport(c, "json", echo.MIMEApplicationJSONCharsetUTF8, "results.json")
+	return s.challengeExport(c, "json", echo.MIMEApplicationJSON, "results.json")
 }
 
 func (s *Server) challengeExport(c echo.Context, format, mime, name string) error {
@@ -338,7 +338,7 @@ func (s *Server) challengeFile(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("encode challenge %s: %w", ch.ID, err)
 	}
-	return attachment(c, echo.MIMEApplicationJSONCharsetUTF8, "challenge-"+ch.Code+".json", b)
+	return attachment(c, echo.MIMEApplicationJSON, "challenge-"+ch.Code+".json", b)
 }
 
 // attachment answers a download. name is made of the server's own words and a join code
