@@ -33,6 +33,8 @@ func TestBrowserTeacherAndBoard(t *testing.T) {
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(base+"/w/"+ws),
 		chromedp.Click(chromedp.CSS("#share-menu > summary")),
+		// (Once the panel above the link has loaded: it moves the link down.)
+		chromedp.WaitVisible(chromedp.CSS("[data-testid=share-new-view]")),
 		chromedp.Click(chromedp.CSS("[data-testid=workshop-link]")),
 		chromedp.WaitVisible(chromedp.CSS("[data-testid=challenge-form]")),
 		chromedp.SetValue(chromedp.CSS("#ch-hidden"), hiddenLibrary),
@@ -40,7 +42,8 @@ func TestBrowserTeacherAndBoard(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS("[data-testid=join-code]")),
 	)
 	if err != nil {
-		t.Fatalf("from the share menu to the teacher's view: %v", err)
+		h, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + ' ' + (document.querySelector('.problem, main')?.textContent || '').slice(0, 400)`))
+		t.Fatalf("from the share menu to the teacher's view: %v\n%s", err, h)
 	}
 	loc, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
 	if err != nil || !strings.HasPrefix(loc, "/c/") {
