@@ -13,8 +13,12 @@ import (
 	"github.com/tool-workbench/workbench/store"
 )
 
-// Board returns the leaderboard of a challenge.
+// Board returns the leaderboard of a challenge. Callers at once share one read (flights).
 func (s *Service) Board(ctx context.Context, id string) (Board, error) {
+	return s.boards.board(ctx, id, func(ctx context.Context) (Board, error) { return s.readBoard(ctx, id) })
+}
+
+func (s *Service) readBoard(ctx context.Context, id string) (Board, error) {
 	c, ps, err := s.standing(ctx, id)
 	if err != nil {
 		return Board{}, err

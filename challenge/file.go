@@ -115,7 +115,7 @@ func jsonProblem(src []byte, err error) string {
 		if field == "" {
 			field = "the document"
 		}
-		return fmt.Sprintf("%s is a JSON %s at line %d, column %d; it must be a %s", field, te.Value, line, col, jsonKind(te.Type.String()))
+		return fmt.Sprintf("%s: a JSON %s at line %d, column %d where a %s belongs", field, te.Value, line, col, jsonKind(te.Type.String()))
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "broken JSON: the text ends before the object does"
 	}

@@ -70,7 +70,7 @@ func TestParseRefuses(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, src, want string }{
 		{"not JSON", "{", "broken JSON"},
-		{"a list", "[]", "is a JSON array"},
+		{"a list", "[]", "the document: a JSON array at line 1, column 2 where a JSON object belongs"},
 		{"unknown field", with(`"title"`, `"budjet": 3, "title"`), `unknown field "budjet"`},
 		{"newer version", with(`"version": 1`, `"version": 2`), "reads version 1"},
 		{"no tools", with(`"tools": ["weather_get", "news_search", "calendar_add"]`, `"tools": []`), "names no tools"},

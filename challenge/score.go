@@ -85,6 +85,9 @@ func Score(ctx context.Context, l *listing.Listing, f *File, split Split) (Resul
 		r.Verdicts[i] = vd
 	}
 	r.Penalties, r.PenaltyPoints = penalties(res, f.Penalties)
+	if r.Penalties == nil {
+		r.Penalties = []Penalty{} // a document lists none as [], as it lists some
+	}
 	r.OverBudget = r.Tokens > r.Budget
 	if r.Tasks > 0 && !r.OverBudget {
 		base := int(math.Round(100 * (float64(r.Clear) + float64(r.Ambiguous)/2) / float64(r.Tasks)))

@@ -39,6 +39,7 @@ type Service struct {
 	parsed parsedCache // settings read, by challenge ID
 	locks  lockCache   // who is whose copy, and the states of challenges
 	docs   docCache    // score documents decoded, for the leaderboards
+	boards flights     // leaderboard reads in progress, shared
 	w      watchers
 }
 

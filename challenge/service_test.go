@@ -407,3 +407,12 @@ func TestBoard(t *testing.T) {
 		t.Error("exported as xlsx")
 	}
 }
+
+func mustTasks(t testing.TB, src []byte) []selection.Task {
+	t.Helper()
+	tasks, err := selection.ParseTasks(src, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tasks
+}

@@ -31,7 +31,7 @@ type chWatch struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	id     string
-	c      *Challenge // as last read (w.mu)
+	c      *Challenge       // as last read (w.mu)
 	seats  map[string]*seat // by participant ID
 }
 

@@ -1,6 +1,7 @@
 package examples
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tool-workbench/workbench/lint/reference"
@@ -49,7 +50,12 @@ func judge(t *testing.T, ex Example) outcome {
 // TestDraftsImprove checks what the examples teach: each draft picks more tasks clearly and
 // draws fewer findings than the one before, and the last one gets every task right.
 func TestDraftsImprove(t *testing.T) {
-	exs := All()
+	var exs []Example
+	for _, ex := range All() {
+		if strings.HasPrefix(ex.ID, "library-") {
+			exs = append(exs, ex)
+		}
+	}
 	if len(exs) != 3 {
 		t.Fatalf("want 3 drafts, have %d", len(exs))
 	}
