@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/tool-workbench/workbench/challenge"
+	"github.com/tool-workbench/workbench/examples"
 )
 
 // hiddenLibrary are hidden tasks for the library examples: none repeats a practice task.
@@ -286,4 +287,22 @@ func isNumber(s string) bool {
 		}
 	}
 	return len(s) > 1 || s[0] != '-'
+}
+
+// TestChallengeFormOffersTheWorkshop: on the built-in workshop's starting listing the form
+// offers its hidden tasks, and they make a challenge as they are; elsewhere it does not.
+func TestChallengeFormOffersTheWorkshop(t *testing.T) {
+	s := newServer(t)
+	lib := getPage(t, s, "/w/"+openExample(t, s, "library-2-draft")+"/challenge")
+	if len(find(t, lib, "ch-example")) != 0 {
+		t.Errorf("the library example's form offers the workshop's hidden tasks")
+	}
+	id := openExample(t, s, examples.WorkshopID)
+	page := getPage(t, s, "/w/"+id+"/challenge")
+	one(t, page, "ch-example")
+	hidden := string(examples.TheWorkshop().Hidden)
+	if !strings.Contains(page, html.EscapeString(hidden)) {
+		t.Errorf("the form does not carry the workshop's hidden tasks for its button")
+	}
+	newChallenge(t, s, id, hidden)
 }
