@@ -30,26 +30,7 @@ func TestBrowserTeacherAndBoard(t *testing.T) {
 	wait := func(js string) chromedp.Action[chromedp.Void] {
 		return chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(10*time.Second))
 	}
-	err := chromedp.Do(ctx,
-		chromedp.Navigate(base+"/w/"+ws),
-		chromedp.Click(chromedp.CSS("#share-menu > summary")),
-		// (Once the panel above the link has loaded: it moves the link down.)
-		chromedp.WaitVisible(chromedp.CSS("[data-testid=share-new-view]")),
-		chromedp.Click(chromedp.CSS("[data-testid=workshop-link]")),
-		chromedp.WaitVisible(chromedp.CSS("[data-testid=challenge-form]")),
-		chromedp.SetValue(chromedp.CSS("#ch-hidden"), hiddenLibrary),
-		chromedp.Click(chromedp.CSS("[data-testid=ch-create]")),
-		chromedp.WaitVisible(chromedp.CSS("[data-testid=join-code]")),
-	)
-	if err != nil {
-		h, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + ' ' + (document.querySelector('.problem, main')?.textContent || '').slice(0, 400)`))
-		t.Fatalf("from the share menu to the teacher's view: %v\n%s", err, h)
-	}
-	loc, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
-	if err != nil || !strings.HasPrefix(loc, "/c/") {
-		t.Fatalf("after the form: %q %v", loc, err)
-	}
-	cid := strings.TrimPrefix(loc, "/c/")
+	cid := challengeInBrowser(t, ctx, base, ws)
 	bg := context.Background()
 	ch, err := svc.Get(bg, cid)
 	if err != nil {
@@ -108,6 +89,53 @@ func TestBrowserTeacherAndBoard(t *testing.T) {
 		t.Fatalf("the board after reveal: %v", err)
 	}
 	shots(t, ctx, dir, "board-final")
+}
+
+// challengeInBrowser goes from workspace ws's share menu to the workshop form, checks that the
+// starting tokens shown follow the rendering chosen, makes a challenge with hiddenLibrary, and
+// returns its ID.
+func challengeInBrowser(t *testing.T, ctx context.Context, base, ws string) string {
+	t.Helper()
+	wait := func(js string) chromedp.Action[chromedp.Void] {
+		return chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(10*time.Second))
+	}
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(base+"/w/"+ws),
+		chromedp.Click(chromedp.CSS("#share-menu > summary")),
+		// (Once the panel above the link has loaded: it moves the link down.)
+		chromedp.WaitVisible(chromedp.CSS("[data-testid=share-new-view]")),
+		chromedp.Click(chromedp.CSS("[data-testid=workshop-link]")),
+		chromedp.WaitVisible(chromedp.CSS("[data-testid=challenge-form]")),
+	)
+	if err != nil {
+		t.Fatalf("from the share menu to the form: %v", err)
+	}
+	shots(t, ctx, os.Getenv("WORKBENCH_SCREENSHOT_DIR"), "form")
+	// The starting tokens shown follow the tokenizer and rendering chosen.
+	const shown = `[...document.querySelectorAll('[data-testid=ch-start-tokens] span')].filter((e) => e.checkVisibility()).map((e) => e.textContent).join('|')`
+	first, err := chromedp.Run(ctx, chromedp.Evaluate[string](shown))
+	if err != nil || !strings.Contains(first, "The starting listing is") || strings.Contains(first, "|") {
+		t.Fatalf("starting tokens shown: %q %v", first, err)
+	}
+	err = chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('ch-render'); s.value = 'openai'; s.dispatchEvent(new Event('change')); })()`),
+		wait(shown+` !== `+fmt.Sprintf("%q", first)+` && !(`+shown+`).includes('|')`))
+	if err != nil {
+		t.Errorf("the starting tokens did not follow the rendering chosen: %v", err)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS("#ch-hidden"), hiddenLibrary),
+		chromedp.Click(chromedp.CSS("[data-testid=ch-create]")),
+		chromedp.WaitVisible(chromedp.CSS("[data-testid=join-code]")),
+	)
+	if err != nil {
+		h, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + ' ' + (document.querySelector('.problem, main')?.textContent || '').slice(0, 400)`))
+		t.Fatalf("from the share menu to the teacher's view: %v\n%s", err, h)
+	}
+	loc, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
+	if err != nil || !strings.HasPrefix(loc, "/c/") {
+		t.Fatalf("after the form: %q %v", loc, err)
+	}
+	return strings.TrimPrefix(loc, "/c/")
 }
 
 // shots checks at 1280 and 390 px that nothing sticks out sideways, and keeps a screenshot of
