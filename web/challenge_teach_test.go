@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 
@@ -305,4 +306,49 @@ func TestChallengeFormOffersTheWorkshop(t *testing.T) {
 		t.Errorf("the form does not carry the workshop's hidden tasks for its button")
 	}
 	newChallenge(t, s, id, hidden)
+}
+
+// FuzzChallengeForm posts the teacher's form with any field values: the answer is a new
+// challenge or the form again (never a server error), and the form again keeps the hidden
+// tasks and the title as typed.
+func FuzzChallengeForm(f *testing.F) {
+	f.Add("Library challenge", hiddenLibrary, "", "5", "60")
+	f.Add("", `[{"task": "x", "expect": "nope"}]`, "12", "-1", "0")
+	f.Add("<b>t</b>", `{"tasks": [`, "1e9", "", "99999999999999999999")
+	f.Add("t", `[{"task": "Books about volcanoes", "expect": null, "tags": ["final", "live"]}]`, "0", "100", "1")
+	s := newServer(f)
+	ws := openExample(f, s, "library-2-draft")
+	f.Fuzz(func(t *testing.T, title, hidden, budget, points, minutes string) {
+		v := challengeFields(hidden)
+		v.Set("title", title)
+		v.Set("budget", budget)
+		v.Set("points", points)
+		v.Set("minutes", minutes)
+		rec := challengePost(t, s, ws, v, nil)
+		switch rec.Code {
+		case http.StatusSeeOther:
+			return
+		case http.StatusBadRequest:
+		default:
+			t.Fatalf("status %d", rec.Code)
+		}
+		plain := func(s string) bool {
+			return utf8.ValidString(s) && !strings.ContainsAny(s, "\x00\r")
+		}
+		if !plain(hidden) || !plain(title) {
+			return // (the HTML parser reads NUL, CR and broken UTF-8 back differently)
+		}
+		page := rec.Body.String()
+		ta := one(t, page, "ch-hidden")
+		got := ""
+		if ta.FirstChild != nil {
+			got = ta.FirstChild.Data
+		}
+		if strings.TrimPrefix(got, "\n") != strings.TrimPrefix(hidden, "\n") {
+			t.Errorf("hidden tasks shown again as %q, want %q", got, hidden)
+		}
+		if got := attr(one(t, page, "ch-title"), "value"); got != title {
+			t.Errorf("title shown again as %q, want %q", got, title)
+		}
+	})
 }
