@@ -46,6 +46,7 @@ func credit(status string) (win, half bool) {
 const (
 	maxPenaltiesListed = 50
 	maxMessage         = 300
+	maxName            = 120
 )
 
 // Score scores a listing on one split of f's hidden tasks: the ranker on the split's tasks
@@ -70,7 +71,7 @@ func Score(ctx context.Context, l *listing.Listing, f *File, split Split) (Resul
 	for i, v := range res.Verdicts {
 		vd := Verdict{Task: i, Status: string(v.Status), Place: -1}
 		if v.Winner != nil && v.Winner.Score > 0 {
-			vd.Picked, vd.Place = v.Winner.Name, v.Winner.Tool
+			vd.Picked, vd.Place = clipTo(v.Winner.Name, maxName), v.Winner.Tool
 		}
 		if lost[i] != "" {
 			vd.Status = lost[i]
@@ -186,7 +187,7 @@ func penalties(res *analysis.Result, p Penalties) ([]Penalty, int) {
 		if place < 0 {
 			place = -1
 		}
-		out = append(out, Penalty{Rule: fd.Rule, Tool: clipTo(fd.Tool, 80), Place: place, Message: clipTo(fd.Message, maxMessage), Points: p.Points})
+		out = append(out, Penalty{Rule: fd.Rule, Tool: clipTo(fd.Tool, maxName), Place: place, Message: clipTo(fd.Message, maxMessage), Points: p.Points})
 	}
 	for _, fd := range res.Listing {
 		add(fd)

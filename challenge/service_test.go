@@ -416,3 +416,46 @@ func mustTasks(t testing.TB, src []byte) []selection.Task {
 	}
 	return tasks
 }
+
+func TestCellText(t *testing.T) {
+	for in, want := range map[string]string{
+		"=1+2": "'=1+2", "+x": "'+x", "-x": "'-x", "@SUM(A1)": "'@SUM(A1)", "\tx": "'\tx", "\rx": "'\rx",
+		"Ana": "Ana", "": "", "a=b": "a=b", "12": "12",
+	} {
+		if got := cellText(in); got != want {
+			t.Errorf("cellText(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+// TestParticipantSeesNoHiddenTask: what a participant's page and the projector are given (the
+// bar, the leaderboard) holds no hidden task's text, index or verdict, whatever the copy scores.
+func TestParticipantSeesNoHiddenTask(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	ws := r.join(t, c, "Ana").Participant.Workspace
+	r.rename(t, ws, 1, "lookup")
+	r.rescore(t, ws)
+	bar, _, err := r.s.BarFor(ctx, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := r.board(t, c.ID)
+	for _, v := range []any{bar, b} {
+		out, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range append(c.File.Live, c.File.Final...) {
+			for _, leak := range []string{task.Task, `"verdicts"`, `"picked"`, `"task"`} {
+				if strings.Contains(strings.ToLower(string(out)), strings.ToLower(leak)) {
+					t.Errorf("%T holds %q: %s", v, leak, out)
+				}
+			}
+		}
+	}
+	if bar.Score == nil || bar.Score.Tasks != 4 {
+		t.Errorf("the bar's score: %+v", bar.Score)
+	}
+}

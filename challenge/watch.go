@@ -83,7 +83,17 @@ func (w *watchers) follow(s *Service, c *Challenge) {
 	ctx, cancel := context.WithCancel(w.base)
 	cw = &chWatch{ctx: ctx, cancel: cancel, id: c.ID, c: c, seats: map[string]*seat{}}
 	w.open[c.ID] = cw
-	go s.watchChallenge(cw)
+	go s.watchChallenge(cw, c.Workspace)
+}
+
+// drop stops watching a challenge (deleted, or its events cannot be followed).
+func (w *watchers) drop(cw *chWatch) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	cw.cancel()
+	if w.open[cw.id] == cw {
+		delete(w.open, cw.id)
+	}
 }
 
 // joined seats a participant who has just joined, and scores their copy.
@@ -124,11 +134,22 @@ func (s *Service) seat(cw *chWatch, p store.Participant) {
 }
 
 // watchChallenge follows a challenge's own events: participants who joined through another
-// process, and changes of state.
-func (s *Service) watchChallenge(cw *chWatch) {
+// process, and changes of state; and the teacher's workspace, whose deletion deletes the
+// challenge.
+func (s *Service) watchChallenge(cw *chWatch, teacher string) {
 	events, err := s.st.Subscribe(cw.ctx, cw.id)
 	if err != nil {
-		return // the next call that touches the challenge starts again
+		s.w.drop(cw) // the next call that touches the challenge starts again
+		return
+	}
+	if gone, err := s.st.Subscribe(cw.ctx, teacher); err == nil {
+		go func() {
+			for ev := range gone {
+				if ev.Kind == store.EventDeleted {
+					s.w.drop(cw)
+				}
+			}
+		}()
 	}
 	s.seatAll(cw)
 	for ev := range events {

@@ -2,10 +2,14 @@ package challenge
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/store"
+	"github.com/tool-workbench/workbench/workspace"
 )
 
 // TestWatch: an edit of a participant's copy reaches the leaderboard through the watcher,
@@ -86,6 +90,79 @@ func TestWatchAfterRestart(t *testing.T) {
 		case <-events:
 		case <-ctx.Done():
 			t.Fatalf("the edit made while nobody watched was never scored: %s", board(b))
+		}
+	}
+}
+
+// TestWatchStopsOnDelete: deleting the teacher's workspace deletes the challenge, and its
+// watching stops.
+func TestWatchStopsOnDelete(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	r.join(t, c, "Ana")
+	if n := r.watching(); n != 1 {
+		t.Fatalf("%d challenges watched; want 1", n)
+	}
+	if err := r.st.DeleteWorkspace(ctx, r.teacher); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; r.watching() != 0; i++ {
+		if i == 3000 {
+			t.Fatal("the deleted challenge is still watched")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (r *rig) watching() int {
+	r.s.w.mu.Lock()
+	defer r.s.w.mu.Unlock()
+	return len(r.s.w.open)
+}
+
+// TestWatchCoalesces: a burst of edits is scored in order, the newest last, never an older
+// copy after a newer one.
+func TestWatchCoalesces(t *testing.T) {
+	r := newRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	log := &scoreLog{Store: r.st, stored: map[string][]stamp{}}
+	r.s.Close()
+	s := New(log, r.ws, Options{Now: r.clock.now, MaxScoresPerSecond: 5})
+	defer s.Close()
+	j, err := s.Join(ctx, c, "Ana")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last int64
+	for k := range 30 {
+		e := workspace.Edit{Ops: []listing.Op{{Kind: listing.OpSet, Path: "/tools/0/description",
+			Value: listing.NewString("Get the weather" + strings.Repeat(" and more", k+1))}}}
+		ch, err := r.ws.Apply(ctx, j.Participant.Workspace, e, workspace.Author{Name: "Ana"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = int64(ch.After.Version)
+	}
+	for {
+		log.mu.Lock()
+		st := slices.Clone(log.stored[j.Participant.ID])
+		log.mu.Unlock()
+		if len(st) > 0 && st[len(st)-1].seq == last {
+			for i := 1; i < len(st); i++ {
+				if st[i].seq <= st[i-1].seq {
+					t.Errorf("scored seq %d after %d", st[i].seq, st[i-1].seq)
+				}
+			}
+			t.Logf("30 edits, %d scores stored", len(st))
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the last edit (seq %d) was never scored: %v", last, st)
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }
