@@ -352,3 +352,37 @@ func FuzzChallengeForm(f *testing.F) {
 		}
 	})
 }
+
+// TestChallengeFormUpload: an uploaded task file stands for the text box; refused, it comes
+// back in the text box, so the teacher can mend it there.
+func TestChallengeFormUpload(t *testing.T) {
+	s := newServer(t)
+	ws := openExample(t, s, "library-2-draft")
+	upload := func(file string) *httptest.ResponseRecorder {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		for k, vs := range challengeFields("") {
+			_ = mw.WriteField(k, vs[0])
+		}
+		fw, err := mw.CreateFormFile("hiddenfile", "hidden.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = fw.Write([]byte(file))
+		_ = mw.Close()
+		req := httptest.NewRequest(http.MethodPost, "/w/"+ws+"/challenge", &body)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		return do(t, s, req)
+	}
+	bad := `[{"task": "Find the atlas by id", "expect": "atlas_get"}]`
+	rec := upload(bad)
+	if rec.Code != http.StatusBadRequest {
+		t.Fatalf("a refused upload: %d", rec.Code)
+	}
+	if ta := one(t, rec.Body.String(), "ch-hidden"); ta.FirstChild == nil || ta.FirstChild.Data != bad {
+		t.Errorf("the refused upload is not in the text box")
+	}
+	if rec := upload(hiddenLibrary); rec.Code != http.StatusSeeOther {
+		t.Errorf("a good upload: %d %s", rec.Code, rec.Body.String())
+	}
+}
