@@ -8,10 +8,13 @@ package web
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
+	"io"
 	"net/http"
 	"slices"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	"github.com/starfederation/datastar-go/datastar"
 
@@ -146,16 +149,16 @@ func (s *Server) leaderboardStream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.challengeStream(c, ch.ID, func(sse *datastar.ServerSentEventGenerator) error {
+	return s.challengeStream(c, ch.ID, func(sse *datastar.ServerSentEventGenerator, sent regions) error {
 		b, err := s.challenges.Board(sse.Context(), ch.ID)
 		if err != nil {
 			return err
 		}
 		p := s.boardPage(c, ch, b)
-		if err := sse.PatchElementTempl(views.BoardHead(p)); err != nil {
+		if err := sent.patch(sse, "board-head", views.BoardHead(p)); err != nil {
 			return err
 		}
-		return sse.PatchElementTempl(views.BoardRows(p.Board))
+		return sent.patch(sse, "board-rows", views.BoardRows(p.Board))
 	})
 }
 
@@ -165,27 +168,44 @@ func (s *Server) teacherStream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.challengeStream(c, ch.ID, func(sse *datastar.ServerSentEventGenerator) error {
+	return s.challengeStream(c, ch.ID, func(sse *datastar.ServerSentEventGenerator, sent regions) error {
 		m, err := s.teacherModels(sse.Context(), ch.ID)
 		if err != nil {
 			return err
 		}
-		if err := sse.PatchElementTempl(views.ChallengeState(m.state)); err != nil {
+		if err := sent.patch(sse, "ch-state", views.ChallengeState(m.state)); err != nil {
 			return err
 		}
-		if err := sse.PatchElementTempl(views.BoardRows(m.board)); err != nil {
+		if err := sent.patch(sse, "board-rows", views.BoardRows(m.board)); err != nil {
 			return err
 		}
-		return sse.PatchElementTempl(views.HeatRegion(m.heat))
+		return sent.patch(sse, "heat-map", views.HeatRegion(m.heat))
 	})
+}
+
+// regions are the hashes of the regions a stream last sent, by element ID: a region is sent
+// again only when its HTML differs (a score event of one participant leaves the heat map and
+// most rows as they were).
+type regions map[string]uint64
+
+// patch sends a region unless the page has it already.
+func (r regions) patch(sse *datastar.ServerSentEventGenerator, id string, c templ.Component) error {
+	html := render(sse.Context(), c)
+	h := fnv.New64a()
+	_, _ = io.WriteString(h, html)
+	if sum := h.Sum64(); r[id] != sum {
+		r[id] = sum
+		return sse.PatchElements(html)
+	}
+	return nil
 }
 
 // challengeStream runs a challenge page's stream: it subscribes to the challenge's events,
 // sends the page's regions at once (a change between the page's render and the subscription
 // is in them), then again after events, at most once per boardGap: a lone event is rendered
-// at once, a burst once. The heartbeat sends them again too, which keeps "2 min ago" true and
-// idle proxies from closing the stream.
-func (s *Server) challengeStream(c echo.Context, id string, send func(*datastar.ServerSentEventGenerator) error) error {
+// at once, a burst once. The heartbeat renders them too, which keeps "2 min ago" true, and
+// sends a comment, which keeps idle proxies from closing the stream.
+func (s *Server) challengeStream(c echo.Context, id string, send func(*datastar.ServerSentEventGenerator, regions) error) error {
 	ctx, cancel := context.WithCancel(c.Request().Context())
 	defer cancel()
 	events, err := s.db.Subscribe(ctx, id)
@@ -195,9 +215,10 @@ func (s *Server) challengeStream(c echo.Context, id string, send func(*datastar.
 	cred, until := streamAccess(c)
 	hf := &heldFlusher{ResponseWriter: c.Response().Writer}
 	sse := newSSEOn(hf, c.Request())
+	sent := regions{}
 	flush := func() bool {
 		hf.hold = true
-		err := send(sse)
+		err := send(sse, sent)
 		hf.hold = false
 		if err != nil {
 			s.log.Warn("challenge stream: render", "challenge", id, "err", err)
@@ -249,7 +270,11 @@ func (s *Server) challengeStream(c echo.Context, id string, send func(*datastar.
 				return nil // signed out on another replica
 			}
 			if waiting != nil {
-				continue // a render is due, which is traffic enough
+				continue // a render is due
+			}
+			// Written past the generator, as the workspace stream does (stream.go).
+			if _, err := io.WriteString(hf.ResponseWriter, ": keep-alive\n\n"); err != nil {
+				return nil
 			}
 		}
 		if !flush() {

@@ -8,8 +8,12 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
+
+	"github.com/tool-workbench/workbench/challenge"
+	"github.com/tool-workbench/workbench/store"
 )
 
 // hiddenBooks are hidden tasks for the auth rig's one-tool listing (books_search); each text
@@ -221,4 +225,50 @@ func boardScore(t *testing.T, s *Server, cid string) string {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// TestBoardStreamCoalescesABurst: a burst of score events (a room typing) reaches an open
+// leaderboard as far fewer renders than events, and the last score is in the last one.
+func TestBoardStreamCoalescesABurst(t *testing.T) {
+	s := newServer(t)
+	id := openExample(t, s, "library-2-draft")
+	cid := newChallenge(t, s, id, hiddenLibrary)
+	ctx := context.Background()
+	ch, err := s.challenges.Get(ctx, cid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := s.challenges.Join(ctx, ch, "Ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	st := dialURL(t, ts.URL+"/board/"+cid+"/stream", nil)
+	st.next(t, "the board's first patch", func(e event) bool { _, ok := patchOf(e, "board-rows"); return ok })
+	const burst = 200
+	for i := 1; i <= burst; i++ {
+		doc, _ := json.Marshal(challenge.Result{Split: challenge.Live, Score: i % 100, Tasks: 2, Tokens: 700, Budget: 940})
+		if i == burst {
+			doc, _ = json.Marshal(challenge.Result{Split: challenge.Live, Score: 4321, Tasks: 2, Tokens: 700, Budget: 940})
+		}
+		_, err := s.db.PutScore(ctx, store.ScoreUpdate{Challenge: cid, Participant: j.Participant.ID, Seq: int64(1000 + i), Score: doc, Now: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.next(t, "the burst's last score", func(e event) bool {
+		el, ok := patchOf(e, "board-rows")
+		return ok && strings.Contains(el, ">4321<")
+	})
+	renders := 0
+	for _, e := range st.seen {
+		if _, ok := patchOf(e, "board-rows"); ok {
+			renders++
+		}
+	}
+	if renders > burst/5 {
+		t.Errorf("%d score events made %d renders of the leaderboard: a burst should be rendered a few times, not once per event", burst, renders)
+	}
+	t.Logf("%d events, %d renders", burst, renders)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tool-workbench/workbench/challenge"
 	"github.com/tool-workbench/workbench/cost"
+	"github.com/tool-workbench/workbench/examples"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/store"
 	"github.com/tool-workbench/workbench/views"
@@ -88,16 +89,10 @@ func (s *Server) startTokens(ctx context.Context, l *listing.Listing) ([]views.S
 				return nil, fmt.Errorf("count the starting listing: %w", err)
 			}
 			n := rep.Total.Tokens
-			out = append(out, views.StartTokens{Tokenizer: tok, Rendering: r, Tokens: n, Default: defaultBudget(n)})
+			out = append(out, views.StartTokens{Tokenizer: tok, Rendering: r, Tokens: n, Default: challenge.DefaultBudget(n)})
 		}
 	}
 	return out, nil
-}
-
-// defaultBudget is the budget the service sets when the form leaves it blank (challenge.Draft).
-func defaultBudget(tokens int) int {
-	b := tokens + (tokens+3)/4
-	return (b + 9) / 10 * 10
 }
 
 // challengeCreate makes a challenge from the form and opens the teacher's view. A refusal
@@ -313,7 +308,7 @@ func (s *Server) challengeResultsCSV(c echo.Context) error {
 }
 
 func (s *Server) challengeResultsJSON(c echo.Context) error {
-	return s.challengeExport(c, "json", echo.MIMEApplicationJSONCharsetUTF8, "results.json")
+	return s.challengeExport(c, "json", echo.MIMEApplicationJSON, "results.json")
 }
 
 func (s *Server) challengeExport(c echo.Context, format, mime, name string) error {
@@ -338,7 +333,7 @@ func (s *Server) challengeFile(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("encode challenge %s: %w", ch.ID, err)
 	}
-	return attachment(c, echo.MIMEApplicationJSONCharsetUTF8, "challenge-"+ch.Code+".json", b)
+	return attachment(c, echo.MIMEApplicationJSON, "challenge-"+ch.Code+".json", b)
 }
 
 // attachment answers a download. name is made of the server's own words and a join code
@@ -350,8 +345,13 @@ func attachment(c echo.Context, mime, name string, b []byte) error {
 	return c.Blob(http.StatusOK, mime, b)
 }
 
-// exampleHidden is the built-in workshop example's hidden task file when ws was opened from
-// that example ("" otherwise).
+// exampleHidden is the built-in workshop's hidden task file when ws holds its starting
+// listing's tools (by name, in order: what the hidden tasks name), "" otherwise.
 func exampleHidden(ws Workspace) string {
-	return ""
+	w := examples.TheWorkshop()
+	start, err := listing.Parse(w.Start, listing.Options{Name: examples.WorkshopID})
+	if err != nil || !slices.Equal(ws.Listing.Names(), start.Names()) {
+		return ""
+	}
+	return string(w.Hidden)
 }

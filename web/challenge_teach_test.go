@@ -10,10 +10,12 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 
 	"github.com/tool-workbench/workbench/challenge"
+	"github.com/tool-workbench/workbench/examples"
 )
 
 // hiddenLibrary are hidden tasks for the library examples: none repeats a practice task.
@@ -286,4 +288,101 @@ func isNumber(s string) bool {
 		}
 	}
 	return len(s) > 1 || s[0] != '-'
+}
+
+// TestChallengeFormOffersTheWorkshop: on the built-in workshop's starting listing the form
+// offers its hidden tasks, and they make a challenge as they are; elsewhere it does not.
+func TestChallengeFormOffersTheWorkshop(t *testing.T) {
+	s := newServer(t)
+	lib := getPage(t, s, "/w/"+openExample(t, s, "library-2-draft")+"/challenge")
+	if len(find(t, lib, "ch-example")) != 0 {
+		t.Errorf("the library example's form offers the workshop's hidden tasks")
+	}
+	id := openExample(t, s, examples.WorkshopID)
+	page := getPage(t, s, "/w/"+id+"/challenge")
+	one(t, page, "ch-example")
+	hidden := string(examples.TheWorkshop().Hidden)
+	if !strings.Contains(page, html.EscapeString(hidden)) {
+		t.Errorf("the form does not carry the workshop's hidden tasks for its button")
+	}
+	newChallenge(t, s, id, hidden)
+}
+
+// FuzzChallengeForm posts the teacher's form with any field values: the answer is a new
+// challenge or the form again (never a server error), and the form again keeps the hidden
+// tasks and the title as typed.
+func FuzzChallengeForm(f *testing.F) {
+	f.Add("Library challenge", hiddenLibrary, "", "5", "60")
+	f.Add("", `[{"task": "x", "expect": "nope"}]`, "12", "-1", "0")
+	f.Add("<b>t</b>", `{"tasks": [`, "1e9", "", "99999999999999999999")
+	f.Add("t", `[{"task": "Books about volcanoes", "expect": null, "tags": ["final", "live"]}]`, "0", "100", "1")
+	s := newServer(f)
+	ws := openExample(f, s, "library-2-draft")
+	f.Fuzz(func(t *testing.T, title, hidden, budget, points, minutes string) {
+		v := challengeFields(hidden)
+		v.Set("title", title)
+		v.Set("budget", budget)
+		v.Set("points", points)
+		v.Set("minutes", minutes)
+		rec := challengePost(t, s, ws, v, nil)
+		switch rec.Code {
+		case http.StatusSeeOther:
+			return
+		case http.StatusBadRequest:
+		default:
+			t.Fatalf("status %d", rec.Code)
+		}
+		plain := func(s string) bool {
+			return utf8.ValidString(s) && !strings.ContainsAny(s, "\x00\r")
+		}
+		if !plain(hidden) || !plain(title) {
+			return // (the HTML parser reads NUL, CR and broken UTF-8 back differently)
+		}
+		page := rec.Body.String()
+		ta := one(t, page, "ch-hidden")
+		got := ""
+		if ta.FirstChild != nil {
+			got = ta.FirstChild.Data
+		}
+		if strings.TrimPrefix(got, "\n") != strings.TrimPrefix(hidden, "\n") {
+			t.Errorf("hidden tasks shown again as %q, want %q", got, hidden)
+		}
+		if got := attr(one(t, page, "ch-title"), "value"); got != title {
+			t.Errorf("title shown again as %q, want %q", got, title)
+		}
+	})
+}
+
+// TestChallengeFormUpload: an uploaded task file stands for the text box; refused, it comes
+// back in the text box, so the teacher can mend it there.
+func TestChallengeFormUpload(t *testing.T) {
+	s := newServer(t)
+	ws := openExample(t, s, "library-2-draft")
+	upload := func(file string) *httptest.ResponseRecorder {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		for k, vs := range challengeFields("") {
+			_ = mw.WriteField(k, vs[0])
+		}
+		fw, err := mw.CreateFormFile("hiddenfile", "hidden.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = fw.Write([]byte(file))
+		_ = mw.Close()
+		req := httptest.NewRequest(http.MethodPost, "/w/"+ws+"/challenge", &body)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		return do(t, s, req)
+	}
+	bad := `[{"task": "Find the atlas by id", "expect": "atlas_get"}]`
+	rec := upload(bad)
+	if rec.Code != http.StatusBadRequest {
+		t.Fatalf("a refused upload: %d", rec.Code)
+	}
+	if ta := one(t, rec.Body.String(), "ch-hidden"); ta.FirstChild == nil || ta.FirstChild.Data != bad {
+		t.Errorf("the refused upload is not in the text box")
+	}
+	if rec := upload(hiddenLibrary); rec.Code != http.StatusSeeOther {
+		t.Errorf("a good upload: %d %s", rec.Code, rec.Body.String())
+	}
 }
