@@ -25,8 +25,6 @@ import (
 	"github.com/tool-workbench/workbench/views"
 )
 
-// notBuilt answers the join routes until they are built (challenge_join.go).
-func notBuilt() error { return fail(NotFound, "workshop challenges are not built yet") }
 
 // Defaults of the teacher's form.
 const (

@@ -22,6 +22,13 @@ import (
 // headless Chromium, or skips.
 func browser(t testing.TB, configure ...func(*Config)) (context.Context, string) {
 	t.Helper()
+	return browserWrapped(t, nil, configure...)
+}
+
+// browserWrapped is browser with the server's handler wrapped (nil: as it is): a test that
+// collects what the server sends puts its recorder there.
+func browserWrapped(t testing.TB, wrap func(http.Handler) http.Handler, configure ...func(*Config)) (context.Context, string) {
+	t.Helper()
 	js := os.Getenv("WORKBENCH_DATASTAR_JS")
 	if js == "" {
 		t.Skip("skipped: set WORKBENCH_DATASTAR_JS to a Datastar v1.0.2 client file to run the browser test")
@@ -46,7 +53,11 @@ func browser(t testing.TB, configure ...func(*Config)) (context.Context, string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(s.Handler())
+	h := s.Handler()
+	if wrap != nil {
+		h = wrap(h)
+	}
+	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(chrome), chromedp.Headless,
 		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,

@@ -3,7 +3,9 @@ package web
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,11 +13,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/tool-workbench/workbench/challenge"
 	"github.com/tool-workbench/workbench/examples"
+	"github.com/tool-workbench/workbench/selection"
 )
 
 // TestBrowserWorkshop is the issue's judge: on a token-mode server, a teacher signs in, opens
@@ -38,7 +42,11 @@ func TestBrowserWorkshop(t *testing.T) {
 	}
 	agent := func(ctx context.Context, name string) {
 		t.Helper()
-		if err := chromedp.Run(ctx, emulation.SetUserAgentOverride("workbench-test/"+name)); err != nil {
+		err := chromedp.Do(ctx, chromedp.Action[chromedp.Void](func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+			_, err := cdp.Call(ctx, tg, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: "workbench-test/" + name})
+			return chromedp.Void{}, err
+		}))
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -182,16 +190,21 @@ func typeDescriptions(ctx context.Context, answer []byte) error {
 			Description string `json:"description"`
 		} `json:"tools"`
 	}
-	if err := jsonUnmarshal(answer, &tools); err != nil {
+	if err := json.Unmarshal(answer, &tools); err != nil {
 		return err
 	}
 	for i, tool := range tools.Tools {
-		err := chromedp.Do(ctx,
-			chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-testid=tool-row][data-tool="%d"]`, i))),
+		ver, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('history').dataset.version`))
+		if err != nil {
+			return err
+		}
+		err = chromedp.Do(ctx,
+			chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-testid=pick-%d]`, i))),
 			poll(fmt.Sprintf(`document.querySelector('[data-testid=editor-form]')?.dataset.tool === '%d'`, i)),
 			chromedp.SetValue(chromedp.CSS("#f-desc"), tool.Description),
 			chromedp.Evaluate[chromedp.Void](`document.getElementById('f-desc').dispatchEvent(new Event('input', {bubbles: true}))`),
-			poll(fmt.Sprintf(`document.querySelector('[data-testid=tool-row][data-tool="%d"]') && true`, i)),
+			// Saved: the history's version moved on.
+			poll(fmt.Sprintf(`document.getElementById('history').dataset.version !== %q`, ver)),
 		)
 		if err != nil {
 			return fmt.Errorf("tool %d: %w", i, err)
@@ -209,7 +222,7 @@ func checkTraffic(t *testing.T, rec *trafficByAgent, names []string) {
 		t.Fatal(err)
 	}
 	var hidden []string
-	for _, task := range append(append([]selectionTask(nil), f.Live...), f.Final...) {
+	for _, task := range append(append([]selection.Task(nil), f.Live...), f.Final...) {
 		hidden = append(hidden, task.Task)
 	}
 	rec.mu.Lock()
@@ -220,7 +233,7 @@ func checkTraffic(t *testing.T, rec *trafficByAgent, names []string) {
 			t.Fatalf("%s's traffic was not collected (%d bytes)", name, got.Len())
 		}
 		for _, h := range hidden {
-			if bytes.Contains(got.Bytes(), []byte(h)) || bytes.Contains(got.Bytes(), []byte(htmlEscape(h))) {
+			if bytes.Contains(got.Bytes(), []byte(h)) || bytes.Contains(got.Bytes(), []byte(html.EscapeString(h))) {
 				t.Errorf("%s's browser received the hidden task %q", name, h)
 			}
 		}
@@ -228,7 +241,7 @@ func checkTraffic(t *testing.T, rec *trafficByAgent, names []string) {
 	}
 	found := 0
 	for _, h := range hidden {
-		if b := rec.bodies["workbench-test/teacher"]; b != nil && (bytes.Contains(b.Bytes(), []byte(h)) || bytes.Contains(b.Bytes(), []byte(htmlEscape(h)))) {
+		if b := rec.bodies["workbench-test/teacher"]; b != nil && (bytes.Contains(b.Bytes(), []byte(h)) || bytes.Contains(b.Bytes(), []byte(html.EscapeString(h)))) {
 			found++
 		}
 	}
