@@ -25,7 +25,6 @@ import (
 	"github.com/tool-workbench/workbench/views"
 )
 
-
 // Defaults of the teacher's form.
 const (
 	defaultChallengeMinutes = 60
