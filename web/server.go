@@ -229,6 +229,10 @@ func (s *Server) Handler() http.Handler {
 	})
 }
 
+// Close stops the server's background work that outlives requests: the challenges' watchers
+// (their scores are stored; the next server starts watching again when asked).
+func (s *Server) Close() { s.challenges.Close() }
+
 // Hub returns the live hub (tests count pages with it).
 func (s *Server) Hub() *Hub { return s.hub }
 
