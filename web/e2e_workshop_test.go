@@ -140,10 +140,10 @@ func TestBrowserWorkshop(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Ben's edit: %v", err)
 	}
-	if err := chromedp.Do(projector, poll(fmt.Sprintf(`(() => {
+	if err := chromedp.Do(projector, poll(`(() => {
 			const rows = [...document.querySelectorAll('[data-testid=board-row]')];
 			return rows.length === 3 && rows[0].querySelector('[data-testid=board-name]').textContent === 'Ada';
-		})()`))); err != nil {
+		})()`)); err != nil {
 		t.Errorf("the leaderboard did not move Ada to the top: %v (scores before %v)", err, before)
 	}
 	if after := scoreOf("Ada"); after == before["Ada"] {
