@@ -117,6 +117,8 @@ type access struct {
 	cfg    AuthConfig
 	log    *slog.Logger
 	logins *loginLimiter // wrong secrets per client: sign-in tokens, bearer tokens, share links
+	joins  *loginLimiter // new seats in workshops per client (joinChallenge)
+	codes  *loginLimiter // unknown join codes per client (challengeOfCode)
 }
 
 func newAccess(cfg AuthConfig, log *slog.Logger) (*access, error) {
@@ -154,7 +156,8 @@ func newAccess(cfg AuthConfig, log *slog.Logger) (*access, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &access{cfg: cfg, log: log, logins: newLoginLimiter()}, nil
+	return &access{cfg: cfg, log: log, logins: newLoginLimiter(),
+		joins: newClientLimiter(joinBurst, joinRefill), codes: newClientLimiter(codeBurst, codeRefill)}, nil
 }
 
 // principal is who a request comes from.

@@ -149,6 +149,18 @@ func (s *Server) leaderboardStream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	key := loginKey(c.Request())
+	switch s.boards.take(key, ch.ID) {
+	case "client":
+		s.log.Warn("leaderboard stream refused: too many from one address", "challenge", ch.ID)
+		return failf(RateLimited, "%d leaderboard pages are open from your address, which is as many as one "+
+			"address may keep live: close one of them and reload this one", boardStreamsPerClient)
+	case "challenge":
+		s.log.Warn("leaderboard stream refused: too many open", "challenge", ch.ID)
+		return failf(RateLimited, "%d leaderboard pages of this workshop are open, which is as many as the "+
+			"server keeps live: watch the projector, or close a page and reload this one", s.boards.perChallenge)
+	}
+	defer s.boards.release(key, ch.ID)
 	return s.challengeStream(c, ch.ID, func(sse *datastar.ServerSentEventGenerator, sent regions) error {
 		b, err := s.challenges.Board(sse.Context(), ch.ID)
 		if err != nil {

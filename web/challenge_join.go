@@ -26,6 +26,18 @@ import (
 	"github.com/tool-workbench/workbench/workspace"
 )
 
+// Joins per client: a burst for a room behind one NAT, then one a minute, so that one
+// anonymous client holding the projector's code cannot take every seat. Only a new seat
+// spends (a browser that gets its copy back does not). Wrong join codes spend from a bucket of
+// their own (challengeOfCode), never from the sign-in bucket: a room's typos must not lock its
+// teacher out of /login.
+const (
+	joinBurst  = 60
+	joinRefill = time.Minute
+	codeBurst  = 30
+	codeRefill = 2 * time.Second
+)
+
 // cookieJoin + a challenge ID holds the share-link token of this browser's copy.
 const cookieJoin = "wb_join_"
 
@@ -90,15 +102,18 @@ func normalCode(typed string) (string, bool) {
 }
 
 // challengeOfCode looks up the challenge of the path's code. Every code that names no
-// challenge spends from the client's bucket of wrong secrets (the one unknown share links and
-// wrong sign-ins spend from), and an empty bucket answers 429: codes are short, so this is
-// what keeps them from being enumerated. A nil challenge with a nil error means the answer
-// (the code form with its problem) was written.
+// challenge spends from the client's bucket of unknown codes (codeBurst, then one every
+// codeRefill; not the sign-in bucket, so a room's typos never lock out its teacher's sign-in),
+// and an empty bucket answers 429 to every code from that client, the right one too: codes
+// are short, and a right code served while wrong ones are refused would tell a guesser it has
+// found one. The burst is wide enough that a room's typos never empty it; only a guesser does.
+// A nil challenge with a nil error means the answer (the code form with its problem) was
+// written.
 func (s *Server) challengeOfCode(c echo.Context) (*challenge.Challenge, error) {
 	a := s.auth
 	r := c.Request()
 	now := a.cfg.Now()
-	res, wait := a.logins.reserve(loginKey(r), now)
+	res, wait := a.codes.reserve(loginKey(r), now)
 	if res == nil {
 		client, _ := clientAddr(r)
 		a.log.Warn("join code throttled: too many unknown codes", "client", client.String(), "retry after", wait.Round(time.Second))
@@ -217,7 +232,20 @@ func (s *Server) joinChallenge(c echo.Context) error {
 		m.Problem = problem
 		return htmlPage(c, http.StatusBadRequest, views.JoinNamePage(s.titled(ch.Title+" · Join"), m))
 	}
+	now := s.auth.cfg.Now()
+	seat, wait := s.auth.joins.reserve(loginKey(r), now)
+	if seat == nil {
+		client, _ := clientAddr(r)
+		s.log.Warn("join throttled: too many joins from one address", "challenge", ch.ID, "client", client.String())
+		c.Response().Header().Set("Retry-After", retryAfter(wait))
+		return failf(RateLimited, "%d people have joined from your address in a short time, which is as many as one "+
+			"address may: wait %s seconds and join again, or ask your teacher (if you have joined before, open "+
+			"the join link in the browser you joined with: it brings your copy back)", joinBurst, retryAfter(wait))
+	}
 	j, err := s.challenges.Join(r.Context(), ch, name)
+	if err != nil {
+		seat.CancelAt(now) // no seat was taken
+	}
 	if inv := (*challenge.Invalid)(nil); errors.As(err, &inv) {
 		m.Problem = inv.Msg
 		return htmlPage(c, http.StatusConflict, views.JoinNamePage(s.titled(ch.Title+" · Join"), m))

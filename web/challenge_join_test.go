@@ -274,7 +274,7 @@ func TestJoinBadCodeIsThrottled(t *testing.T) {
 		wrong = "YYYYYY"
 	}
 	var last *httptest.ResponseRecorder
-	for i := 0; i < loginBurst; i++ {
+	for i := 0; i < codeBurst; i++ {
 		last = b.get(t, "/join/"+wrong)
 		if last.Code != http.StatusNotFound || !strings.Contains(last.Body.String(), "No workshop has this code") {
 			t.Fatalf("wrong code %d: %d", i, last.Code)
@@ -292,7 +292,7 @@ func TestJoinBadCodeIsThrottled(t *testing.T) {
 	// Another address is not locked out, and a right code spends nothing.
 	c := w.visitor()
 	c.remote = "198.51.100.9:4000"
-	for i := 0; i < loginBurst+2; i++ {
+	for i := 0; i < codeBurst+2; i++ {
 		if rec := c.get(t, "/join/"+w.ch.Code); rec.Code != http.StatusOK {
 			t.Fatalf("right code %d from another address: %d", i, rec.Code)
 		}

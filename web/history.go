@@ -440,6 +440,9 @@ func (s *Server) historyName(c echo.Context) error {
 
 // fork copies the workspace (history and tasks) into a new one and opens it.
 func (s *Server) fork(c echo.Context) error {
+	if err := s.teacherOnly(c); err != nil {
+		return err
+	}
 	id := c.Param("id")
 	who := s.who(c)
 	src, err := s.db.Workspace(c.Request().Context(), id)

@@ -35,9 +35,13 @@ const (
 
 // loginLimiter is a token bucket (golang.org/x/time/rate) per client. Only wrong secrets
 // spend from it: an attempt that succeeds, or a form refused for another reason, is refunded.
+// The workshop's joins and join codes have buckets of their own (newClientLimiter), so that a
+// room behind one address neither locks out its teacher's sign-in nor is locked out by it.
 type loginLimiter struct {
-	mu  sync.Mutex
-	per map[netip.Prefix]*loginBucket
+	mu     sync.Mutex
+	burst  int
+	refill time.Duration
+	per    map[netip.Prefix]*loginBucket
 }
 
 type loginBucket struct {
@@ -45,8 +49,11 @@ type loginBucket struct {
 	last time.Time
 }
 
-func newLoginLimiter() *loginLimiter {
-	return &loginLimiter{per: map[netip.Prefix]*loginBucket{}}
+func newLoginLimiter() *loginLimiter { return newClientLimiter(loginBurst, loginRefill) }
+
+// newClientLimiter is a bucket per client of burst attempts, one more every refill.
+func newClientLimiter(burst int, refill time.Duration) *loginLimiter {
+	return &loginLimiter{burst: burst, refill: refill, per: map[netip.Prefix]*loginBucket{}}
 }
 
 // loginKey groups addresses the way one client holds them: an IPv4 address, or an IPv6 /64,
@@ -79,7 +86,7 @@ func (l *loginLimiter) reserve(key netip.Prefix, now time.Time) (*rate.Reservati
 		if len(l.per) >= loginAddrs {
 			// A full bucket is the same as none: forget the clients that have refilled.
 			for k, v := range l.per {
-				if now.Sub(v.last) >= loginBurst*loginRefill {
+				if now.Sub(v.last) >= time.Duration(l.burst)*l.refill {
 					delete(l.per, k)
 				}
 			}
@@ -96,7 +103,7 @@ func (l *loginLimiter) reserve(key netip.Prefix, now time.Time) (*rate.Reservati
 			}
 			delete(l.per, oldest)
 		}
-		b = &loginBucket{lim: rate.NewLimiter(rate.Every(loginRefill), loginBurst)}
+		b = &loginBucket{lim: rate.NewLimiter(rate.Every(l.refill), l.burst)}
 		l.per[key] = b
 	}
 	b.last = now

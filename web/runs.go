@@ -119,6 +119,9 @@ func (s *Server) startRun(c echo.Context) error {
 	if err := s.requireEdit(c); err != nil {
 		return err
 	}
+	if err := s.teacherOnly(c); err != nil {
+		return err
+	}
 	ctx := c.Request().Context()
 	ws, err := s.getWS(c)
 	if err != nil {
@@ -207,6 +210,9 @@ func (s *Server) cancelRun(c echo.Context) error {
 // resumeRun runs a stored run's missing calls here. A refusal comes back in its bar.
 func (s *Server) resumeRun(c echo.Context) error {
 	if err := s.requireEdit(c); err != nil {
+		return err
+	}
+	if err := s.teacherOnly(c); err != nil {
 		return err
 	}
 	ctx := c.Request().Context()

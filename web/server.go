@@ -130,7 +130,8 @@ type Server struct {
 	auth   *access // identity and capabilities (auth.go)
 	runs   *runs   // model runs (runs.go)
 	hosts  hostRules
-	limit  *limiter // request deadlines and the in-flight bound (bound)
+	limit  *limiter      // request deadlines and the in-flight bound (bound)
+	boards *boardStreams // open leaderboard streams, bounded per client and per challenge
 	// stdioToken is a per-process secret the stdio launch form carries (--allow-stdio only):
 	// a page of another site can neither read it nor guess it, so a forged launch fails even
 	// if the Host and origin checks were ever bypassed ("" when stdio is off).
@@ -190,6 +191,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.limit = newLimiter(cfg.RequestTimeout, cfg.MaxInFlight, cfg.QueueWait)
+	s.boards = newBoardStreams()
 	if cfg.Fetch.AllowStdio {
 		s.stdioToken = NewID()
 	}
@@ -600,7 +602,8 @@ func (l *limiter) release() { <-l.slots }
 
 // unbounded are the routes that hold their request for as long as a page is open: the live
 // stream (which carries run progress too). They get neither a deadline nor a slot; static files
-// get no slot (they cost a copy from memory).
+// get no slot (they cost a copy from memory). The leaderboard's stream, open to anyone, has a
+// bound of its own (boardStreams).
 func unbounded(path string) bool {
 	return path == "/w/:id/stream" || path == "/c/:cid/stream" || path == "/board/:cid/stream"
 }

@@ -270,3 +270,26 @@ func (s *Server) grantFork(c echo.Context, forkID string) error {
 	c.SetCookie(a.cookie(c.Request(), cookieLink+forkID, l.Token, linkCookieAge))
 	return nil
 }
+
+// teacherOnly refuses, on a participant's copy of a workshop, what the copy's edit link must
+// not do: fork it (a fork is unscored and stays editable after the freeze), and start or resume
+// model runs (they spend the server's endpoints, its key, for anonymous people). Signed-in
+// people, and everyone in local mode, may.
+func (s *Server) teacherOnly(c echo.Context) error {
+	if s.auth.cfg.Mode == AuthLocal {
+		return nil
+	}
+	if p, ok := c.Get(ctxPrincipal).(principal); ok && p.signed {
+		return nil
+	}
+	id := c.Param("id")
+	_, isCopy, err := s.challenges.BarFor(c.Request().Context(), id)
+	if err != nil {
+		return fmt.Errorf("is %s a participant's copy: %w", id, err)
+	}
+	if isCopy {
+		return fail(Forbidden, "this is your copy in a workshop: in a workshop your copy is scored as it is; "+
+			"forks and model runs are for the teacher")
+	}
+	return nil
+}
