@@ -12,7 +12,9 @@ package web
 // In the token and header modes a signed-in person may create workspaces and edit every one;
 // anyone else reaches one workspace only through a share link, with the link's capability
 // (view or edit), which a cookie carries and every request checks again (so a revoked link stops
-// working at once). Only signed-in people manage share links and only editors fork.
+// working at once). Only signed-in people manage share links and only editors fork; on a
+// participant's copy of a workshop, only signed-in people fork or start model runs
+// (teacherOnly).
 
 import (
 	"context"

@@ -6,7 +6,9 @@
 // the hidden tasks; the leaderboard (/board/...) and joining (/join...) are open: they hold
 // nothing hidden. A participant reaches their copy with an edit share link the join hands to
 // their browser, and nothing else: no hidden task is in any page, stream, export or API answer
-// that link opens.
+// that link opens. That link may not fork the copy or start model runs on it (teacherOnly),
+// and joins, wrong codes and open leaderboard streams are bounded per client
+// (challenge_join.go, board_streams.go).
 
 package web
 
