@@ -353,7 +353,8 @@ func TestBoard(t *testing.T) {
 	if got := board(b); got != "1 Ana 100 0; 2 =Bo 95 5; 3 Cy 75 0" {
 		t.Errorf("after the edits: %s", got)
 	}
-	if !b.Rows[0].Reached.Equal(t0) || !b.Rows[1].Reached.Equal(t0.Add(time.Minute)) || !b.Rows[1].Improved.Equal(t0) {
+	// Ana's tokens changed, so she reached her standing at 09:01, as Bo did.
+	if !b.Rows[0].Reached.Equal(t0.Add(time.Minute)) || !b.Rows[1].Reached.Equal(t0.Add(time.Minute)) || !b.Rows[1].Improved.Equal(t0) {
 		t.Errorf("Ana reached %v, Bo reached %v improved %v", b.Rows[0].Reached, b.Rows[1].Reached, b.Rows[1].Improved)
 	}
 	// Bo mends it later: the same score and tokens as Ana, reached later.
@@ -457,5 +458,31 @@ func TestParticipantSeesNoHiddenTask(t *testing.T) {
 	}
 	if bar.Score == nil || bar.Score.Tasks != 4 {
 		t.Errorf("the bar's score: %+v", bar.Score)
+	}
+}
+
+// A tie on score and tokens goes to whoever reached that standing first: the time kept is when
+// the participant reached both their score and their tokens, not their score alone. Bo cuts his
+// listing at 09:01, Ana makes the same cut at 09:05 though she held the same score since 09:00.
+func TestBoardTieGoesToWhoReachedTheStandingFirst(t *testing.T) {
+	r := newRig(t)
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	ana := r.join(t, c, "Ana").Participant.Workspace
+	r.rescore(t, ana)
+	r.clock.set(t0.Add(30 * time.Second))
+	bo := r.join(t, c, "Bo").Participant.Workspace
+	r.rescore(t, bo)
+	r.clock.set(t0.Add(time.Minute))
+	r.describe(t, bo, 2, "Add an event to the user's calendar.")
+	r.rescore(t, bo)
+	r.clock.set(t0.Add(5 * time.Minute))
+	r.describe(t, ana, 2, "Add an event to the user's calendar.")
+	r.rescore(t, ana)
+	b := r.board(t, c.ID)
+	if len(b.Rows) != 2 || b.Rows[0].Tokens != b.Rows[1].Tokens || b.Rows[0].Score != b.Rows[1].Score {
+		t.Fatalf("not a tie: %+v", b.Rows)
+	}
+	if b.Rows[0].Name != "Bo" || !b.Rows[0].Reached.Equal(t0.Add(time.Minute)) || !b.Rows[1].Reached.Equal(t0.Add(5*time.Minute)) {
+		t.Errorf("Bo reached the standing at 09:01, Ana at 09:05; the board reads %s (reached %v, %v)", board(b), b.Rows[0].Reached, b.Rows[1].Reached)
 	}
 }
