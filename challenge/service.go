@@ -216,7 +216,7 @@ func (s *Service) enrol(ctx context.Context, c *Challenge, name, ws string) (Joi
 		}
 		return Joined{Participant: p, Token: link.Token}, nil
 	}
-	return Joined{}, invalid("the name %q is being taken by others as you join; try again, or choose another", name)
+	return Joined{}, invalid("the name %q is taken: choose another", name)
 }
 
 // joinRefusal says why nobody may join c now ("" when they may).
@@ -246,14 +246,14 @@ func cleanName(name string) (string, error) {
 }
 
 // freeName is name, or name (2), name (3), … whichever no participant of ps holds (names are
-// compared case-insensitively), within store.MaxParticipantName.
+// compared as the store compares them: store.ParticipantNameKey), within store.MaxParticipantName.
 func freeName(name string, ps []store.Participant) string {
 	taken := make(map[string]bool, len(ps))
 	for _, p := range ps {
-		taken[strings.ToLower(p.Name)] = true
+		taken[store.ParticipantNameKey(p.Name)] = true
 	}
 	try := name
-	for k := 2; taken[strings.ToLower(try)]; k++ {
+	for k := 2; taken[store.ParticipantNameKey(try)]; k++ {
 		suffix := fmt.Sprintf(" (%d)", k)
 		try = clipTo(name, store.MaxParticipantName-utf8.RuneCountInString(suffix)) + suffix
 	}

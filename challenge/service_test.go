@@ -486,3 +486,21 @@ func TestBoardTieGoesToWhoReachedTheStandingFirst(t *testing.T) {
 		t.Errorf("Bo reached the standing at 09:01, Ana at 09:05; the board reads %s (reached %v, %v)", board(b), b.Rows[0].Reached, b.Rows[1].Reached)
 	}
 }
+
+// A name the store holds as taken, though it is spelt otherwise (another case, full-width
+// letters, an invisible soft hyphen), joins under the next number rather than failing.
+func TestJoinNameSpeltOtherwiseGetsTheNextNumber(t *testing.T) {
+	r := newRig(t)
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	r.join(t, c, "Straße")
+	for i, name := range []string{"STRASSE", "Ｓｔｒａßｅ", "Stra\u00adße"} {
+		j, err := r.s.Join(context.Background(), c, name)
+		if err != nil {
+			t.Errorf("join as %q: %v", name, err)
+			continue
+		}
+		if want := fmt.Sprintf("%s (%d)", name, i+2); j.Participant.Name != want {
+			t.Errorf("%q joined as %q; want %q", name, j.Participant.Name, want)
+		}
+	}
+}
