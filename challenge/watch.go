@@ -314,14 +314,39 @@ func sameResult(a, b Result) bool {
 		slices.Equal(a.Penalties, b.Penalties) && slices.Equal(a.Verdicts, b.Verdicts)
 }
 
-// Freeze makes every copy read-only and stops scoring; Unfreeze opens them again.
+// Freeze makes every copy read-only and stops scoring, then scores the copies whose stored
+// score lags their head (an edit just before the freeze), so that the frozen board shows what
+// the frozen copies score.
 func (s *Service) Freeze(ctx context.Context, id string) error {
-	return s.setState(ctx, id, store.ChallengeFrozen)
+	if err := s.setState(ctx, id, store.ChallengeFrozen); err != nil {
+		return err
+	}
+	c, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	ps, err := s.st.Participants(ctx, id)
+	if err != nil {
+		return fmt.Errorf("freeze: %w", err)
+	}
+	for _, p := range ps {
+		if _, _, err := s.catchUp(ctx, c, p); err != nil {
+			return fmt.Errorf("freeze: %w", err)
+		}
+	}
+	return nil
 }
 
-// Unfreeze opens a frozen challenge again: copies may be edited and are scored (a revealed
-// challenge may be opened again too; its final scores stay until the next reveal).
+// Unfreeze opens a frozen challenge again: copies may be edited and are scored. A revealed
+// challenge stays over: its hidden tasks have been shown with every verdict.
 func (s *Service) Unfreeze(ctx context.Context, id string) error {
+	c, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if c.State == store.ChallengeRevealed {
+		return invalid("the challenge's results are revealed and its hidden tasks have been shown, so it cannot be opened again; make a new challenge for another round")
+	}
 	return s.setState(ctx, id, store.ChallengeOpen)
 }
 
@@ -359,47 +384,62 @@ func (s *Service) Reveal(ctx context.Context, id string) error {
 }
 
 // reveal scores one participant's copy on the final split, and on the live one when the live
-// score is behind the copy (an edit just before the freeze). The final score keeps the live
-// score's times: the tie-break is who reached their score first.
+// score is behind the copy (an edit that landed after the freeze). The final score keeps the
+// live score's times: the tie-break is who reached their standing first.
 func (s *Service) reveal(ctx context.Context, c *Challenge, p store.Participant) error {
-	w, err := s.ws.Read(ctx, p.Workspace)
-	if errors.Is(err, workspace.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("reveal: %w", err)
-	}
-	live, err := decodeScore(p.Live)
-	if err != nil {
+	live, w, err := s.catchUp(ctx, c, p)
+	if err != nil || w == nil {
 		return err
-	}
-	now := s.opt.Now()
-	put := func(doc *scoreDoc, final bool) error {
-		b, err := json.Marshal(doc)
-		if err != nil {
-			return fmt.Errorf("reveal: %w", err)
-		}
-		_, err = s.st.PutScore(ctx, store.ScoreUpdate{Challenge: c.ID, Participant: p.ID, Seq: int64(w.Version), Score: b, Final: final, Now: now})
-		if err != nil {
-			return fmt.Errorf("reveal: %w", err)
-		}
-		return nil
-	}
-	if live == nil || p.Seq != int64(w.Version) {
-		r, err := Score(ctx, w.Listing, c.File, Live)
-		if err != nil {
-			return err
-		}
-		if live == nil || !sameResult(live.Result, r) {
-			live = live.next(r, now)
-			if err := put(live, false); err != nil {
-				return err
-			}
-		}
 	}
 	r, err := Score(ctx, w.Listing, c.File, Final)
 	if err != nil {
 		return err
 	}
-	return put(&scoreDoc{Result: r, Reached: live.Reached, Improved: live.Improved}, true)
+	doc := &scoreDoc{Result: r, Reached: live.Reached, Improved: live.Improved}
+	return s.putScore(ctx, c, p, int64(w.Version), doc, true)
+}
+
+// catchUp scores a participant's copy on the live split when the stored live score is behind
+// the copy, whatever the challenge's state, and returns the live score with the copy read
+// (nil, nil: the copy is deleted).
+func (s *Service) catchUp(ctx context.Context, c *Challenge, p store.Participant) (*scoreDoc, *workspace.Workspace, error) {
+	w, err := s.ws.Read(ctx, p.Workspace)
+	if errors.Is(err, workspace.ErrNotFound) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", p.Workspace, err)
+	}
+	live, err := decodeScore(p.Live)
+	if err != nil {
+		return nil, nil, err
+	}
+	if live != nil && p.Seq == int64(w.Version) {
+		return live, &w, nil
+	}
+	r, err := Score(ctx, w.Listing, c.File, Live)
+	if err != nil {
+		return nil, nil, err
+	}
+	if live != nil && sameResult(live.Result, r) {
+		return live, &w, nil
+	}
+	live = live.next(r, s.opt.Now())
+	if err := s.putScore(ctx, c, p, int64(w.Version), live, false); err != nil {
+		return nil, nil, err
+	}
+	return live, &w, nil
+}
+
+// putScore stores a participant's live or final score document.
+func (s *Service) putScore(ctx context.Context, c *Challenge, p store.Participant, seq int64, doc *scoreDoc, final bool) error {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("store score: %w", err)
+	}
+	_, err = s.st.PutScore(ctx, store.ScoreUpdate{Challenge: c.ID, Participant: p.ID, Seq: seq, Score: b, Final: final, Now: s.opt.Now()})
+	if err != nil {
+		return fmt.Errorf("store score: %w", err)
+	}
+	return nil
 }

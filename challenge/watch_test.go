@@ -2,6 +2,7 @@ package challenge
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -164,5 +165,52 @@ func TestWatchCoalesces(t *testing.T) {
 			t.Fatalf("the last edit (seq %d) was never scored: %v", last, st)
 		case <-time.After(20 * time.Millisecond):
 		}
+	}
+}
+
+// Once revealed, a challenge stays over: the hidden tasks have been shown with every verdict,
+// so reopening the copies for editing and live scoring is refused, and the state stays.
+func TestUnfreezeAfterRevealIsRefused(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	ana := r.join(t, c, "Ana").Participant.Workspace
+	r.rescore(t, ana)
+	if err := r.s.Reveal(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	err := r.s.Unfreeze(ctx, c.ID)
+	var inv *Invalid
+	if !errors.As(err, &inv) || !strings.Contains(inv.Msg, "hidden tasks have been shown") {
+		t.Errorf("unfreeze after reveal: %v; want *Invalid saying the hidden tasks have been shown", err)
+	}
+	if b := r.board(t, c.ID); b.State != store.ChallengeRevealed || !b.Final {
+		t.Errorf("after the refused unfreeze: state %s, final %v", b.State, b.Final)
+	}
+	if why := r.s.Locked(ctx, ana); why == "" {
+		t.Error("a revealed challenge's copy is editable")
+	}
+}
+
+// A freeze scores the copies whose stored score lags their head (an edit whose lock check
+// passed just before the freeze), so the frozen board shows what the frozen copies score.
+func TestFreezeScoresAnEditInFlight(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	ana := r.join(t, c, "Ana").Participant.Workspace
+	r.rescore(t, ana)
+	// The edits land unscored: the watcher is stopped, as if the freeze came between the
+	// edits and their scoring.
+	r.s.Close()
+	r.rename(t, ana, 1, "lookup")
+	r.describe(t, ana, 1, "Tool.")
+	r.s = New(r.st, r.ws, Options{Now: r.clock.now})
+	defer r.s.Close()
+	if err := r.s.Freeze(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if b := r.board(t, c.ID); b.State != store.ChallengeFrozen || board(b) != "1 Ana 75 0" {
+		t.Errorf("frozen board: %s (%s); want Ana's frozen copy's 75", board(b), b.State)
 	}
 }
