@@ -110,9 +110,9 @@ func evict[V any](m map[string]V, limit int, now time.Time, until func(V) time.T
 	}
 }
 
-// copyOf returns the challenge a workspace is a copy of, from memory when it can. A store that
-// fails answers "not a copy": an edit is then refused or accepted by the store itself.
-func (s *Service) copyOf(ctx context.Context, ws string) (*Challenge, bool) {
+// copyOf returns the challenge a workspace is a copy of (nil: none), from memory when it can.
+// A store that fails is an error, unless it said the workspace is nobody's copy.
+func (s *Service) copyOf(ctx context.Context, ws string) (*Challenge, error) {
 	now := s.opt.Now()
 	cid, known := s.locks.copyOf(ws, now)
 	if !known {
@@ -120,25 +120,25 @@ func (s *Service) copyOf(ctx context.Context, ws string) (*Challenge, bool) {
 		switch {
 		case store.KindOf(err) == store.NotFound:
 			s.locks.putCopy(ws, "", now)
-			return nil, false
+			return nil, nil
 		case err != nil:
-			return nil, false
+			return nil, fmt.Errorf("whose copy is %s: %w", ws, err)
 		}
 		cid = p.Challenge
 		s.locks.putCopy(ws, cid, now)
 	}
 	if cid == "" {
-		return nil, false
+		return nil, nil
 	}
 	if c, ok := s.locks.challenge(cid, now); ok {
-		return c, true
+		return c, nil
 	}
-	c, err := s.Get(ctx, cid)
-	if err != nil {
-		return nil, false
-	}
-	return c, true
+	return s.Get(ctx, cid)
 }
+
+// unreadable is why a copy may not be edited when the store could not say whether it may: an
+// edit let through could land in a frozen challenge.
+const unreadable = "The workshop's state could not be read just now; try again."
 
 // lockReason says why a copy of c may not be edited at now ("" when it may).
 func lockReason(c *Challenge, now time.Time) string {

@@ -288,11 +288,15 @@ func (s *Service) Rejoin(ctx context.Context, c *Challenge, token string) (store
 }
 
 // Locked says why a workspace may not be edited now ("" when it may): a participant's copy of
-// a challenge that is frozen, revealed, not started or past its end. It is called on every
-// edit of every workspace, so it answers from memory for workspaces it has seen.
+// a challenge that is frozen, revealed, not started or past its end, or a copy (or perhaps one)
+// whose challenge the store could not read just now. It is called on every edit of every
+// workspace, so it answers from memory for workspaces it has seen.
 func (s *Service) Locked(ctx context.Context, workspace string) string {
-	c, ok := s.copyOf(ctx, workspace)
-	if !ok {
+	c, err := s.copyOf(ctx, workspace)
+	switch {
+	case err != nil:
+		return unreadable
+	case c == nil:
 		return ""
 	}
 	return lockReason(c, s.opt.Now())

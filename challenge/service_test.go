@@ -504,3 +504,69 @@ func TestJoinNameSpeltOtherwiseGetsTheNextNumber(t *testing.T) {
 		}
 	}
 }
+
+// failing is a store whose challenge and participant reads fail with err while err is set.
+type failing struct {
+	store.Store
+	mu  sync.Mutex
+	err error
+}
+
+func (f *failing) fail(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.err = err
+}
+
+func (f *failing) failure() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+func (f *failing) ParticipantOf(ctx context.Context, ws string) (store.Participant, error) {
+	if err := f.failure(); err != nil {
+		return store.Participant{}, err
+	}
+	return f.Store.ParticipantOf(ctx, ws)
+}
+
+func (f *failing) Challenge(ctx context.Context, id string) (store.Challenge, error) {
+	if err := f.failure(); err != nil {
+		return store.Challenge{}, err
+	}
+	return f.Store.Challenge(ctx, id)
+}
+
+// A store that fails does not unlock a copy: Locked answers "try again" for a workspace it
+// knows to be a copy, and for one it could not look up, but a workspace the store says is
+// nobody's copy may be edited.
+func TestLockedWhenTheStoreFails(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	ana := r.join(t, c, "Ana").Participant.Workspace
+	fs := &failing{Store: r.st}
+	s := New(fs, r.ws, Options{Now: r.clock.now})
+	defer s.Close()
+	if got := s.Locked(ctx, ana); got != "" {
+		t.Fatalf("open: Locked = %q", got)
+	}
+	r.clock.set(t0.Add(time.Minute)) // the challenge's state as last read has expired
+	down := store.Errorf(store.Internal, "read", "the database is down")
+	fs.fail(down)
+	for _, tc := range []struct {
+		name, ws string
+		err      error
+		want     string
+	}{
+		{"a known copy", ana, down, "could not be read just now; try again"},
+		{"a workspace not yet looked up", "never-seen", down, "could not be read just now; try again"},
+		{"a workspace that is nobody's copy", "nobodys", store.Errorf(store.NotFound, "read", "no participant"), ""},
+	} {
+		fs.fail(tc.err)
+		if got := s.Locked(ctx, tc.ws); !strings.Contains(got, tc.want) || (tc.want == "") != (got == "") {
+			t.Errorf("%s: Locked = %q; want %q", tc.name, got, tc.want)
+		}
+	}
+}
