@@ -140,18 +140,25 @@ func (s *Service) copyOf(ctx context.Context, ws string) (*Challenge, error) {
 // edit let through could land in a frozen challenge.
 const unreadable = "The workshop's state could not be read just now; try again."
 
-// lockReason says why a copy of c may not be edited at now ("" when it may).
+// lockReason says why a copy of c may not be edited at now ("" when it may). A challenge past
+// its end says so, though its end froze it.
 func lockReason(c *Challenge, now time.Time) string {
 	w := c.File.Window
 	switch {
-	case c.State == store.ChallengeFrozen:
-		return "The teacher has frozen the challenge: your copy is read-only until they unfreeze it."
 	case c.State == store.ChallengeRevealed:
 		return "The challenge is over and its results are revealed: your copy is read-only."
+	case ended(c, now):
+		return fmt.Sprintf("The challenge ended at %s: your copy is read-only.", w.End.Format(timeFormat))
+	case c.State == store.ChallengeFrozen:
+		return "The teacher has frozen the challenge: your copy is read-only until they unfreeze it."
 	case !w.Start.IsZero() && now.Before(w.Start):
 		return fmt.Sprintf("The challenge starts at %s: your copy is read-only until then.", w.Start.Format(timeFormat))
-	case !w.End.IsZero() && !now.Before(w.End):
-		return fmt.Sprintf("The challenge ended at %s: your copy is read-only.", w.End.Format(timeFormat))
 	}
 	return ""
+}
+
+// ended reports whether c has an end and now is past it.
+func ended(c *Challenge, now time.Time) bool {
+	end := c.File.Window.End
+	return !end.IsZero() && !now.Before(end)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"golang.org/x/time/rate"
 
@@ -95,6 +96,42 @@ func (w *watchers) follow(s *Service, c *Challenge) {
 	}
 	w.open[c.ID] = cw
 	go s.watchChallenge(cw, events, gone)
+	if end := c.File.Window.End; !end.IsZero() {
+		go s.freezeAtEnd(cw, end)
+	}
+}
+
+// expireRetry is how soon a challenge whose end could not freeze it (the store failed) is tried
+// again.
+const expireRetry = 5 * time.Second
+
+// freezeAtEnd freezes the watched challenge when its end comes, which stops its watching; the
+// freeze's event tells every page. Replicas that follow the challenge each do it: a second
+// freeze changes nothing.
+func (s *Service) freezeAtEnd(cw *chWatch, end time.Time) {
+	wait := end.Sub(s.opt.Now())
+	for {
+		t := time.NewTimer(wait)
+		select {
+		case <-cw.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if now := s.opt.Now(); now.Before(end) {
+			wait = end.Sub(now) // the wall clock was behind the timer's
+			continue
+		}
+		// Reading the challenge past its end freezes it (load), which cancels cw.ctx before
+		// the freeze has scored the copies that lag: the read does not stop with it.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(cw.ctx), time.Minute)
+		c, err := s.Get(ctx, cw.id)
+		cancel()
+		if err == nil && c.State != store.ChallengeOpen {
+			return
+		}
+		wait = expireRetry
+	}
 }
 
 // drop stops watching a challenge (deleted, or its events cannot be followed).
@@ -338,14 +375,18 @@ func (s *Service) Freeze(ctx context.Context, id string) error {
 }
 
 // Unfreeze opens a frozen challenge again: copies may be edited and are scored. A revealed
-// challenge stays over: its hidden tasks have been shown with every verdict.
+// challenge stays over (its hidden tasks have been shown with every verdict), and so does one
+// past its end.
 func (s *Service) Unfreeze(ctx context.Context, id string) error {
 	c, err := s.Get(ctx, id)
 	if err != nil {
 		return err
 	}
-	if c.State == store.ChallengeRevealed {
+	switch {
+	case c.State == store.ChallengeRevealed:
 		return invalid("the challenge's results are revealed and its hidden tasks have been shown, so it cannot be opened again; make a new challenge for another round")
+	case ended(c, s.opt.Now()):
+		return invalid("the challenge ended at %s, so it cannot be opened again; make a new challenge for another round", c.File.Window.End.Format(timeFormat))
 	}
 	return s.setState(ctx, id, store.ChallengeOpen)
 }
@@ -355,7 +396,7 @@ func (s *Service) setState(ctx context.Context, id string, state store.Challenge
 	if err != nil {
 		return fmt.Errorf("challenge %s: %w", state, err)
 	}
-	_, err = s.load(rec)
+	_, err = s.load(ctx, rec)
 	return err
 }
 

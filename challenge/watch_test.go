@@ -214,3 +214,68 @@ func TestFreezeScoresAnEditInFlight(t *testing.T) {
 		t.Errorf("frozen board: %s (%s); want Ana's frozen copy's 75", board(b), b.State)
 	}
 }
+
+// ended checks that a challenge past its end reads as over everywhere: frozen on the board and
+// in the bar, the copy locked with the end's reason, and its watching stopped.
+func (r *rig) ended(t *testing.T, c *Challenge, ws string) {
+	t.Helper()
+	ctx := context.Background()
+	if b := r.board(t, c.ID); b.State != store.ChallengeFrozen {
+		t.Errorf("board state %q; want frozen", b.State)
+	}
+	bar, _, err := r.s.BarFor(ctx, ws)
+	if err != nil || bar.State != store.ChallengeFrozen || !strings.Contains(bar.Locked, "ended at") {
+		t.Errorf("bar: state %q, locked %q, %v", bar.State, bar.Locked, err)
+	}
+	if why := r.s.Locked(ctx, ws); !strings.Contains(why, "ended at") {
+		t.Errorf("Locked = %q; want the end", why)
+	}
+	for i := 0; r.watching() != 0; i++ {
+		if i == 3000 {
+			t.Fatal("the ended challenge is still watched")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// When the end comes, the challenge freezes by itself: its event tells every page (no page
+// has to ask), and its watching stops.
+func TestEndFreezes(t *testing.T) {
+	r := newRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	end := t0.Add(50 * time.Millisecond)
+	c := r.create(t, Draft{Hidden: []byte(hidden), Window: Window{End: end}})
+	ana := r.join(t, c, "Ana").Participant.Workspace
+	events, err := r.st.Subscribe(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.clock.set(end)
+	for {
+		select {
+		case ev := <-events:
+			if ev.Kind != store.EventChallenge || ev.Field != "" {
+				continue
+			}
+		case <-ctx.Done():
+			t.Fatal("no change of state came at the end")
+		}
+		break
+	}
+	r.ended(t, c, ana)
+}
+
+// A challenge found past its end (nobody followed it when the end came: a restart) is frozen
+// as soon as it is read.
+func TestEndFoundPassedFreezes(t *testing.T) {
+	r := newRig(t)
+	end := t0.Add(time.Hour)
+	c := r.create(t, Draft{Hidden: []byte(hidden), Window: Window{End: end}})
+	ana := r.join(t, c, "Ana").Participant.Workspace
+	r.s.Close()
+	r.clock.set(end.Add(24 * time.Hour))
+	r.s = New(r.st, r.ws, Options{Now: r.clock.now})
+	defer r.s.Close()
+	r.ended(t, c, ana)
+}
