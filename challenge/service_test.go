@@ -570,3 +570,31 @@ func TestLockedWhenTheStoreFails(t *testing.T) {
 		}
 	}
 }
+
+// The CSV export says which split its rank comes from: the live one while the challenge runs,
+// the final one once revealed.
+func TestExportCSVSaysWhichSplitRanks(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	r.rescore(t, r.join(t, c, "Ana").Participant.Workspace)
+	for _, tc := range []struct {
+		name string
+		do   func() error
+		want string
+	}{
+		{"open", func() error { return nil }, "rank (by live score)"},
+		{"revealed", func() error { return r.s.Reveal(ctx, c.ID) }, "rank (by final score)"},
+	} {
+		if err := tc.do(); err != nil {
+			t.Fatal(err)
+		}
+		b, err := r.s.Export(ctx, c.ID, "csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if head, _, _ := strings.Cut(string(b), ","); head != tc.want {
+			t.Errorf("%s: the CSV's first column is %q; want %q", tc.name, head, tc.want)
+		}
+	}
+}
