@@ -2,6 +2,7 @@ package challenge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -278,4 +279,118 @@ func TestEndFoundPassedFreezes(t *testing.T) {
 	r.s = New(r.st, r.ws, Options{Now: r.clock.now})
 	defer r.s.Close()
 	r.ended(t, c, ana)
+}
+
+// After a restart, with no page open, a participant's edit alone starts the watching (the web
+// asks Locked before every edit) and the edit is scored.
+func TestWatchStartsOnAnEditAfterRestart(t *testing.T) {
+	r := newRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	ana := r.join(t, c, "Ana").Participant
+	r.rescore(t, ana.Workspace)
+	r.s.Close()
+	r.s = New(r.st, r.ws, Options{Now: r.clock.now})
+	defer r.s.Close()
+	if why := r.s.Locked(ctx, ana.Workspace); why != "" {
+		t.Fatal(why)
+	}
+	r.rename(t, ana.Workspace, 1, "lookup")
+	r.describe(t, ana.Workspace, 1, "Tool.")
+	for {
+		p, err := r.st.ParticipantOf(ctx, ana.Workspace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, _ := decodeScore(p.Live); d != nil && d.Score == 75 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the edit was never scored")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// A participant's copy deleted mid-workshop gives up its seat and leaves the board.
+func TestWatchDropsADeletedCopy(t *testing.T) {
+	r := newRig(t)
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	j := r.join(t, c, "Ana")
+	if err := r.st.DeleteWorkspace(context.Background(), j.Participant.Workspace); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		r.s.w.mu.Lock()
+		n := len(r.s.w.open[c.ID].seats)
+		r.s.w.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		if i == 3000 {
+			t.Fatal("the deleted copy's seat is still held")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if b := r.board(t, c.ID); len(b.Rows) != 0 {
+		t.Errorf("board after the deletion: %s", board(b))
+	}
+}
+
+// An edit that lands after the freeze (its lock check passed before) is scored by the reveal,
+// live and final; revealing again changes nothing.
+func TestRevealScoresAnEditAfterTheFreeze(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	ana := r.join(t, c, "Ana").Participant.Workspace
+	r.rescore(t, ana)
+	if err := r.s.Freeze(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	r.clock.set(t0.Add(time.Minute))
+	r.rename(t, ana, 1, "lookup")
+	r.describe(t, ana, 1, "Tool.")
+	r.clock.set(t0.Add(2 * time.Minute))
+	if err := r.s.Reveal(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	first, err := r.s.Export(ctx, c.ID, "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc exportDoc
+	if err := json.Unmarshal(first, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if p := doc.Participants[0]; p.Live.Score != 75 || p.Final.Score != 100 || !p.Live.Reached.Equal(t0.Add(2*time.Minute)) {
+		t.Errorf("after the reveal: live %d reached %v, final %d; want 75 reached at the reveal, and 100", p.Live.Score, p.Live.Reached, p.Final.Score)
+	}
+	r.clock.set(t0.Add(3 * time.Minute))
+	if err := r.s.Reveal(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := r.s.Export(ctx, c.ID, "json"); string(again) != string(first) {
+		t.Errorf("the second reveal changed the export:\n%s\n%s", first, again)
+	}
+}
+
+// A challenge nobody joined has an empty heat map, exports and reveals.
+func TestNobodyJoined(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	if _, err := r.s.Heat(ctx, c.ID); err != nil {
+		t.Errorf("heat: %v", err)
+	}
+	for _, f := range []string{"csv", "json"} {
+		if _, err := r.s.Export(ctx, c.ID, f); err != nil {
+			t.Errorf("export %s: %v", f, err)
+		}
+	}
+	if err := r.s.Reveal(ctx, c.ID); err != nil {
+		t.Errorf("reveal: %v", err)
+	}
 }
