@@ -353,12 +353,18 @@ func sameResult(a, b Result) bool {
 
 // Freeze makes every copy read-only and stops scoring, then scores the copies whose stored
 // score lags their head (an edit just before the freeze), so that the frozen board shows what
-// the frozen copies score.
+// the frozen copies score. A revealed challenge stays revealed: freezing it would lead to
+// unfreezing it.
 func (s *Service) Freeze(ctx context.Context, id string) error {
-	if err := s.setState(ctx, id, store.ChallengeFrozen); err != nil {
-		return err
+	// Read from the store, not by Get: Get freezes a challenge past its end by Freeze.
+	rec, err := s.st.Challenge(ctx, id)
+	if err != nil {
+		return fmt.Errorf("read challenge: %w", err)
 	}
-	c, err := s.Get(ctx, id)
+	if rec.State == store.ChallengeRevealed {
+		return invalid(revealedMsg)
+	}
+	c, err := s.setState(ctx, id, store.ChallengeFrozen)
 	if err != nil {
 		return err
 	}
@@ -384,20 +390,23 @@ func (s *Service) Unfreeze(ctx context.Context, id string) error {
 	}
 	switch {
 	case c.State == store.ChallengeRevealed:
-		return invalid("the challenge's results are revealed and its hidden tasks have been shown, so it cannot be opened again; make a new challenge for another round")
+		return invalid(revealedMsg)
 	case ended(c, s.opt.Now()):
 		return invalid("the challenge ended at %s, so it cannot be opened again; make a new challenge for another round", c.File.Window.End.Format(timeFormat))
 	}
-	return s.setState(ctx, id, store.ChallengeOpen)
+	_, err = s.setState(ctx, id, store.ChallengeOpen)
+	return err
 }
 
-func (s *Service) setState(ctx context.Context, id string, state store.ChallengeState) error {
+// revealedMsg is why a revealed challenge cannot be frozen or opened again.
+const revealedMsg = "the challenge's results are revealed and its hidden tasks have been shown, so it cannot be opened again; make a new challenge for another round"
+
+func (s *Service) setState(ctx context.Context, id string, state store.ChallengeState) (*Challenge, error) {
 	rec, err := s.st.SetChallengeState(ctx, id, state, s.opt.Now())
 	if err != nil {
-		return fmt.Errorf("challenge %s: %w", state, err)
+		return nil, fmt.Errorf("challenge %s: %w", state, err)
 	}
-	_, err = s.load(ctx, rec)
-	return err
+	return s.load(ctx, rec)
 }
 
 // Reveal freezes the challenge if it is not, scores every participant's copy on the final
@@ -421,7 +430,8 @@ func (s *Service) Reveal(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	return s.setState(ctx, id, store.ChallengeRevealed)
+	_, err = s.setState(ctx, id, store.ChallengeRevealed)
+	return err
 }
 
 // reveal scores one participant's copy on the final split, and on the live one when the live

@@ -170,7 +170,8 @@ func TestWatchCoalesces(t *testing.T) {
 }
 
 // Once revealed, a challenge stays over: the hidden tasks have been shown with every verdict,
-// so reopening the copies for editing and live scoring is refused, and the state stays.
+// so reopening the copies for editing and live scoring is refused (and freezing, which would
+// lead there), and the state stays.
 func TestUnfreezeAfterRevealIsRefused(t *testing.T) {
 	r := newRig(t)
 	ctx := context.Background()
@@ -180,10 +181,16 @@ func TestUnfreezeAfterRevealIsRefused(t *testing.T) {
 	if err := r.s.Reveal(ctx, c.ID); err != nil {
 		t.Fatal(err)
 	}
-	err := r.s.Unfreeze(ctx, c.ID)
-	var inv *Invalid
-	if !errors.As(err, &inv) || !strings.Contains(inv.Msg, "hidden tasks have been shown") {
-		t.Errorf("unfreeze after reveal: %v; want *Invalid saying the hidden tasks have been shown", err)
+	// Freezing first is no way round it.
+	for _, act := range []struct {
+		name string
+		do   func(context.Context, string) error
+	}{{"freeze", r.s.Freeze}, {"unfreeze", r.s.Unfreeze}} {
+		err := act.do(ctx, c.ID)
+		var inv *Invalid
+		if !errors.As(err, &inv) || !strings.Contains(inv.Msg, "hidden tasks have been shown") {
+			t.Errorf("%s after reveal: %v; want *Invalid saying the hidden tasks have been shown", act.name, err)
+		}
 	}
 	if b := r.board(t, c.ID); b.State != store.ChallengeRevealed || !b.Final {
 		t.Errorf("after the refused unfreeze: state %s, final %v", b.State, b.Final)
