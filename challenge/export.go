@@ -28,7 +28,7 @@ func (s *Service) Export(ctx context.Context, id, format string) ([]byte, error)
 		return nil, err
 	}
 	if format == "csv" {
-		return exportCSV(c, rs)
+		return exportCSV(c, rs, revealed)
 	}
 	return exportJSON(c, rs, revealed)
 }
@@ -80,9 +80,14 @@ func exportJSON(c *Challenge, rs []ranked, final bool) ([]byte, error) {
 }
 
 // exportCSV writes one row per participant: the scores, then each hidden task's verdict
-// (live tasks, then final tasks), a column per task headed by its split, number and text.
-func exportCSV(c *Challenge, rs []ranked) ([]byte, error) {
-	head := []string{"rank", "name", "live score", "live clear", "live ambiguous", "live tasks", "tokens", "budget", "over budget",
+// (live tasks, then final tasks), a column per task headed by its split, number and text. The
+// rank's heading says which split ranks: the final one once revealed.
+func exportCSV(c *Challenge, rs []ranked, final bool) ([]byte, error) {
+	by := "rank (by live score)"
+	if final {
+		by = "rank (by final score)"
+	}
+	head := []string{by, "name", "live score", "live clear", "live ambiguous", "live tasks", "tokens", "budget", "over budget",
 		"penalty points", "final score", "final clear", "final ambiguous", "final tasks"}
 	for i, t := range c.File.Live {
 		head = append(head, fmt.Sprintf("live %d: %s", i+1, t.Task))

@@ -110,9 +110,9 @@ func evict[V any](m map[string]V, limit int, now time.Time, until func(V) time.T
 	}
 }
 
-// copyOf returns the challenge a workspace is a copy of, from memory when it can. A store that
-// fails answers "not a copy": an edit is then refused or accepted by the store itself.
-func (s *Service) copyOf(ctx context.Context, ws string) (*Challenge, bool) {
+// copyOf returns the challenge a workspace is a copy of (nil: none), from memory when it can.
+// A store that fails is an error, unless it said the workspace is nobody's copy.
+func (s *Service) copyOf(ctx context.Context, ws string) (*Challenge, error) {
 	now := s.opt.Now()
 	cid, known := s.locks.copyOf(ws, now)
 	if !known {
@@ -120,38 +120,45 @@ func (s *Service) copyOf(ctx context.Context, ws string) (*Challenge, bool) {
 		switch {
 		case store.KindOf(err) == store.NotFound:
 			s.locks.putCopy(ws, "", now)
-			return nil, false
+			return nil, nil
 		case err != nil:
-			return nil, false
+			return nil, fmt.Errorf("whose copy is %s: %w", ws, err)
 		}
 		cid = p.Challenge
 		s.locks.putCopy(ws, cid, now)
 	}
 	if cid == "" {
-		return nil, false
+		return nil, nil
 	}
 	if c, ok := s.locks.challenge(cid, now); ok {
-		return c, true
+		return c, nil
 	}
-	c, err := s.Get(ctx, cid)
-	if err != nil {
-		return nil, false
-	}
-	return c, true
+	return s.Get(ctx, cid)
 }
 
-// lockReason says why a copy of c may not be edited at now ("" when it may).
+// unreadable is why a copy may not be edited when the store could not say whether it may: an
+// edit let through could land in a frozen challenge.
+const unreadable = "The workshop's state could not be read just now; try again."
+
+// lockReason says why a copy of c may not be edited at now ("" when it may). A challenge past
+// its end says so, though its end froze it.
 func lockReason(c *Challenge, now time.Time) string {
 	w := c.File.Window
 	switch {
-	case c.State == store.ChallengeFrozen:
-		return "The teacher has frozen the challenge: your copy is read-only until they unfreeze it."
 	case c.State == store.ChallengeRevealed:
 		return "The challenge is over and its results are revealed: your copy is read-only."
+	case ended(c, now):
+		return fmt.Sprintf("The challenge ended at %s: your copy is read-only.", w.End.Format(timeFormat))
+	case c.State == store.ChallengeFrozen:
+		return "The teacher has frozen the challenge: your copy is read-only until they unfreeze it."
 	case !w.Start.IsZero() && now.Before(w.Start):
 		return fmt.Sprintf("The challenge starts at %s: your copy is read-only until then.", w.Start.Format(timeFormat))
-	case !w.End.IsZero() && !now.Before(w.End):
-		return fmt.Sprintf("The challenge ended at %s: your copy is read-only.", w.End.Format(timeFormat))
 	}
 	return ""
+}
+
+// ended reports whether c has an end and now is past it.
+func ended(c *Challenge, now time.Time) bool {
+	end := c.File.Window.End
+	return !end.IsZero() && !now.Before(end)
 }

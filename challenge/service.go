@@ -117,17 +117,25 @@ func (s *Service) Get(ctx context.Context, id string) (*Challenge, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read challenge: %w", err)
 	}
-	return s.load(rec)
+	return s.load(ctx, rec)
 }
 
 // load reads a stored challenge's settings (once per challenge), notes its state for Locked,
-// and starts or stops watching its participants as its state says.
-func (s *Service) load(rec store.Challenge) (*Challenge, error) {
+// and starts or stops watching its participants as its state says. An open challenge past its
+// end is frozen first (nobody here followed it when its end came).
+func (s *Service) load(ctx context.Context, rec store.Challenge) (*Challenge, error) {
 	p, err := s.parsed.get(rec)
 	if err != nil {
 		return nil, err
 	}
 	c := &Challenge{Challenge: rec, File: p.file, Start: p.start, Practice: p.practice}
+	if c.State == store.ChallengeOpen && ended(c, s.opt.Now()) {
+		// Freeze reads the challenge again, frozen. When it fails, c is answered open: its
+		// copies are locked by the end all the same, and the next read tries again.
+		if err := s.Freeze(ctx, c.ID); err == nil {
+			return s.Get(ctx, c.ID)
+		}
+	}
 	s.locks.putChallenge(c, s.opt.Now())
 	s.w.follow(s, c)
 	return c, nil
@@ -139,7 +147,7 @@ func (s *Service) ByCode(ctx context.Context, code string) (*Challenge, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find challenge by code: %w", err)
 	}
-	return s.load(rec)
+	return s.load(ctx, rec)
 }
 
 // Of lists the challenges made from a workspace, newest first.
@@ -216,18 +224,18 @@ func (s *Service) enrol(ctx context.Context, c *Challenge, name, ws string) (Joi
 		}
 		return Joined{Participant: p, Token: link.Token}, nil
 	}
-	return Joined{}, invalid("the name %q is being taken by others as you join; try again, or choose another", name)
+	return Joined{}, invalid("the name %q is taken: choose another", name)
 }
 
 // joinRefusal says why nobody may join c now ("" when they may).
 func joinRefusal(c *Challenge, now time.Time) string {
 	switch {
-	case c.State == store.ChallengeFrozen:
-		return "The teacher has paused this challenge; ask them to unfreeze it, then join again."
 	case c.State == store.ChallengeRevealed:
 		return "This challenge is over: its results are revealed. Ask the teacher for the code of the next one."
-	case !c.File.Window.End.IsZero() && !now.Before(c.File.Window.End):
+	case ended(c, now):
 		return fmt.Sprintf("This challenge ended at %s. Ask the teacher for the code of the next one.", c.File.Window.End.Format(timeFormat))
+	case c.State == store.ChallengeFrozen:
+		return "The teacher has paused this challenge; ask them to unfreeze it, then join again."
 	}
 	return ""
 }
@@ -246,14 +254,14 @@ func cleanName(name string) (string, error) {
 }
 
 // freeName is name, or name (2), name (3), … whichever no participant of ps holds (names are
-// compared case-insensitively), within store.MaxParticipantName.
+// compared as the store compares them: store.ParticipantNameKey), within store.MaxParticipantName.
 func freeName(name string, ps []store.Participant) string {
 	taken := make(map[string]bool, len(ps))
 	for _, p := range ps {
-		taken[strings.ToLower(p.Name)] = true
+		taken[store.ParticipantNameKey(p.Name)] = true
 	}
 	try := name
-	for k := 2; taken[strings.ToLower(try)]; k++ {
+	for k := 2; taken[store.ParticipantNameKey(try)]; k++ {
 		suffix := fmt.Sprintf(" (%d)", k)
 		try = clipTo(name, store.MaxParticipantName-utf8.RuneCountInString(suffix)) + suffix
 	}
@@ -288,11 +296,15 @@ func (s *Service) Rejoin(ctx context.Context, c *Challenge, token string) (store
 }
 
 // Locked says why a workspace may not be edited now ("" when it may): a participant's copy of
-// a challenge that is frozen, revealed, not started or past its end. It is called on every
-// edit of every workspace, so it answers from memory for workspaces it has seen.
+// a challenge that is frozen, revealed, not started or past its end, or a copy (or perhaps one)
+// whose challenge the store could not read just now. It is called on every edit of every
+// workspace, so it answers from memory for workspaces it has seen.
 func (s *Service) Locked(ctx context.Context, workspace string) string {
-	c, ok := s.copyOf(ctx, workspace)
-	if !ok {
+	c, err := s.copyOf(ctx, workspace)
+	switch {
+	case err != nil:
+		return unreadable
+	case c == nil:
 		return ""
 	}
 	return lockReason(c, s.opt.Now())

@@ -353,7 +353,8 @@ func TestBoard(t *testing.T) {
 	if got := board(b); got != "1 Ana 100 0; 2 =Bo 95 5; 3 Cy 75 0" {
 		t.Errorf("after the edits: %s", got)
 	}
-	if !b.Rows[0].Reached.Equal(t0) || !b.Rows[1].Reached.Equal(t0.Add(time.Minute)) || !b.Rows[1].Improved.Equal(t0) {
+	// Ana's tokens changed, so she reached her standing at 09:01, as Bo did.
+	if !b.Rows[0].Reached.Equal(t0.Add(time.Minute)) || !b.Rows[1].Reached.Equal(t0.Add(time.Minute)) || !b.Rows[1].Improved.Equal(t0) {
 		t.Errorf("Ana reached %v, Bo reached %v improved %v", b.Rows[0].Reached, b.Rows[1].Reached, b.Rows[1].Improved)
 	}
 	// Bo mends it later: the same score and tokens as Ana, reached later.
@@ -457,5 +458,143 @@ func TestParticipantSeesNoHiddenTask(t *testing.T) {
 	}
 	if bar.Score == nil || bar.Score.Tasks != 4 {
 		t.Errorf("the bar's score: %+v", bar.Score)
+	}
+}
+
+// A tie on score and tokens goes to whoever reached that standing first: the time kept is when
+// the participant reached both their score and their tokens, not their score alone. Bo cuts his
+// listing at 09:01, Ana makes the same cut at 09:05 though she held the same score since 09:00.
+func TestBoardTieGoesToWhoReachedTheStandingFirst(t *testing.T) {
+	r := newRig(t)
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	ana := r.join(t, c, "Ana").Participant.Workspace
+	r.rescore(t, ana)
+	r.clock.set(t0.Add(30 * time.Second))
+	bo := r.join(t, c, "Bo").Participant.Workspace
+	r.rescore(t, bo)
+	r.clock.set(t0.Add(time.Minute))
+	r.describe(t, bo, 2, "Add an event to the user's calendar.")
+	r.rescore(t, bo)
+	r.clock.set(t0.Add(5 * time.Minute))
+	r.describe(t, ana, 2, "Add an event to the user's calendar.")
+	r.rescore(t, ana)
+	b := r.board(t, c.ID)
+	if len(b.Rows) != 2 || b.Rows[0].Tokens != b.Rows[1].Tokens || b.Rows[0].Score != b.Rows[1].Score {
+		t.Fatalf("not a tie: %+v", b.Rows)
+	}
+	if b.Rows[0].Name != "Bo" || !b.Rows[0].Reached.Equal(t0.Add(time.Minute)) || !b.Rows[1].Reached.Equal(t0.Add(5*time.Minute)) {
+		t.Errorf("Bo reached the standing at 09:01, Ana at 09:05; the board reads %s (reached %v, %v)", board(b), b.Rows[0].Reached, b.Rows[1].Reached)
+	}
+}
+
+// A name the store holds as taken, though it is spelt otherwise (another case, full-width
+// letters, an invisible soft hyphen), joins under the next number rather than failing.
+func TestJoinNameSpeltOtherwiseGetsTheNextNumber(t *testing.T) {
+	r := newRig(t)
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	r.join(t, c, "Straße")
+	for i, name := range []string{"STRASSE", "Ｓｔｒａßｅ", "Stra\u00adße"} {
+		j, err := r.s.Join(context.Background(), c, name)
+		if err != nil {
+			t.Errorf("join as %q: %v", name, err)
+			continue
+		}
+		if want := fmt.Sprintf("%s (%d)", name, i+2); j.Participant.Name != want {
+			t.Errorf("%q joined as %q; want %q", name, j.Participant.Name, want)
+		}
+	}
+}
+
+// failing is a store whose challenge and participant reads fail with err while err is set.
+type failing struct {
+	store.Store
+	mu  sync.Mutex
+	err error
+}
+
+func (f *failing) fail(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.err = err
+}
+
+func (f *failing) failure() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+func (f *failing) ParticipantOf(ctx context.Context, ws string) (store.Participant, error) {
+	if err := f.failure(); err != nil {
+		return store.Participant{}, err
+	}
+	return f.Store.ParticipantOf(ctx, ws)
+}
+
+func (f *failing) Challenge(ctx context.Context, id string) (store.Challenge, error) {
+	if err := f.failure(); err != nil {
+		return store.Challenge{}, err
+	}
+	return f.Store.Challenge(ctx, id)
+}
+
+// A store that fails does not unlock a copy: Locked answers "try again" for a workspace it
+// knows to be a copy, and for one it could not look up, but a workspace the store says is
+// nobody's copy may be edited.
+func TestLockedWhenTheStoreFails(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	ana := r.join(t, c, "Ana").Participant.Workspace
+	fs := &failing{Store: r.st}
+	s := New(fs, r.ws, Options{Now: r.clock.now})
+	defer s.Close()
+	if got := s.Locked(ctx, ana); got != "" {
+		t.Fatalf("open: Locked = %q", got)
+	}
+	r.clock.set(t0.Add(time.Minute)) // the challenge's state as last read has expired
+	down := store.Errorf(store.Internal, "read", "the database is down")
+	fs.fail(down)
+	for _, tc := range []struct {
+		name, ws string
+		err      error
+		want     string
+	}{
+		{"a known copy", ana, down, "could not be read just now; try again"},
+		{"a workspace not yet looked up", "never-seen", down, "could not be read just now; try again"},
+		{"a workspace that is nobody's copy", "nobodys", store.Errorf(store.NotFound, "read", "no participant"), ""},
+	} {
+		fs.fail(tc.err)
+		if got := s.Locked(ctx, tc.ws); !strings.Contains(got, tc.want) || (tc.want == "") != (got == "") {
+			t.Errorf("%s: Locked = %q; want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The CSV export says which split its rank comes from: the live one while the challenge runs,
+// the final one once revealed.
+func TestExportCSVSaysWhichSplitRanks(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	r.rescore(t, r.join(t, c, "Ana").Participant.Workspace)
+	for _, tc := range []struct {
+		name string
+		do   func() error
+		want string
+	}{
+		{"open", func() error { return nil }, "rank (by live score)"},
+		{"revealed", func() error { return r.s.Reveal(ctx, c.ID) }, "rank (by final score)"},
+	} {
+		if err := tc.do(); err != nil {
+			t.Fatal(err)
+		}
+		b, err := r.s.Export(ctx, c.ID, "csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if head, _, _ := strings.Cut(string(b), ","); head != tc.want {
+			t.Errorf("%s: the CSV's first column is %q; want %q", tc.name, head, tc.want)
+		}
 	}
 }

@@ -105,7 +105,8 @@ func (pc *parsedCache) get(rec store.Challenge) (*parsed, error) {
 }
 
 // scoreDoc is the score document stored for a participant (store.ScoreUpdate.Score): the
-// Result with when the participant first reached the score they hold and when their score last
+// Result with when the participant first reached the score and tokens they hold (the
+// leaderboard ranks by both before time) and when their score last
 // went up, so that the leaderboard's tie-break and "improved ago" survive a restart.
 type scoreDoc struct {
 	Result
@@ -117,7 +118,7 @@ type scoreDoc struct {
 func (d *scoreDoc) next(r Result, now time.Time) *scoreDoc {
 	n := &scoreDoc{Result: r, Reached: now, Improved: now}
 	if d != nil {
-		if r.Score == d.Score {
+		if r.Score == d.Score && r.Tokens == d.Tokens {
 			n.Reached = d.Reached
 		}
 		if r.Score <= d.Score {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"golang.org/x/time/rate"
 
@@ -95,6 +96,42 @@ func (w *watchers) follow(s *Service, c *Challenge) {
 	}
 	w.open[c.ID] = cw
 	go s.watchChallenge(cw, events, gone)
+	if end := c.File.Window.End; !end.IsZero() {
+		go s.freezeAtEnd(cw, end)
+	}
+}
+
+// expireRetry is how soon a challenge whose end could not freeze it (the store failed) is tried
+// again.
+const expireRetry = 5 * time.Second
+
+// freezeAtEnd freezes the watched challenge when its end comes, which stops its watching; the
+// freeze's event tells every page. Replicas that follow the challenge each do it: a second
+// freeze changes nothing.
+func (s *Service) freezeAtEnd(cw *chWatch, end time.Time) {
+	wait := end.Sub(s.opt.Now())
+	for {
+		t := time.NewTimer(wait)
+		select {
+		case <-cw.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if now := s.opt.Now(); now.Before(end) {
+			wait = end.Sub(now) // the wall clock was behind the timer's
+			continue
+		}
+		// Reading the challenge past its end freezes it (load), which cancels cw.ctx before
+		// the freeze has scored the copies that lag: the read does not stop with it.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(cw.ctx), time.Minute)
+		c, err := s.Get(ctx, cw.id)
+		cancel()
+		if err == nil && c.State != store.ChallengeOpen {
+			return
+		}
+		wait = expireRetry
+	}
 }
 
 // drop stops watching a challenge (deleted, or its events cannot be followed).
@@ -314,24 +351,62 @@ func sameResult(a, b Result) bool {
 		slices.Equal(a.Penalties, b.Penalties) && slices.Equal(a.Verdicts, b.Verdicts)
 }
 
-// Freeze makes every copy read-only and stops scoring; Unfreeze opens them again.
+// Freeze makes every copy read-only and stops scoring, then scores the copies whose stored
+// score lags their head (an edit just before the freeze), so that the frozen board shows what
+// the frozen copies score. A revealed challenge stays revealed: freezing it would lead to
+// unfreezing it.
 func (s *Service) Freeze(ctx context.Context, id string) error {
-	return s.setState(ctx, id, store.ChallengeFrozen)
+	// Read from the store, not by Get: Get freezes a challenge past its end by Freeze.
+	rec, err := s.st.Challenge(ctx, id)
+	if err != nil {
+		return fmt.Errorf("read challenge: %w", err)
+	}
+	if rec.State == store.ChallengeRevealed {
+		return invalid(revealedMsg)
+	}
+	c, err := s.setState(ctx, id, store.ChallengeFrozen)
+	if err != nil {
+		return err
+	}
+	ps, err := s.st.Participants(ctx, id)
+	if err != nil {
+		return fmt.Errorf("freeze: %w", err)
+	}
+	for _, p := range ps {
+		if _, _, err := s.catchUp(ctx, c, p); err != nil {
+			return fmt.Errorf("freeze: %w", err)
+		}
+	}
+	return nil
 }
 
-// Unfreeze opens a frozen challenge again: copies may be edited and are scored (a revealed
-// challenge may be opened again too; its final scores stay until the next reveal).
+// Unfreeze opens a frozen challenge again: copies may be edited and are scored. A revealed
+// challenge stays over (its hidden tasks have been shown with every verdict), and so does one
+// past its end.
 func (s *Service) Unfreeze(ctx context.Context, id string) error {
-	return s.setState(ctx, id, store.ChallengeOpen)
+	c, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	switch {
+	case c.State == store.ChallengeRevealed:
+		return invalid(revealedMsg)
+	case ended(c, s.opt.Now()):
+		return invalid("the challenge ended at %s, so it cannot be opened again; make a new challenge for another round", c.File.Window.End.Format(timeFormat))
+	}
+	_, err = s.setState(ctx, id, store.ChallengeOpen)
+	return err
 }
 
-func (s *Service) setState(ctx context.Context, id string, state store.ChallengeState) error {
+// revealedMsg is why a revealed challenge cannot be frozen or opened again.
+const revealedMsg = "the challenge's results are revealed and its hidden tasks have been shown, so it cannot be opened again; make a new challenge for another round"
+
+func (s *Service) setState(ctx context.Context, id string, state store.ChallengeState) (*Challenge, error) {
 	rec, err := s.st.SetChallengeState(ctx, id, state, s.opt.Now())
 	if err != nil {
-		return fmt.Errorf("challenge %s: %w", state, err)
+		return nil, fmt.Errorf("challenge %s: %w", state, err)
 	}
-	_, err = s.load(rec)
-	return err
+	return s.load(ctx, rec)
 }
 
 // Reveal freezes the challenge if it is not, scores every participant's copy on the final
@@ -355,51 +430,67 @@ func (s *Service) Reveal(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	return s.setState(ctx, id, store.ChallengeRevealed)
+	_, err = s.setState(ctx, id, store.ChallengeRevealed)
+	return err
 }
 
 // reveal scores one participant's copy on the final split, and on the live one when the live
-// score is behind the copy (an edit just before the freeze). The final score keeps the live
-// score's times: the tie-break is who reached their score first.
+// score is behind the copy (an edit that landed after the freeze). The final score keeps the
+// live score's times: the tie-break is who reached their standing first.
 func (s *Service) reveal(ctx context.Context, c *Challenge, p store.Participant) error {
-	w, err := s.ws.Read(ctx, p.Workspace)
-	if errors.Is(err, workspace.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("reveal: %w", err)
-	}
-	live, err := decodeScore(p.Live)
-	if err != nil {
+	live, w, err := s.catchUp(ctx, c, p)
+	if err != nil || w == nil {
 		return err
-	}
-	now := s.opt.Now()
-	put := func(doc *scoreDoc, final bool) error {
-		b, err := json.Marshal(doc)
-		if err != nil {
-			return fmt.Errorf("reveal: %w", err)
-		}
-		_, err = s.st.PutScore(ctx, store.ScoreUpdate{Challenge: c.ID, Participant: p.ID, Seq: int64(w.Version), Score: b, Final: final, Now: now})
-		if err != nil {
-			return fmt.Errorf("reveal: %w", err)
-		}
-		return nil
-	}
-	if live == nil || p.Seq != int64(w.Version) {
-		r, err := Score(ctx, w.Listing, c.File, Live)
-		if err != nil {
-			return err
-		}
-		if live == nil || !sameResult(live.Result, r) {
-			live = live.next(r, now)
-			if err := put(live, false); err != nil {
-				return err
-			}
-		}
 	}
 	r, err := Score(ctx, w.Listing, c.File, Final)
 	if err != nil {
 		return err
 	}
-	return put(&scoreDoc{Result: r, Reached: live.Reached, Improved: live.Improved}, true)
+	doc := &scoreDoc{Result: r, Reached: live.Reached, Improved: live.Improved}
+	return s.putScore(ctx, c, p, int64(w.Version), doc, true)
+}
+
+// catchUp scores a participant's copy on the live split when the stored live score is behind
+// the copy, whatever the challenge's state, and returns the live score with the copy read
+// (nil, nil: the copy is deleted).
+func (s *Service) catchUp(ctx context.Context, c *Challenge, p store.Participant) (*scoreDoc, *workspace.Workspace, error) {
+	w, err := s.ws.Read(ctx, p.Workspace)
+	if errors.Is(err, workspace.ErrNotFound) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", p.Workspace, err)
+	}
+	live, err := decodeScore(p.Live)
+	if err != nil {
+		return nil, nil, err
+	}
+	if live != nil && p.Seq == int64(w.Version) {
+		return live, &w, nil
+	}
+	r, err := Score(ctx, w.Listing, c.File, Live)
+	if err != nil {
+		return nil, nil, err
+	}
+	if live != nil && sameResult(live.Result, r) {
+		return live, &w, nil
+	}
+	live = live.next(r, s.opt.Now())
+	if err := s.putScore(ctx, c, p, int64(w.Version), live, false); err != nil {
+		return nil, nil, err
+	}
+	return live, &w, nil
+}
+
+// putScore stores a participant's live or final score document.
+func (s *Service) putScore(ctx context.Context, c *Challenge, p store.Participant, seq int64, doc *scoreDoc, final bool) error {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("store score: %w", err)
+	}
+	_, err = s.st.PutScore(ctx, store.ScoreUpdate{Challenge: c.ID, Participant: p.ID, Seq: seq, Score: b, Final: final, Now: s.opt.Now()})
+	if err != nil {
+		return fmt.Errorf("store score: %w", err)
+	}
+	return nil
 }

@@ -3,7 +3,12 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
+	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Challenges keeps workshop challenges: a teacher's challenge made from a workspace (its
@@ -37,7 +42,7 @@ type Challenges interface {
 	SetChallengeState(ctx context.Context, id string, state ChallengeState, now time.Time) (Challenge, error)
 
 	// AddParticipant records a participant and the workspace that is their copy. A name
-	// another participant of the challenge holds (compared case-insensitively) is a Conflict;
+	// another participant of the challenge holds (compared by ParticipantNameKey) is a Conflict;
 	// past MaxParticipants it is Invalid, with the limit in the message; a workspace that is
 	// already a participant's is a Conflict.
 	AddParticipant(ctx context.Context, p NewParticipant) (Participant, error)
@@ -141,4 +146,19 @@ type ScoreUpdate struct {
 	// Final stores Score as the final score (regardless of Seq) instead of the live one.
 	Final bool
 	Now   time.Time
+}
+
+// ParticipantNameKey is what two participants' names are compared by: compatibility-normalised
+// (a full-width "Ａｄａ" is "Ada"), case-folded, without invisible format characters (a
+// zero-width space), with runs of spaces as one. Names that look alike on a leaderboard get
+// one key. Stores compare by it, and so does whoever picks a free name before asking one.
+func ParticipantNameKey(name string) string {
+	s := cases.Fold().String(norm.NFKC.String(name))
+	s = strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
 }

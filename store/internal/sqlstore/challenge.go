@@ -11,10 +11,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
-
-	"golang.org/x/text/cases"
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/tool-workbench/workbench/store"
 )
@@ -102,21 +98,6 @@ func normalCode(code string) (string, bool) {
 		}
 	}
 	return string(b), true
-}
-
-// nameKey is what two participants' names are compared by: compatibility-normalised (a
-// full-width "Ａｄａ" is "Ada"), case-folded, without invisible format characters (a
-// zero-width space), with runs of spaces as one. Names that look alike on a leaderboard get
-// one key.
-func nameKey(name string) string {
-	s := cases.Fold().String(norm.NFKC.String(name))
-	s = strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Cf, r) {
-			return -1
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
 }
 
 func checkState(op string, st store.ChallengeState) error {
@@ -281,7 +262,7 @@ func (s *DB) AddParticipant(ctx context.Context, p store.NewParticipant) (store.
 	if err := firstErr(errs...); err != nil {
 		return store.Participant{}, err
 	}
-	key := nameKey(p.Name)
+	key := store.ParticipantNameKey(p.Name)
 	if key == "" {
 		return store.Participant{}, store.Errorf(store.Invalid, op, "the name has no visible characters; give a name the leaderboard can show")
 	}

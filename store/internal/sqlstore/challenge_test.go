@@ -50,21 +50,6 @@ func TestNormalCode(t *testing.T) {
 	}
 }
 
-func TestNameKey(t *testing.T) {
-	for _, tc := range []struct{ a, b string }{
-		{"Ada", "ADA"}, {"Ada", "ａｄａ"}, {"Ada Lovelace", " ada   lovelace "}, {"Ada", "A\u200bda"}, {"Straße", "STRASSE"}, {"Zoë", "ZOË"}, {"Zoë", "Zoe\u0308"},
-	} {
-		if nameKey(tc.a) != nameKey(tc.b) {
-			t.Errorf("nameKey(%q) = %q, nameKey(%q) = %q; want one key", tc.a, nameKey(tc.a), tc.b, nameKey(tc.b))
-		}
-	}
-	for _, tc := range []struct{ a, b string }{{"Ada", "Ada2"}, {"Ada L", "AdaL"}, {"Zoë", "Zoe"}} {
-		if nameKey(tc.a) == nameKey(tc.b) {
-			t.Errorf("nameKey(%q) = nameKey(%q) = %q; want two keys", tc.a, tc.b, nameKey(tc.a))
-		}
-	}
-}
-
 // FuzzNormalCode: whatever is typed, a code read is CodeLength characters of the alphabet,
 // the typed text without its spaces and dash, and reads as itself.
 func FuzzNormalCode(f *testing.F) {
