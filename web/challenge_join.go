@@ -165,17 +165,18 @@ func (s *Server) joinModel(c echo.Context, ch *challenge.Challenge) views.JoinNa
 // closedReason says why nobody may join ch now ("" when they may). Join decides; this says it
 // on the page before anyone types a name.
 func (s *Server) closedReason(ch *challenge.Challenge) string {
-	switch ch.State {
-	case store.ChallengeFrozen:
-		return "This workshop is frozen: nobody can join now, and edits no longer count. Ask your teacher."
-	case store.ChallengeRevealed:
-		return "This workshop is over: the final ranking has been revealed."
-	}
 	now := s.auth.cfg.Now()
-	if w := ch.File.Window; !w.Start.IsZero() && now.Before(w.Start) {
-		return "This workshop has not started yet: it opens at " + w.Start.UTC().Format("15:04 UTC") + ". Come back then."
-	} else if !w.End.IsZero() && !now.Before(w.End) {
+	w := ch.File.Window
+	switch {
+	case ch.State == store.ChallengeRevealed:
+		return "This workshop is over: the final ranking has been revealed."
+	case !w.End.IsZero() && !now.Before(w.End):
+		// Checked before frozen: the end freezes a challenge, and "ended" is what happened.
 		return "This workshop has ended: it closed at " + w.End.UTC().Format("15:04 UTC") + "."
+	case ch.State == store.ChallengeFrozen:
+		return "This workshop is frozen: nobody can join now, and edits no longer count. Ask your teacher."
+	case !w.Start.IsZero() && now.Before(w.Start):
+		return "This workshop has not started yet: it opens at " + w.Start.UTC().Format("15:04 UTC") + ". Come back then."
 	}
 	return ""
 }

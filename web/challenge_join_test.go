@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tool-workbench/workbench/challenge"
@@ -484,4 +485,31 @@ func FuzzJoinName(f *testing.F) {
 			t.Fatalf("%q taken as %q, which the store refuses: %v", typed, name, err)
 		}
 	})
+}
+
+// TestJoinClosedSaysWhy: the join page names what closed the workshop; a challenge past its
+// end is frozen by the end, and says it ended.
+func TestJoinClosedSaysWhy(t *testing.T) {
+	s := newServer(t)
+	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	s.auth.cfg.Now = func() time.Time { return now }
+	past, future := now.Add(-time.Minute), now.Add(time.Hour)
+	for _, tc := range []struct {
+		name   string
+		state  store.ChallengeState
+		window challenge.Window
+		want   string
+	}{
+		{"open", store.ChallengeOpen, challenge.Window{End: future}, ""},
+		{"frozen by the teacher", store.ChallengeFrozen, challenge.Window{End: future}, "frozen"},
+		{"frozen by its end", store.ChallengeFrozen, challenge.Window{End: past}, "has ended: it closed at 09:59 UTC"},
+		{"revealed after its end", store.ChallengeRevealed, challenge.Window{End: past}, "final ranking has been revealed"},
+		{"not started", store.ChallengeOpen, challenge.Window{Start: future}, "has not started yet"},
+	} {
+		ch := &challenge.Challenge{Challenge: store.Challenge{State: tc.state}, File: &challenge.File{Window: tc.window}}
+		got := s.closedReason(ch)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want it to say %q", tc.name, got, tc.want)
+		}
+	}
 }
