@@ -181,10 +181,17 @@ func TestParticipantCopyRefusesForkShareAndRuns(t *testing.T) {
 			}
 		})
 	}
+	// The copy's page offers the participant no Fork button.
+	if page := b.get(t, "/w/"+ws).Body.String(); strings.Contains(page, `data-testid="fork"`) {
+		t.Errorf("the participant's page offers a fork")
+	}
 	// The teacher, signed in, may fork the copy (to show it to the room, say).
 	teacher := w.visitor()
 	if rec := teacher.form(t, "/login", url.Values{"token": {adminToken}, "name": {"Teacher"}}); rec.Code != http.StatusSeeOther {
 		t.Fatalf("sign in: %d", rec.Code)
+	}
+	if page := teacher.get(t, "/w/"+ws).Body.String(); !strings.Contains(page, `data-testid="fork"`) {
+		t.Errorf("the teacher's page of a copy offers no fork")
 	}
 	if rec := teacher.form(t, "/w/"+ws+"/fork", url.Values{}); rec.Code != http.StatusSeeOther {
 		t.Errorf("the signed-in teacher's fork of a copy: %d", rec.Code)
