@@ -99,11 +99,13 @@ func challengeInBrowser(t *testing.T, ctx context.Context, base, ws string) stri
 	wait := func(js string) chromedp.Action[chromedp.Void] {
 		return chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(10*time.Second))
 	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/w/"+ws), chromedp.WaitVisible(chromedp.CSS("#f-desc"))); err != nil {
+		t.Fatal(err)
+	}
+	// (Once the panel above the link has loaded: it moves the link down. A menu opened while
+	// the page's client starts can close again: openShareMenu tries again.)
+	openShareMenu(t, ctx)
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(base+"/w/"+ws),
-		chromedp.Click(chromedp.CSS("#share-menu > summary")),
-		// (Once the panel above the link has loaded: it moves the link down.)
-		chromedp.WaitVisible(chromedp.CSS("[data-testid=share-new-view]")),
 		chromedp.Click(chromedp.CSS("[data-testid=workshop-link]")),
 		chromedp.WaitVisible(chromedp.CSS("[data-testid=challenge-form]")),
 	)

@@ -152,8 +152,12 @@ func workshopTeacher(t *testing.T, ctx context.Context, base string) (code, cid 
 		chromedp.Click(chromedp.CSS("[data-testid=login-submit]")),
 		chromedp.Click(chromedp.CSS("[data-testid=example-"+examples.WorkshopID+"]")),
 		chromedp.WaitVisible(chromedp.CSS("#f-desc")),
-		chromedp.Click(chromedp.CSS("#share-menu > summary")),
-		chromedp.WaitVisible(chromedp.CSS("[data-testid=share-new-view]")),
+	)
+	if err != nil {
+		t.Fatalf("the teacher opens the example: %v", err)
+	}
+	openShareMenu(t, ctx)
+	err = chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS("[data-testid=workshop-link]")),
 		chromedp.WaitVisible(chromedp.CSS("[data-testid=challenge-form]")),
 		chromedp.Click(chromedp.CSS("[data-testid=ch-example]")),
