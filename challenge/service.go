@@ -246,7 +246,17 @@ func cleanName(name string) (string, error) {
 	if strings.TrimSpace(name) == "" {
 		return "", invalid("give a display name: the leaderboard shows it")
 	}
-	n := strings.Join(strings.Fields(workspace.Title(name)), " ")
+	// Characters that show nothing are dropped: "Ada" with a zero-width space is "Ada".
+	visible := strings.Map(func(r rune) rune {
+		if store.Invisible(r) {
+			return -1
+		}
+		return r
+	}, name)
+	n := ""
+	if strings.TrimSpace(visible) != "" {
+		n = strings.Join(strings.Fields(workspace.Title(visible)), " ")
+	}
 	if n == "" {
 		return "", invalid("give a display name made of letters or digits: the leaderboard shows it")
 	}

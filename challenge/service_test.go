@@ -499,8 +499,34 @@ func TestJoinNameSpeltOtherwiseGetsTheNextNumber(t *testing.T) {
 			t.Errorf("join as %q: %v", name, err)
 			continue
 		}
-		if want := fmt.Sprintf("%s (%d)", name, i+2); j.Participant.Name != want {
+		if want := fmt.Sprintf("%s (%d)", strings.ReplaceAll(name, "\u00ad", ""), i+2); j.Participant.Name != want {
 			t.Errorf("%q joined as %q; want %q", name, j.Participant.Name, want)
+		}
+	}
+}
+
+// TestJoinNameInvisibleCharacters: characters that show nothing are dropped from a display name,
+// so "Ada" with a zero-width space, or "Bob" with a Hangul filler, is not a second name that
+// reads like the first; a name of nothing else is refused.
+func TestJoinNameInvisibleCharacters(t *testing.T) {
+	r := newRig(t)
+	c := r.create(t, Draft{Hidden: []byte(hidden)})
+	r.join(t, c, "Ada")
+	r.join(t, c, "Bob")
+	for _, tc := range []struct{ name, want string }{
+		{"Ada\u200b", "Ada (2)"},
+		{"Bob\u3164", "Bob (2)"},
+		{"C\u2800y", "Cy"},
+		{"\u3164\u200b", ""},
+	} {
+		j, err := r.s.Join(context.Background(), c, tc.name)
+		switch {
+		case tc.want == "" && err == nil:
+			t.Errorf("%q joined as %q; want it refused", tc.name, j.Participant.Name)
+		case tc.want != "" && err != nil:
+			t.Errorf("join as %q: %v", tc.name, err)
+		case tc.want != "" && j.Participant.Name != tc.want:
+			t.Errorf("%q joined as %q; want %q", tc.name, j.Participant.Name, tc.want)
 		}
 	}
 }

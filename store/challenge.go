@@ -155,10 +155,22 @@ type ScoreUpdate struct {
 func ParticipantNameKey(name string) string {
 	s := cases.Fold().String(norm.NFKC.String(name))
 	s = strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Cf, r) {
+		if Invisible(r) {
 			return -1
 		}
 		return r
 	}, s)
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// Invisible reports whether r shows nothing where a name is drawn: a format character (a
+// zero-width space, a soft hyphen, a bidirectional mark) or one of the blank letters fonts draw
+// as space (the Hangul fillers, the braille blank). A name made different only by these reads
+// like the other.
+func Invisible(r rune) bool {
+	switch r {
+	case 0x115f, 0x1160, 0x3164, 0xffa0, 0x2800, 0x034f:
+		return true
+	}
+	return unicode.Is(unicode.Cf, r)
 }
