@@ -177,8 +177,16 @@ func (s *Service) seat(cw *chWatch, p store.Participant) {
 		return
 	}
 	st := newSeat(p, s.opt.MaxScoresPerSecond)
+	// Subscribed before the goroutine starts, so that an edit or a deletion right after the
+	// join is never missed.
+	ctx, cancel := context.WithCancel(cw.ctx)
+	events, err := s.st.Subscribe(ctx, p.Workspace)
+	if err != nil {
+		cancel() // not seated: the next event of the challenge seats it again
+		return
+	}
 	cw.seats[p.ID] = st
-	go s.watchSeat(cw, st)
+	go s.watchSeat(ctx, cancel, cw, st, events)
 }
 
 // watchChallenge follows a challenge's own events: participants who joined through another
@@ -236,13 +244,8 @@ func (s *Service) seatAll(cw *chWatch) {
 
 // watchSeat scores a participant's copy now (it may have changed while nobody watched) and
 // after every edit, until the challenge's watching stops or the copy is deleted.
-func (s *Service) watchSeat(cw *chWatch, st *seat) {
-	ctx, cancel := context.WithCancel(cw.ctx)
+func (s *Service) watchSeat(ctx context.Context, cancel context.CancelFunc, cw *chWatch, st *seat, events <-chan store.Event) {
 	defer cancel()
-	events, err := s.st.Subscribe(ctx, st.p.Workspace)
-	if err != nil {
-		return
-	}
 	go s.scorer(ctx, cw, st)
 	st.kick <- struct{}{}
 	for ev := range events {
