@@ -1,9 +1,5 @@
 package challenge
 
-// CONTRACT: the signatures below are what package web and cmd/workbench call. The core helper
-// fills in the bodies (and may add unexported fields and methods); changing a signature needs
-// the lead's word.
-
 import (
 	"context"
 	"errors"

@@ -170,14 +170,8 @@ func TestParticipantTrafficHoldsNoHiddenTask(t *testing.T) {
 	se.get("/join/"+w.ch.Code, http.StatusOK) // welcome back
 	pid := strings.Repeat("d", 32)
 	se.open("/w/" + ws + "/stream?datastar=" + url.QueryEscape(fmt.Sprintf(`{"pid":%q,"tool":0,"ver":-1}`, pid)))
-	// (On the join branch alone the leaderboard is the contract's stub; merged, it is read.)
-	board := !boardIsStub(t, ts.URL+"/board/"+w.ch.ID)
-	if board {
-		se.open("/board/" + w.ch.ID + "/stream")
-		se.get("/board/"+w.ch.ID, http.StatusOK)
-	} else {
-		t.Log("the leaderboard is the contract's stub here: its page and stream are not collected")
-	}
+	se.open("/board/" + w.ch.ID + "/stream")
+	se.get("/board/"+w.ch.ID, http.StatusOK)
 
 	// Edits (a description, a rename, a task) and their scoring.
 	edit := func(tool int, field string, val any, want int) {
@@ -226,9 +220,7 @@ func TestParticipantTrafficHoldsNoHiddenTask(t *testing.T) {
 	}
 	se.waitTap("the revealed bar", "Revealed:")
 	w.participantReads(se, ws)
-	if board {
-		se.get("/board/"+w.ch.ID, http.StatusOK)
-	}
+	se.get("/board/"+w.ch.ID, http.StatusOK)
 	time.Sleep(50 * time.Millisecond) // let the board's stream carry the reveal too (what it sends is checked, not when)
 
 	got := se.tap.String()
@@ -264,17 +256,6 @@ func (w *workshop) participantReads(se *session, ws string) {
 		api.get("/api/v1/workspaces/"+ws+"/"+p, http.StatusOK)
 	}
 	api.get("/api/v1/workspaces/"+w.teacher+"/listing", http.StatusForbidden)
-}
-
-// boardIsStub reports whether the leaderboard is still the contract's stub (challenge_teach.go).
-func boardIsStub(t *testing.T, u string) bool {
-	resp, err := http.Get(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode == http.StatusNotFound && strings.Contains(string(b), "not built yet")
 }
 
 func mustURL(t *testing.T, s string) *url.URL {
