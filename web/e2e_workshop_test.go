@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -216,20 +217,28 @@ func typeDescriptions(ctx context.Context, answer []byte) error {
 		return err
 	}
 	for i, tool := range tools.Tools {
-		ver, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('history').dataset.version`))
-		if err != nil {
-			return err
-		}
-		err = chromedp.Do(ctx,
+		if err := chromedp.Do(ctx,
 			chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-testid=pick-%d]`, i))),
 			poll(fmt.Sprintf(`document.querySelector('[data-testid=editor-form]')?.dataset.tool === '%d'`, i)),
-			chromedp.SetValue(chromedp.CSS("#f-desc"), tool.Description),
-			chromedp.Evaluate[chromedp.Void](`document.getElementById('f-desc').dispatchEvent(new Event('input', {bubbles: true}))`),
-			// Saved: the history's version moved on.
-			poll(fmt.Sprintf(`document.getElementById('history').dataset.version !== %q`, ver)),
-		)
-		if err != nil {
-			return fmt.Errorf("tool %d: %w", i, err)
+		); err != nil {
+			return fmt.Errorf("select tool %d: %w", i, err)
+		}
+		// The text is set and announced in one step in the page (the editor may be patched
+		// while the tool is selected, which a node held between two steps would not survive),
+		// and again if no edit was saved: the history's version did not move on.
+		set := fmt.Sprintf(`(() => { const d = document.getElementById('f-desc'); d.value = %q; d.dispatchEvent(new Event('input', {bubbles: true})); return document.getElementById('history').dataset.version; })()`, tool.Description)
+		saved := false
+		for try := 0; try < 3 && !saved; try++ {
+			ver, err := chromedp.Run(ctx, chromedp.Evaluate[string](set))
+			if err != nil {
+				return fmt.Errorf("tool %d: %w", i, err)
+			}
+			_, err = chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.getElementById('history').dataset.version !== %q && document.getElementById('f-desc').value === %q`, ver, tool.Description),
+				chromedp.WithPollingTimeout(5*time.Second)))
+			saved = err == nil
+		}
+		if !saved {
+			return fmt.Errorf("tool %d: the description was not saved in three tries", i)
 		}
 	}
 	return nil
