@@ -32,7 +32,9 @@ var layers = map[string]int{
 	"selection/runner": 3, "selection/fake": 3, "selection/taskformat": 3, "store/sqlite": 3, "store/postgres": 3,
 	"store/storetest": 3, "analysis": 3,
 
-	"workspace": 4, "runs": 4, "review": 4,
+	"workspace": 4, "runs": 4, "review": 4, "drafting": 4,
+
+	"drafting/fakemodel": 5, // a test model for drafting: briefs in, canned answers out
 
 	"challenge": 5, // over the workspace service: participants' copies are workspaces
 
