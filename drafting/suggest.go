@@ -123,3 +123,17 @@ func Apply(l *listing.Listing, i int, description string, params map[string]stri
 func Ops(l *listing.Listing, i int, description string, params map[string]string) ([]listing.Op, error) {
 	panic("drafting.Ops: not built yet")
 }
+
+// RewriteBrief is the brief of a rewrite of tool i: its schema and findings (from eng), the
+// neighbours it is confused with, and the tasks it should and should not win, taken from tasks
+// as given (the improvement loop passes its training tasks only).
+func RewriteBrief(ctx context.Context, eng *analysis.Engine, l *listing.Listing, tasks []selection.Task, i, k int, params bool) (Brief, error) {
+	panic("drafting.RewriteBrief: not built yet")
+}
+
+// Candidates reads a rewrite answer: at most k usable candidates, and problems in words for
+// what was wrong (not JSON, no candidates, a candidate empty, over MaxDescriptionBytes, or the
+// same as the current text), never more than one line each.
+func Candidates(text string, k int, current string) (cands []Candidate, problems []string) {
+	panic("drafting.Candidates: not built yet")
+}
