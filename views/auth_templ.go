@@ -120,7 +120,7 @@ func AccessBar(ws string) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if v.Capability == "view" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<span class=\"badge\" data-testid=\"read-only\" title=\"You opened a view link: you can read, select tools and export, but not edit.\">Read only</span><style>.row-actions, [data-testid=tool-add], .fix-btn, .fix-safe { display: none !important; }</style>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<span class=\"badge\" data-testid=\"read-only\" title=\"You opened a view link: you can read, select tools and export, but not edit.\">Read only</span><style>.row-actions, [data-testid=tool-add], .fix-btn, .fix-safe, .draft-btn { display: none !important; }</style>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

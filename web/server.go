@@ -141,6 +141,7 @@ type Server struct {
 	repairs    *repairCache // the Fix buttons' repairs per tool (fixcache.go), in the costs' budget (CacheBytes)
 	review     *review.Service
 	challenges *challenge.Service
+	drafts     *drafts // the drafting dialogs' answers and the rubric cache (draftcache.go)
 
 	// health is the last answer of HealthPath (health.go).
 	health health
@@ -175,6 +176,7 @@ func New(cfg Config) (*Server, error) {
 	s.costs.budget = lru.NewBudget(cfg.CacheBytes)
 	s.costs.toks = cfg.Tokenizers
 	s.repairs = newRepairCache(s.costs.budget)
+	s.drafts = newDrafts(s.costs.budget)
 	if cfg.Auth.Store == nil {
 		if as, ok := any(cfg.Store).(AccessStore); ok {
 			cfg.Auth.Store = as
@@ -284,6 +286,7 @@ func (s *Server) routes() *echo.Echo {
 	s.costRoutes(w)
 	s.runRoutes(w)
 	s.reviewRoutes(w)
+	s.draftRoutes(w)
 	s.challengeRoutes(e)
 	// The JSON API (/api/v1) is not mounted here: cmd passes it in Config.Mount, so that this
 	// package does not depend on it.

@@ -1,0 +1,216 @@
+package web
+
+// Proposed tasks (issue 18): the Tasks tab's "Propose tasks…" asks a configured endpoint for
+// tasks that never name their tool, confusion tasks and tasks no tool should take
+// (drafting.GenerateTasks). The proposals stay on the server (draftCache); the page sends back
+// the indexes it ticked, and the ticked ones land in the task file as one revision.
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tool-workbench/workbench/drafting"
+	"github.com/tool-workbench/workbench/selection"
+	"github.com/tool-workbench/workbench/views"
+)
+
+// maxPerTool bounds the tasks of each kind asked per tool from the page.
+const maxPerTool = 5
+
+// proposeReq reads the Propose form: the endpoint, and the request it asks.
+func proposeReq(c echo.Context, ws Workspace) (string, drafting.TasksRequest, string) {
+	req := drafting.TasksRequest{Listing: ws.Listing, Existing: ws.Tasks, PerTool: drafting.DefaultPerTool}
+	c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, 16<<10)
+	if err := c.Request().ParseForm(); err != nil {
+		return "", req, "The form could not be read: " + err.Error()
+	}
+	f := c.Request().PostForm
+	if s := strings.TrimSpace(f.Get("per")); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxPerTool {
+			return "", req, fmt.Sprintf("Tasks of each kind per tool must be a whole number from 1 to %d, not %q.", maxPerTool, shortText(s))
+		}
+		req.PerTool = n
+	}
+	if f.Get("only") == "on" {
+		name := f.Get("tool")
+		if !slices.Contains(ws.Listing.Names(), name) {
+			return "", req, "That tool is no longer in the listing; untick “only for” or pick the tool again."
+		}
+		req.Tools = []string{name}
+	}
+	ep := strings.TrimSpace(f.Get("endpoint"))
+	if ep == "" {
+		return "", req, "Choose an endpoint."
+	}
+	return ep, req, ""
+}
+
+// proposeDialog opens the Propose tasks dialog, offering the selected tool ($tool) as a scope.
+func (s *Server) proposeDialog(c echo.Context) error {
+	sg, err := readSignals(c)
+	if err != nil {
+		return err
+	}
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	f := views.ProposeForm{WS: ws.ID, PerTool: drafting.DefaultPerTool, Result: views.ProposeResult{WS: ws.ID}}
+	if f.Refused, err = s.draftRefusal(c); err != nil {
+		return err
+	}
+	if sg.Tool >= 0 && sg.Tool < len(ws.Listing.Tools) {
+		f.Tool = ws.Listing.Tools[sg.Tool].Get("name").String()
+	}
+	f.Endpoints, f.Endpoint = s.endpointChoices(ws)
+	if len(f.Endpoints) == 0 {
+		f.Configure = configureRuns
+	}
+	if f.Refused == "" && f.Configure == "" {
+		p := drafting.PlanTasks(drafting.TasksRequest{Listing: ws.Listing, Existing: ws.Tasks, PerTool: f.PerTool})
+		f.Plan = views.SuggestPlan{Calls: p.Calls, What: p.What}
+	}
+	return patchDraft(c, views.ProposeDialog(f))
+}
+
+// proposeAsk answers the form: its plan (plan=1, as the form changes), or the proposals.
+func (s *Server) proposeAsk(c echo.Context) error {
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	refused, err := s.draftRefusal(c)
+	if err != nil {
+		return err
+	}
+	sse := newSSE(c)
+	ep, req, problem := proposeReq(c, ws)
+	if c.QueryParam("plan") == "1" {
+		p := drafting.PlanTasks(req)
+		_ = sse.PatchElementTempl(views.ProposePlanLine(views.SuggestPlan{Calls: p.Calls, What: p.What, Problem: problem}))
+		return nil
+	}
+	client, noClient := s.runs.Client(ep)
+	for _, p := range []string{refused, problem, noClient} {
+		if p != "" {
+			_ = sse.PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: ws.ID, Problem: p}))
+			return nil
+		}
+	}
+	plan := drafting.PlanTasks(req)
+	name := client.Endpoint().Name
+	_ = sse.PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: ws.ID,
+		Asking: fmt.Sprintf("Asking %s… (%s at most)", name, callsWord(plan.Calls))}))
+	dctx, cancel := draftContext(c.Request().Context())
+	defer cancel()
+	props, err := drafting.GenerateTasks(dctx, drafting.Caller{Model: client, Budget: drafting.NewBudget(plan.Calls)}, req)
+	if err != nil {
+		s.log.Info("a task proposal failed", "workspace", ws.ID, "endpoint", name, "err", err)
+		_ = sse.PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: ws.ID, Problem: draftProblem(dctx, err, name)}))
+		return nil
+	}
+	pid := NewID()
+	s.drafts.putProposal(ws.ID, pid, &proposeEntry{tasks: props.Tasks})
+	r := views.ProposeResult{WS: ws.ID, PID: pid, Problems: props.Problems, Calls: props.Calls}
+	for i, p := range props.Tasks {
+		r.Tasks = append(r.Tasks, views.ProposeTask{N: i, Text: p.Task.Task, Expect: expectName(p.Task.Expect), Kind: p.Kind,
+			Neighbour: p.Neighbour, Refused: p.Refused, Verdict: p.Verdict})
+	}
+	if len(r.Tasks) == 0 && len(r.Problems) == 0 {
+		r.Problem = "The model proposed no task. Ask again, or with another endpoint."
+	}
+	_ = sse.PatchElementTempl(views.ProposeResultRegion(r))
+	return nil
+}
+
+func expectName(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// proposeAdd adds the ticked proposals after the task file's tasks, as one revision.
+func (s *Server) proposeAdd(c echo.Context) error {
+	if err := s.requireEdit(c); err != nil {
+		return err
+	}
+	if err := s.teacherOnly(c); err != nil {
+		return err
+	}
+	id, pid := c.Param("id"), c.Param("sid")
+	if !wsIDPattern.MatchString(pid) {
+		return fail(NotFound, "no such proposal")
+	}
+	c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, 64<<10)
+	if err := c.Request().ParseForm(); err != nil {
+		return fail(BadRequest, "the ticked tasks could not be read: "+err.Error())
+	}
+	e := s.drafts.proposal(id, pid)
+	if e == nil {
+		_ = newSSE(c).PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: id,
+			Problem: "These proposals are no longer kept (they are kept for 30 minutes); ask again."}))
+		return nil
+	}
+	picked, problem := pickProposals(c.Request().PostForm["pick"], e.tasks)
+	if problem != "" {
+		_ = newSSE(c).PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: id, Problem: problem}))
+		return nil
+	}
+	sg := signals{PID: c.Request().PostForm.Get("pid"), Tool: -1}
+	if sg.PID != "" && !wsIDPattern.MatchString(sg.PID) {
+		return fail(BadRequest, "malformed page id")
+	}
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	if err := uniqueTaskIDs(ws.Tasks, picked); err != nil {
+		return fail(Conflict, "the proposals repeat a task id of the workspace; ask again")
+	}
+	tasks := append(slices.Clip(ws.Tasks), picked...)
+	ch := change{edit: &Edit{Tasks: tasks, SetTasks: true, Message: fmt.Sprintf("Add %d proposed tasks", len(picked))},
+		tool: -1, tasks: true, select_: -1, click: true}
+	out, err := s.record(c, sg, ch)
+	if err != nil {
+		return s.refused(c, sg, ch, out.ws, err)
+	}
+	if out != nil {
+		s.follow(id, sg, ch, out)
+		if err := s.answer(c, sg, ch, out); err != nil {
+			return err
+		}
+	}
+	_ = patchDraft(c, views.DraftDone(fmt.Sprintf("Added %d proposed tasks to the task file: 1 revision. Undo takes it back.", len(picked))))
+	return nil
+}
+
+// pickProposals reads the ticked indexes: each a proposal that is not refused, each once.
+func pickProposals(ticks []string, props []drafting.Proposed) ([]selection.Task, string) {
+	if len(ticks) == 0 {
+		return nil, "Tick the tasks to add first."
+	}
+	if len(ticks) > len(props) {
+		return nil, "More tasks were ticked than were proposed; ask again."
+	}
+	seen := map[int]bool{}
+	var out []selection.Task
+	for _, t := range ticks {
+		n, err := strconv.Atoi(t)
+		if err != nil || n < 0 || n >= len(props) || seen[n] {
+			return nil, "The ticked tasks do not match the proposals; ask again."
+		}
+		seen[n] = true
+		if props[n].Refused != "" {
+			return nil, fmt.Sprintf("Proposal %d cannot be added: %s", n+1, props[n].Refused)
+		}
+		out = append(out, props[n].Task)
+	}
+	return out, ""
+}

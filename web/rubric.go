@@ -1,0 +1,135 @@
+package web
+
+// The Rubric dialog (issue 18): the selected tool's six dimension scores with reasons and the
+// listing's score weighted toward its worst tool. Offline (from the findings, no model) by
+// default, labelled so; "Score with ENDPOINT" asks the endpoint, one call per tool the
+// server-wide RubricCache does not hold for that model and the tool's content.
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/tool-workbench/workbench/drafting"
+	"github.com/tool-workbench/workbench/views"
+)
+
+// offlineLabel is how an offline rubric is labelled on the page.
+const offlineLabel = "offline: from the findings"
+
+// rubricDialog opens the Rubric dialog for a tool, scored offline.
+func (s *Server) rubricDialog(c echo.Context) error {
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	t, why := draftTool(c, ws)
+	if why != "" {
+		return patchDraft(c, views.RubricDialog(views.RubricView{WS: ws.ID, Problem: why}))
+	}
+	ctx := c.Request().Context()
+	eng, err := s.engineFor(s.profileOf(ctx, ws.ID))
+	if err != nil {
+		return err
+	}
+	rb, err := drafting.ScoreRubric(ctx, drafting.Caller{}, eng, ws.Listing, nil)
+	if err != nil {
+		return fmt.Errorf("offline rubric of workspace %s: %w", ws.ID, err)
+	}
+	v := rubricView(ws.ID, t, ws.Listing.Tools[t].Get("name").String(), rb)
+	if refused, err := s.draftRefusal(c); err != nil {
+		return err
+	} else if refused == "" {
+		eps, _ := s.endpointChoices(ws)
+		for _, e := range eps {
+			if e.Problem == "" {
+				v.Endpoints = append(v.Endpoints, e)
+			}
+		}
+	}
+	return patchDraft(c, views.RubricDialog(v))
+}
+
+// rubricScore scores the listing with the form's endpoint and shows tool t's rubric.
+func (s *Server) rubricScore(c echo.Context) error {
+	ws, err := s.getWS(c)
+	if err != nil {
+		return err
+	}
+	refused, err := s.draftRefusal(c)
+	if err != nil {
+		return err
+	}
+	sse := newSSE(c)
+	t, err := strconv.Atoi(c.QueryParam("t"))
+	why := ""
+	if err != nil || t < 0 || t >= len(ws.Listing.Tools) {
+		why = "That tool no longer exists; pick a tool and open the rubric again."
+	}
+	client, noClient := s.runs.Client(c.FormValue("endpoint"))
+	for _, p := range []string{refused, why, noClient} {
+		if p != "" {
+			_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID, Problem: p}))
+			return nil
+		}
+	}
+	ctx := c.Request().Context()
+	eng, err := s.engineFor(s.profileOf(ctx, ws.ID))
+	if err != nil {
+		return err
+	}
+	cache := s.drafts.rubricCache()
+	ep := client.Endpoint()
+	plan := drafting.PlanRubric(ws.Listing, ep.Model, cache)
+	_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID,
+		Problem: fmt.Sprintf("Asking %s… (%s at most: %s)", ep.Name, callsWord(plan.Calls), plan.What)}))
+	dctx, cancel := draftContext(ctx)
+	defer cancel()
+	rb, err := drafting.ScoreRubric(dctx, drafting.Caller{Model: client, Budget: drafting.NewBudget(plan.Calls)}, eng, ws.Listing, cache)
+	if err != nil {
+		_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID, Problem: draftProblem(dctx, err, ep.Name)}))
+		return nil
+	}
+	_ = sse.PatchElementTempl(views.RubricResultRegion(rubricView(ws.ID, t, ws.Listing.Tools[t].Get("name").String(), rb)))
+	return nil
+}
+
+// rubricView is tool t's rubric and the listing's score.
+func rubricView(ws string, t int, name string, rb *drafting.Rubric) views.RubricView {
+	v := views.RubricView{WS: ws, Tool: name, ToolIndex: t, Score: rb.Score, Worst: rb.Worst, Label: rb.Label, Offline: rb.Offline, Calls: rb.Calls}
+	if rb.Offline || v.Label == "" {
+		v.Label = offlineLabel
+	}
+	var tr *drafting.ToolRubric
+	if t < len(rb.Tools) && rb.Tools[t].Tool == name {
+		tr = &rb.Tools[t]
+	} else {
+		for i := range rb.Tools {
+			if rb.Tools[i].Tool == name {
+				tr = &rb.Tools[i]
+				break
+			}
+		}
+	}
+	if tr == nil {
+		v.Problem = "This tool has no rubric score."
+		return v
+	}
+	v.Mean = tr.Mean
+	if tr.Offline && !rb.Offline {
+		v.Label = offlineLabel + " (the model's score is missing for this tool)"
+	}
+	if tr.Problem != "" {
+		v.Problem = tr.Problem
+	}
+	names := map[string]drafting.Dimension{}
+	for _, d := range drafting.Dimensions {
+		names[d.ID] = d
+	}
+	for _, d := range tr.Dims {
+		dim := names[d.ID]
+		v.Dims = append(v.Dims, views.RubricDim{Name: dim.Name, Question: dim.Question, Reason: d.Reason, Score: d.Score})
+	}
+	return v
+}
