@@ -136,6 +136,10 @@ func toolWide(fs []analysis.Finding, name string) []analysis.Finding {
 	return out
 }
 
+// maxCitedMessage bounds a finding's message in an offline reason, so that a dimension with
+// several findings cites each of them within MaxReason.
+const maxCitedMessage = 90
+
 // offlineScore is the offline rubric of a tool with its findings and the listing-wide findings
 // that name it.
 func offlineScore(tr analysis.ToolResult, wide []analysis.Finding) ToolRubric {
@@ -149,7 +153,7 @@ func offlineScore(tr analysis.ToolResult, wide []analysis.Finding) ToolRubric {
 		seen[f.Rule] = true
 		for _, p := range offlinePenalties[f.Rule] {
 			score[p.dim] += p.points
-			why[p.dim] = append(why[p.dim], fmt.Sprintf("−%d %s: %s", p.points, f.Rule, f.Message))
+			why[p.dim] = append(why[p.dim], fmt.Sprintf("−%d %s: %s", p.points, f.Rule, clipToRunes(f.Message, maxCitedMessage)))
 		}
 	}
 	out := ToolRubric{Tool: tr.Name, Offline: true}
