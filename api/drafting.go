@@ -179,8 +179,9 @@ type draftingState struct {
 }
 
 // modelError maps what a drafting action returns: a spent budget is a 422, a model call that
-// failed or ran out of time a 502 with the client's message (which never holds the key).
-func modelError(err error) error {
+// failed a 502 with the client's message (which never holds the key), and so is a request whose
+// deadline passed while the model was still answering (ctx is the request's).
+func modelError(ctx context.Context, err error) error {
 	var ce *runner.CallError
 	switch {
 	case err == nil:
@@ -191,8 +192,8 @@ func modelError(err error) error {
 	case errors.As(err, &ce):
 		return &Error{Code: CodeModelFailed, Message: "the model endpoint failed: " + ce.Msg, err: err,
 			Hint: "check the endpoint (its key, model name and address) and try again"}
-	case errors.Is(err, context.DeadlineExceeded):
-		return &Error{Code: CodeModelFailed, Message: "the model endpoint did not answer in time", err: err,
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return &Error{Code: CodeModelFailed, Message: "the model endpoint did not answer in time: " + err.Error(), err: err,
 			Hint: "try again, or ask for less (fewer candidates, samples or tools)"}
 	}
 	return err
@@ -242,7 +243,7 @@ func (a *API) suggest(c echo.Context) error {
 	}
 	s, err := drafting.Suggest(c.Request().Context(), drafting.Caller{Model: in.model, Budget: b}, eng, sr)
 	if err != nil {
-		return modelError(fmt.Errorf("suggest: %w", err))
+		return modelError(c.Request().Context(), fmt.Errorf("suggest: %w", err))
 	}
 	return c.JSON(http.StatusOK, s)
 }
@@ -274,7 +275,7 @@ func (a *API) generateTasks(c echo.Context) error {
 	}
 	p, err := drafting.GenerateTasks(c.Request().Context(), drafting.Caller{Model: in.model, Budget: b}, tr)
 	if err != nil {
-		return modelError(fmt.Errorf("generate tasks: %w", err))
+		return modelError(c.Request().Context(), fmt.Errorf("generate tasks: %w", err))
 	}
 	return c.JSON(http.StatusOK, p)
 }
@@ -301,7 +302,7 @@ func (a *API) rubric(c echo.Context) error {
 	}
 	r, err := drafting.ScoreRubric(c.Request().Context(), drafting.Caller{Model: in.model, Budget: b}, eng, in.listing, cache)
 	if err != nil {
-		return modelError(fmt.Errorf("rubric: %w", err))
+		return modelError(c.Request().Context(), fmt.Errorf("rubric: %w", err))
 	}
 	return c.JSON(http.StatusOK, r)
 }
