@@ -1,6 +1,7 @@
 // Package api is the workbench's JSON HTTP API under /api/v1: check, cost and export over the
-// same engines the CLI uses (packages lint, cost, export), the workspace endpoints over a
-// store, and an OpenAPI 3.1 document that describes them all.
+// same engines the CLI uses (packages lint, cost, export), drafting with a model (suggest,
+// tasks/generate, rubric; package drafting), the workspace endpoints over a store, and an
+// OpenAPI 3.1 document that describes them all.
 //
 // Every failure answers with one shape, {"error": {"code", "message", "hint", ...}}, and the
 // HTTP status follows from the code in one table (statusOf). Request bodies are JSON objects
@@ -26,6 +27,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/tool-workbench/workbench/cost"
+	"github.com/tool-workbench/workbench/drafting"
 	"github.com/tool-workbench/workbench/internal/lru"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
@@ -75,6 +77,13 @@ type Options struct {
 	// page and API sign-offs count once (web.Server.ReviewIdentity). An error is a 403 as for
 	// Access. nil records Access's author name with no ID.
 	Identity func(r *http.Request, workspace string) (review.Author, error)
+	// Models returns the model endpoint a drafting request names ("" for the server's first),
+	// or nil and why there is none, in words for the person who asked. nil: no endpoint, so
+	// /suggest and /tasks/generate answer 422 (no_endpoint) and /rubric scores offline.
+	Models func(name string) (drafting.Model, string)
+	// Rubrics keeps tool rubrics between requests, so that only edited tools are scored again;
+	// nil keeps none.
+	Rubrics *drafting.RubricCache
 }
 
 // API serves the endpoints.
@@ -89,6 +98,7 @@ type API struct {
 	cache *lru.Budget
 	// listings serves the workspace endpoints (nil without Options.Workspaces).
 	listings *workspace.Listings
+	draftingState
 }
 
 // maxEngines bounds the engines kept per option set: a client that varies its options on
@@ -135,6 +145,9 @@ func (a *API) routes() []route {
 		{http.MethodPost, "/cost", "cost", a.cost},
 		{http.MethodPost, "/export", "export", a.export},
 		{http.MethodPost, "/tasks/convert", "convertTasks", a.convertTasks},
+		{http.MethodPost, "/tasks/generate", "generateTasks", a.generateTasks},
+		{http.MethodPost, "/suggest", "suggest", a.suggest},
+		{http.MethodPost, "/rubric", "rubric", a.rubric},
 		{http.MethodPost, "/workspaces", "createWorkspace", a.createWorkspace},
 		{http.MethodPatch, "/workspaces/:id", "renameWorkspace", a.renameWorkspace},
 		{http.MethodGet, "/workspaces/:id/listing", "getWorkspaceListing", a.getListing},

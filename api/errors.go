@@ -42,6 +42,9 @@ const (
 	CodeRateLimited          Code = "rate_limited"           // too many wrong tokens from this client; see Retry-After
 	CodeInternal             Code = "internal"               // a bug or an outage; the message says no more
 	CodeUnavailable          Code = "unavailable"            // every request slot taken, or past the request's deadline
+	CodeNoEndpoint           Code = "no_endpoint"            // no model endpoint configured, or none by that name
+	CodeOverBudget           Code = "over_budget"            // a drafting plan over its call budget (no call made)
+	CodeModelFailed          Code = "model_failed"           // the model endpoint failed or ran out of time
 )
 
 // statusOf is the one place where error codes become HTTP statuses.
@@ -68,6 +71,9 @@ var statusOf = map[Code]int{
 	CodeRateLimited:          http.StatusTooManyRequests,
 	CodeInternal:             http.StatusInternalServerError,
 	CodeUnavailable:          http.StatusServiceUnavailable,
+	CodeNoEndpoint:           http.StatusUnprocessableEntity,
+	CodeOverBudget:           http.StatusUnprocessableEntity,
+	CodeModelFailed:          http.StatusBadGateway,
 }
 
 // Status returns the HTTP status of a code (500 for a code not in the table).

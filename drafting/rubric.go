@@ -2,9 +2,18 @@ package drafting
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tool-workbench/workbench/analysis"
+	"github.com/tool-workbench/workbench/internal/lru"
 	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/selection"
 )
 
 // Dimension is one thing the rubric scores, 1 (poor) to 5 (excellent).
@@ -59,30 +68,328 @@ type Rubric struct {
 	Calls   int     `json:"calls"`
 }
 
+// Bounds of a rubric.
+const (
+	MaxReason          = 300      // characters of one dimension's reason
+	rubricWorkers      = 4        // tools scored at once (the client bounds calls in flight too)
+	maxRubricFindings  = 20       // findings shown in one rubric brief
+	maxRubricNeighbour = 3        // neighbours shown in one rubric brief
+	maxRubricDesc      = 8 << 10  // bytes of the tool's description in a brief
+	maxRubricSchema    = 32 << 10 // bytes of its input schema in a brief
+	maxNeighbourDesc   = 2000     // bytes of a neighbour's description in a brief
+)
+
 // RubricCache keeps tool rubrics by model and tool content hash, so that only edited tools
 // are scored again. Bounded; safe for concurrent use.
+//
+// A tool's score also reads its neighbours, which the key leaves out: a tool keeps its cached
+// score when only a neighbour is edited. Scoring only edited tools again is the point of the
+// cache; the page's "score again" (a new cache) rereads everything.
 type RubricCache struct{ entries *rubricLRU }
+
+type rubricLRU struct {
+	c *lru.Cache[rubricKey, ToolRubric]
+}
+
+type rubricKey struct{ model, hash string }
+
+// rubricCacheBytes bounds the bytes of a rubric cache; n bounds its entries.
+const rubricCacheBytes = 16 << 20
 
 // NewRubricCache keeps at most n tool rubrics (default 4096 when n ≤ 0).
 func NewRubricCache(n int) *RubricCache {
-	panic("drafting.NewRubricCache: not built yet")
+	if n <= 0 {
+		n = 4096
+	}
+	return &RubricCache{entries: &rubricLRU{c: lru.New[rubricKey, ToolRubric](lru.NewBudget(rubricCacheBytes), n)}}
 }
 
-// PlanRubric is the most calls a rubric makes (one per tool not in the cache).
+// Len is the number of tool rubrics kept.
+func (rc *RubricCache) Len() int {
+	if rc == nil {
+		return 0
+	}
+	return rc.entries.c.Len()
+}
+
+func (rc *RubricCache) get(model, hash string) (ToolRubric, bool) {
+	if rc == nil || model == "" {
+		return ToolRubric{}, false
+	}
+	return rc.entries.c.Get(rubricKey{model, hash})
+}
+
+func (rc *RubricCache) add(model string, tr ToolRubric) {
+	if rc == nil || model == "" || tr.Offline {
+		return
+	}
+	size := int64(len(tr.Tool) + len(tr.Hash) + 64)
+	for _, d := range tr.Dims {
+		size += int64(len(d.ID) + len(d.Reason) + 48)
+	}
+	rc.entries.c.Add(rubricKey{model, tr.Hash}, tr, size)
+}
+
+// ModelKey is the name a rubric cache keeps a model's scores under: its endpoint's name and
+// model ("" for none). PlanRubric takes it.
+func ModelKey(m Model) string {
+	if m == nil {
+		return ""
+	}
+	ep := m.Endpoint()
+	return ep.Name + "/" + ep.Model
+}
+
+// PlanRubric is the most calls a rubric makes (one per tool not in the cache). model is
+// ModelKey of the model that will score ("": none, so no call).
 func PlanRubric(l *listing.Listing, model string, cache *RubricCache) Plan {
-	panic("drafting.PlanRubric: not built yet")
+	if l == nil || len(l.Tools) == 0 {
+		return Plan{What: "no call: the listing has no tools"}
+	}
+	if model == "" {
+		return Plan{What: "no call: scored offline from the findings"}
+	}
+	n, cached := 0, 0
+	for _, h := range listing.ToolHashes(l) {
+		if _, ok := cache.get(model, h.Hash); ok {
+			cached++
+		} else {
+			n++
+		}
+	}
+	what := countOf(n, "call") + " to score " + countOf(n, "tool")
+	if cached > 0 {
+		what += fmt.Sprintf(" (%d scored before and kept)", cached)
+	}
+	return Plan{Calls: n, What: what}
 }
 
 // ScoreRubric scores every tool with the model (c.Model nil: offline for all, labelled), using
 // and filling cache (nil: none). A tool whose call fails or whose answer is malformed gets the
-// offline score with Problem set.
+// offline score with Problem set. The error is the engine's, or ctx's when it ends first.
 func ScoreRubric(ctx context.Context, c Caller, eng *analysis.Engine, l *listing.Listing, cache *RubricCache) (*Rubric, error) {
-	panic("drafting.ScoreRubric: not built yet")
+	if l == nil {
+		return nil, errors.New("no listing to score")
+	}
+	res, err := eng.AnalyzeContext(ctx, l, nil)
+	if err != nil {
+		return nil, fmt.Errorf("analysing the listing for its rubric: %w", err)
+	}
+	model := ModelKey(c.Model)
+	out := &Rubric{Tools: make([]ToolRubric, len(l.Tools)), Plan: PlanRubric(l, model, cache)}
+	hashes := listing.ToolHashes(l)
+	var todo []int
+	for i := range l.Tools {
+		off := offlineScore(res.Tools[i], toolWide(res.Listing, res.Tools[i].Name))
+		off.Hash = hashes[i].Hash
+		out.Tools[i] = off
+		if model == "" {
+			continue
+		}
+		if tr, ok := cache.get(model, hashes[i].Hash); ok {
+			tr.Tool, tr.Cached = res.Tools[i].Name, true
+			out.Tools[i] = tr
+			continue
+		}
+		todo = append(todo, i)
+	}
+	if len(todo) > 0 {
+		s := &rubricScorer{c: c, l: l, res: res, ranker: selection.NewRanker(l.Tools)}
+		calls := s.run(ctx, todo, out.Tools)
+		out.Calls = int(calls)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("scoring the rubric: %w", err)
+		}
+		for _, i := range todo {
+			cache.add(model, out.Tools[i])
+		}
+	}
+	out.summarise(c.Model)
+	return out, nil
 }
 
-// Offline scores one tool from the engine's findings alone.
-func Offline(tr analysis.ToolResult, l *listing.Listing) ToolRubric {
-	panic("drafting.Offline: not built yet")
+// rubricScorer asks the model for the rubric of each tool of a listing.
+type rubricScorer struct {
+	c      Caller
+	l      *listing.Listing
+	res    *analysis.Result
+	ranker *selection.Ranker
+	calls  atomic.Int32
 }
 
-type rubricLRU struct{}
+// run scores the tools todo into tools (whose entries hold their offline scores), at most
+// rubricWorkers at once, and returns the calls made.
+func (s *rubricScorer) run(ctx context.Context, todo []int, tools []ToolRubric) int32 {
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(rubricWorkers, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				tools[i] = s.score(ctx, i, tools[i])
+			}
+		}()
+	}
+	for _, i := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return s.calls.Load()
+}
+
+// score asks for tool i's rubric; off is its offline score, which stands in, with the problem,
+// when the call fails or the answer is not a full rubric.
+func (s *rubricScorer) score(ctx context.Context, i int, off ToolRubric) ToolRubric {
+	text, err := s.c.Ask(ctx, s.brief(i))
+	if !errors.Is(err, ErrBudget) {
+		s.calls.Add(1)
+	}
+	if err != nil {
+		off.Problem = "the model's score is missing (" + clipToRunes(err.Error(), MaxReason) + "); this is the offline score from the findings"
+		return off
+	}
+	dims, problem := readRubric(text)
+	if problem != "" {
+		off.Problem = "the model's answer is not a rubric (" + problem + "); this is the offline score from the findings"
+		return off
+	}
+	return ToolRubric{Tool: off.Tool, Hash: off.Hash, Dims: dims, Mean: meanOf(dims)}
+}
+
+// brief is the rubric brief of tool i: the tool, its findings, its neighbours by the ranker,
+// and the dimensions.
+func (s *rubricScorer) brief(i int) Brief {
+	t := s.l.Tools[i]
+	tr := s.res.Tools[i]
+	bt := BriefTool{Name: tr.Name, Description: clipToBytes(t.Get("description").String(), maxRubricDesc)}
+	var findings []string
+	if sc := t.Get("inputSchema"); sc != nil {
+		if raw := listing.Marshal(sc, ""); len(raw) <= maxRubricSchema {
+			bt.InputSchema = raw
+		} else {
+			findings = append(findings, fmt.Sprintf("the input schema (%d KB) is too large to show here", len(raw)>>10))
+		}
+	}
+	for _, f := range append(slices.Clip(tr.Findings), toolWide(s.res.Listing, tr.Name)...) {
+		if len(findings) == maxRubricFindings {
+			break
+		}
+		findings = append(findings, clipToRunes(f.Rule+": "+f.Message, MaxReason))
+	}
+	b := Brief{Job: JobRubric, Tool: &bt, Findings: findings, Neighbours: s.neighbours(i)}
+	for _, d := range Dimensions {
+		b.Dimensions = append(b.Dimensions, BriefDimension{ID: d.ID, Question: d.Question})
+	}
+	return b
+}
+
+// neighbours are the tools the ranker scores highest for tool i's own name and description:
+// the tools a model could take it for.
+func (s *rubricScorer) neighbours(i int) []BriefTool {
+	t := s.l.Tools[i]
+	scores := s.ranker.Scores(t.Get("name").String() + " " + clipToBytes(t.Get("description").String(), maxRubricDesc))
+	idx := make([]int, 0, len(scores))
+	for j, sc := range scores {
+		if j != i && sc > 0 {
+			idx = append(idx, j)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return -cmpFloat(scores[a], scores[b]) })
+	var out []BriefTool
+	for _, j := range idx[:min(len(idx), maxRubricNeighbour)] {
+		n := s.l.Tools[j]
+		out = append(out, BriefTool{Name: n.Get("name").String(), Description: clipToBytes(n.Get("description").String(), maxNeighbourDesc)})
+	}
+	return out
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// readRubric reads a rubric answer: every dimension present with a whole score from 1 to 5,
+// reasons cut to MaxReason characters. problem says what was wrong, in words.
+func readRubric(text string) (dims []DimScore, problem string) {
+	var ans RubricAnswer
+	if err := Decode(text, &ans); err != nil {
+		return nil, err.Error()
+	}
+	for _, d := range Dimensions {
+		s, ok := ans.Scores[d.ID]
+		if !ok {
+			return nil, fmt.Sprintf("no score for %q", d.ID)
+		}
+		if s.Score < 1 || s.Score > 5 {
+			return nil, fmt.Sprintf("the score for %q is %d, outside 1–5", d.ID, s.Score)
+		}
+		reason := strings.Join(strings.Fields(s.Reason), " ")
+		if reason == "" {
+			reason = "(the model gave no reason)"
+		}
+		dims = append(dims, DimScore{ID: d.ID, Score: s.Score, Reason: clipToRunes(reason, MaxReason)})
+	}
+	return dims, ""
+}
+
+func meanOf(dims []DimScore) float64 {
+	if len(dims) == 0 {
+		return 0
+	}
+	sum := 0
+	for _, d := range dims {
+		sum += d.Score
+	}
+	return round2(float64(sum) / float64(len(dims)))
+}
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+// summarise sets the listing's score, worst tool, offline flag and label. The score is the mean
+// of the tools' means pulled halfway toward the worst tool's mean: (mean + worst) / 2. One poor
+// tool in a good listing then costs the listing as much as it costs the person whose model
+// picks it.
+func (r *Rubric) summarise(m Model) {
+	offline, cached := 0, 0
+	sum, worst := 0.0, math.Inf(1)
+	for _, t := range r.Tools {
+		sum += t.Mean
+		if t.Mean < worst {
+			worst, r.Worst = t.Mean, t.Tool
+		}
+		if t.Offline {
+			offline++
+		}
+		if t.Cached {
+			cached++
+		}
+	}
+	if n := len(r.Tools); n > 0 {
+		r.Score = round2((sum/float64(n) + worst) / 2)
+	}
+	r.Offline = offline == len(r.Tools)
+	switch {
+	case m == nil:
+		r.Label = "offline: from the findings, no endpoint configured"
+	case offline == 0:
+		ep := m.Endpoint()
+		r.Label = fmt.Sprintf("scored by %s on endpoint %s", ep.Model, ep.Name)
+	default:
+		ep := m.Endpoint()
+		r.Label = fmt.Sprintf("scored by %s on endpoint %s: %d of %d tools; %s offline from the findings, the model's score missing (see each tool's problem)",
+			ep.Model, ep.Name, len(r.Tools)-offline, len(r.Tools), countOf(offline, "tool"))
+	}
+	if cached > 0 && m != nil {
+		r.Label += fmt.Sprintf(" (%d from the cache)", cached)
+	}
+}
