@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"regexp"
@@ -44,6 +45,18 @@ func (e *runEnv) description(t *testing.T, ws string, i int) string {
 	return w.Listing.Tools[i].Get("description").String()
 }
 
+// edit posts the page's signals to path as one person (undo is per person).
+func (e *runEnv) edit(t *testing.T, path string) (int, string) {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(`{"pid":"`+strings.Repeat("c", 32)+`","tool":0,"ver":0}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Datastar-Request", "true")
+	req.AddCookie(&http.Cookie{Name: cookieAuthor, Value: strings.Repeat("f", 32)})
+	rec := httptest.NewRecorder()
+	e.s.Handler().ServeHTTP(rec, req)
+	return rec.Code, rec.Body.String()
+}
+
 // TestSuggestAcceptUndo: the dialog shows the plan before asking; the answer says "Asking fake…"
 // first, then three scored candidates with word diffs; Accept stores candidate 2 as one
 // revision named for the tool; Undo brings the old text back.
@@ -77,7 +90,7 @@ func TestSuggestAcceptUndo(t *testing.T) {
 	}
 	sid := m[1][1]
 	want := e.s.drafts.suggestion(ws, sid).cands[1].Description
-	code, ans := e.call(t, http.MethodPost, "/w/"+ws+"/suggest/"+sid+"/1/accept", nil)
+	code, ans := e.edit(t, "/w/"+ws+"/suggest/"+sid+"/1/accept")
 	if code != http.StatusOK || !strings.Contains(ans, `data-testid="draft-done"`) {
 		t.Fatalf("accept: %d %s", code, ans)
 	}
@@ -88,7 +101,7 @@ func TestSuggestAcceptUndo(t *testing.T) {
 	if err != nil || len(revs) == 0 || !strings.HasPrefix(revs[0].Message, "Accept suggested rewrite of ") {
 		t.Errorf("the last revision: %+v %v", revs, err)
 	}
-	if code, _ := e.call(t, http.MethodPost, "/w/"+ws+"/undo", nil); code != http.StatusOK {
+	if code, _ := e.edit(t, "/w/"+ws+"/undo"); code != http.StatusOK {
 		t.Fatalf("undo: %d", code)
 	}
 	if got := e.description(t, ws, 0); got != before {
@@ -96,11 +109,12 @@ func TestSuggestAcceptUndo(t *testing.T) {
 	}
 	// The suggestion was made for the old text, which is back: accepting again works; after
 	// another change to the description it is refused.
-	e.call(t, http.MethodPost, "/w/"+ws+"/edit?t=0&f=description", nil)
-	if code, ans := e.call(t, http.MethodPost, "/w/"+ws+"/suggest/"+sid+"/0/accept", nil); code != http.StatusOK || !strings.Contains(ans, `data-testid="draft-done"`) {
+	if code, ans := e.edit(t, "/w/"+ws+"/suggest/"+sid+"/0/accept"); code != http.StatusOK || !strings.Contains(ans, `data-testid="draft-done"`) {
 		t.Fatalf("accept after undo: %d %s", code, ans)
 	}
-	if code, ans := e.call(t, http.MethodPost, "/w/"+ws+"/suggest/"+sid+"/1/accept", nil); code != http.StatusOK || !strings.Contains(ans, "changed since the suggestion") {
+	e.edit(t, "/w/"+ws+"/undo")
+	e.edit(t, "/w/"+ws+"/edit?t=0&f=description") // the page's $val is absent: the description is emptied
+	if code, ans := e.edit(t, "/w/"+ws+"/suggest/"+sid+"/1/accept"); code != http.StatusOK || !strings.Contains(ans, "changed since the suggestion") {
 		t.Fatalf("accept after the text changed: %d %s", code, ans)
 	}
 }
