@@ -42,7 +42,18 @@ func TestBrowserSuggest(t *testing.T) {
 		t.Fatal(err)
 	}
 	askThree(t, ctx)
-	shots(t, ctx, os.Getenv("WORKBENCH_SCREENSHOT_DIR"), "suggest")
+	dir := os.Getenv("WORKBENCH_SCREENSHOT_DIR")
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shots(t, ctx, dir, "suggest")
+	// The first card's scores, in view inside the dialog.
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=suggest-scores]').scrollIntoView()`)); err != nil {
+		t.Fatal(err)
+	}
+	shots(t, ctx, dir, "suggest-scores")
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
 		t.Fatal(err)
 	}

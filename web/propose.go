@@ -89,8 +89,8 @@ func (s *Server) proposeAsk(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	ep, req, problem := proposeReq(c, ws) // before the answer starts (readSuggestForm says why)
 	sse := newSSE(c)
-	ep, req, problem := proposeReq(c, ws)
 	if c.QueryParam("plan") == "1" {
 		p := drafting.PlanTasks(req)
 		_ = sse.PatchElementTempl(views.ProposePlanLine(views.SuggestPlan{Calls: p.Calls, What: p.What, Problem: problem}))

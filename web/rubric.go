@@ -61,13 +61,13 @@ func (s *Server) rubricScore(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	client, noClient := s.runs.Client(c.FormValue("endpoint")) // before the answer starts (readSuggestForm says why)
 	sse := newSSE(c)
 	t, err := strconv.Atoi(c.QueryParam("t"))
 	why := ""
 	if err != nil || t < 0 || t >= len(ws.Listing.Tools) {
 		why = "That tool no longer exists; pick a tool and open the rubric again."
 	}
-	client, noClient := s.runs.Client(c.FormValue("endpoint"))
 	for _, p := range []string{refused, why, noClient} {
 		if p != "" {
 			_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID, Problem: p}))

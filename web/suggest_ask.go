@@ -80,8 +80,10 @@ func (s *Server) suggestAsk(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sse := newSSE(c)
+	// The form is read before the answer starts: HTTP/1 ends the request body once the
+	// response is flushed.
 	f, problem := readSuggestForm(c)
+	sse := newSSE(c)
 	t, why := draftTool(c, ws)
 	client, noClient := s.runs.Client(f.endpoint)
 	for _, p := range []string{refused, problem, why, noClient} {
