@@ -55,7 +55,7 @@ func proposeReq(c echo.Context, ws Workspace) (string, drafting.TasksRequest, st
 func (s *Server) proposeDialog(c echo.Context) error {
 	sg, err := readSignals(c)
 	if err != nil {
-		return err
+		sg.Tool = -1 // no selection sent: the whole listing is the only scope offered
 	}
 	ws, err := s.getWS(c)
 	if err != nil {

@@ -8,6 +8,7 @@ package web
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -98,8 +99,8 @@ func (s *Server) rubricScore(c echo.Context) error {
 // rubricView is tool t's rubric and the listing's score.
 func rubricView(ws string, t int, name string, rb *drafting.Rubric) views.RubricView {
 	v := views.RubricView{WS: ws, Tool: name, ToolIndex: t, Score: rb.Score, Worst: rb.Worst, Label: rb.Label, Offline: rb.Offline, Calls: rb.Calls}
-	if rb.Offline || v.Label == "" {
-		v.Label = offlineLabel
+	if v.Label == "" || strings.HasPrefix(v.Label, "offline") {
+		v.Label = offlineLabel // no model was asked
 	}
 	var tr *drafting.ToolRubric
 	if t < len(rb.Tools) && rb.Tools[t].Tool == name {
