@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -104,4 +105,64 @@ func waitSuggest(t *testing.T, ctx context.Context, what string, act chromedp.Ac
 		h, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.getElementById('draft-dialog')?.outerHTML || '').slice(0, 4000) + ' | f-desc: ' + document.getElementById('f-desc')?.value`))
 		t.Fatalf("%s: %v\n%s", what, err, h)
 	}
+}
+
+// TestBrowserDraftDialogs: the Rubric dialog shows the tool's six dimensions offline, then
+// scored by the model; the Tasks tab's Propose dialog lists proposals, and two ticked land in
+// the task table. WORKBENCH_SCREENSHOT_DIR keeps both dialogs at 1280 and 390 px.
+func TestBrowserDraftDialogs(t *testing.T) {
+	t.Setenv(keyEnv, testKey)
+	m := &fakemodel.Server{Key: testKey}
+	ctx, base := browser(t, func(c *Config) {
+		c.Runs = RunsConfig{Endpoints: []runner.Endpoint{fakeEndpoint()}, Getenv: os.Getenv, HTTP: runner.HandlerDoer{Handler: m}, Retries: -1}
+	})
+	dir := os.Getenv("WORKBENCH_SCREENSHOT_DIR")
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(base+"/"),
+		chromedp.Click(chromedp.CSS("[data-testid=example-library-2-draft]")),
+		chromedp.WaitVisible(chromedp.CSS("[data-testid=workspace]")),
+		chromedp.Poll[chromedp.Void]("document.querySelector('[data-testid=datastar-missing]').style.display === 'none'",
+			chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=name-ask-later]')?.click()`),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitSuggest(t, ctx, "the offline rubric", chromedp.Click(chromedp.CSS("[data-testid=rubric-open]")),
+		`document.querySelectorAll('[data-testid=rubric-dim]').length === 6 &&
+		 document.querySelector('[data-testid=rubric-label]').textContent === 'offline: from the findings'`)
+	waitSuggest(t, ctx, "the model's rubric", chromedp.Click(chromedp.CSS("[data-testid=rubric-score]")),
+		`/scored by fake-model/.test(document.querySelector('[data-testid=rubric-label]')?.textContent)`)
+	shots(t, ctx, dir, "rubric")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+		t.Fatal(err)
+	}
+	waitSuggest(t, ctx, "Close closes the rubric", chromedp.Click(chromedp.CSS("[data-testid=draft-close]")),
+		`!document.querySelector('[data-testid=rubric-dialog]')`)
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=task-row]').length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("[data-testid=tab-tasks]"))); err != nil {
+		t.Fatal(err)
+	}
+	waitSuggest(t, ctx, "the Propose dialog", chromedp.Click(chromedp.CSS("[data-testid=propose-open]")),
+		`!!document.querySelector('[data-testid=propose-dialog] [data-testid=propose-form]')`)
+	waitSuggest(t, ctx, "the proposals", chromedp.Click(chromedp.CSS("[data-testid=propose-ask]")),
+		`document.querySelectorAll('[data-testid=propose-pick]:not([disabled])').length >= 2 &&
+		 !!document.querySelector('[data-testid=propose-pick][disabled]')`)
+	shots(t, ctx, dir, "propose")
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+		t.Fatal(err)
+	}
+	waitSuggest(t, ctx, "two ticked land in the task table", chromedp.Evaluate[chromedp.Void](`(() => {
+		  const picks = [...document.querySelectorAll('[data-testid=propose-pick]:not([disabled])')].slice(0, 2);
+		  picks.forEach((p) => p.click());
+		  document.querySelector('[data-testid=propose-add]').click(); })()`),
+		`!!document.querySelector('[data-testid=draft-done]') && document.querySelectorAll('[data-testid=task-row]').length === `+strconv.Itoa(rows+2))
 }

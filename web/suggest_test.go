@@ -120,7 +120,8 @@ func TestSuggestAcceptUndo(t *testing.T) {
 }
 
 // TestSuggestProblemsInWords: a promotional model's candidates are marked whatever they score;
-// a malformed answer, an unknown endpoint and an expired suggestion each say what happened.
+// a model run, when asked, compares each candidate with the current text; a malformed answer,
+// an unknown endpoint, a bad count and an expired suggestion each say what happened.
 func TestSuggestProblemsInWords(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -133,6 +134,8 @@ func TestSuggestProblemsInWords(t *testing.T) {
 			[]string{"adds promotional wording", "adds instructions to the model", `data-testid="suggest-mark"`}, true},
 		{"malformed", &fakemodel.Server{Mode: fakemodel.Malformed, Bad: fakemodel.BadText}, askForm(),
 			[]string{`data-testid="suggest-problem"`}, false},
+		{"with a model run", &fakemodel.Server{}, askForm("run", "on", "k", "2"),
+			[]string{`data-testid="suggest-run-result"`, "McNemar p", "paired calls"}, true},
 		{"unknown endpoint", &fakemodel.Server{}, askForm("endpoint", "nope"), []string{"No endpoint is named"}, false},
 		{"k out of range", &fakemodel.Server{}, askForm("k", "9"), []string{"Candidates must be a whole number from 1 to 8"}, false},
 	} {
