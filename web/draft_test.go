@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tool-workbench/workbench/drafting"
 	"github.com/tool-workbench/workbench/drafting/fakemodel"
+	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/store"
 )
 
@@ -138,4 +140,35 @@ func TestSuggestSlowModelStopsInTime(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(body, "Asking fake…") || !strings.Contains(body, "did not answer in time") {
 		t.Errorf("a slow model: %d %s", code, body)
 	}
+}
+
+// FuzzPickProposals: whatever indexes a page sends, the tasks picked are proposals that are
+// not refused, each at most once, never more than were proposed.
+func FuzzPickProposals(f *testing.F) {
+	f.Add("0,1")
+	f.Add("1,1")
+	f.Add("-1")
+	f.Add("2,0,9999999999999999999")
+	f.Add("")
+	props := []drafting.Proposed{{Task: selection.Task{Task: "a"}}, {Task: selection.Task{Task: "b"}, Refused: "names its tool"}, {Task: selection.Task{Task: "c"}}}
+	f.Fuzz(func(t *testing.T, s string) {
+		ticks := strings.Split(s, ",")
+		got, problem := pickProposals(ticks, props)
+		if problem != "" {
+			if got != nil {
+				t.Fatalf("a refusal with tasks: %v", got)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, g := range got {
+			if g.Task == "b" || seen[g.Task] {
+				t.Fatalf("picked %q from %q", g.Task, s)
+			}
+			seen[g.Task] = true
+		}
+		if len(got) != len(ticks) {
+			t.Fatalf("%d picked of %d ticks", len(got), len(ticks))
+		}
+	})
 }

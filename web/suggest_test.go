@@ -136,6 +136,8 @@ func TestSuggestProblemsInWords(t *testing.T) {
 			[]string{`data-testid="suggest-problem"`}, false},
 		{"with a model run", &fakemodel.Server{}, askForm("run", "on", "k", "2"),
 			[]string{`data-testid="suggest-run-result"`, "McNemar p", "paired calls"}, true},
+		{"with parameters", &fakemodel.Server{}, askForm("params", "on", "k", "1"),
+			[]string{`data-testid="suggest-param-diff"`}, true},
 		{"unknown endpoint", &fakemodel.Server{}, askForm("endpoint", "nope"), []string{"No endpoint is named"}, false},
 		{"k out of range", &fakemodel.Server{}, askForm("k", "9"), []string{"Candidates must be a whole number from 1 to 8"}, false},
 	} {
