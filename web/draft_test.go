@@ -172,3 +172,30 @@ func FuzzPickProposals(f *testing.F) {
 		}
 	})
 }
+
+// TestParticipantCopyRefusesDrafting: a workshop participant's copy is scored as it is, and the
+// server's endpoints are the teacher's: its dialog refuses to ask, its asks and accepts are
+// refused, and its page hides the drafting buttons.
+func TestParticipantCopyRefusesDrafting(t *testing.T) {
+	w := newWorkshop(t)
+	b := w.visitor()
+	ws := w.join(t, b, "Ada")
+	dlg := b.datastar(t, http.MethodGet, "/w/"+ws+"/suggest/form?t=0", nil).Body.String()
+	if !strings.Contains(dlg, "your copy in a workshop") || strings.Contains(dlg, `data-testid="suggest-form"`) {
+		t.Errorf("the participant's dialog:\n%s", dlg)
+	}
+	if body := b.form(t, "/w/"+ws+"/suggest?t=0", askForm()).Body.String(); !strings.Contains(body, "your copy in a workshop") {
+		t.Errorf("the participant's ask:\n%s", body)
+	}
+	if body := b.form(t, "/w/"+ws+"/tasks/propose", url.Values{"endpoint": {"fake"}}).Body.String(); !strings.Contains(body, "your copy in a workshop") {
+		t.Errorf("the participant's proposal:\n%s", body)
+	}
+	for _, path := range []string{"/suggest/" + strings.Repeat("a", 32) + "/0/accept", "/tasks/propose/" + strings.Repeat("a", 32) + "/add"} {
+		if rec := b.datastar(t, http.MethodPost, "/w/"+ws+path, map[string]any{}); rec.Code != http.StatusForbidden {
+			t.Errorf("POST %s on a participant's copy: %d", path, rec.Code)
+		}
+	}
+	if page := b.get(t, "/w/"+ws).Body.String(); !strings.Contains(page, `.draft-btn { display: none !important; }`) {
+		t.Error("the participant's page does not hide the drafting buttons")
+	}
+}
