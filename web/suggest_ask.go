@@ -161,6 +161,10 @@ func (s *Server) suggestAccept(c echo.Context) error {
 		patchSuggest(newSSE(c), views.SuggestResult{WS: id, Problem: fmt.Sprintf(
 			"%s changed since the suggestion (someone edited or moved it), so the candidate was not applied: it was scored against the old text. Ask again.", e.name)})
 		return nil
+	case errors.As(err, new(acceptError)):
+		patchSuggest(newSSE(c), views.SuggestResult{WS: id, Problem: "The candidate cannot be applied to the tool as it stands: " +
+			oneLine(errors.Unwrap(err).Error(), 300) + ". Ask again."})
+		return nil
 	case err != nil:
 		return s.refused(c, sg, ch, out.ws, err)
 	case out == nil:
@@ -180,6 +184,13 @@ func (s *Server) suggestAccept(c echo.Context) error {
 // errSuggestStale is an Accept whose tool changed since the suggestion.
 var errSuggestStale = errors.New("the tool changed since the suggestion")
 
+// acceptError is a candidate drafting.Ops cannot make into edits of the tool as it stands
+// (a parameter it describes is gone, say).
+type acceptError struct{ err error }
+
+func (a acceptError) Error() string { return "accept the candidate: " + a.err.Error() }
+func (a acceptError) Unwrap() error { return a.err }
+
 // acceptEdit sets the candidate's text, made from the head under the store's lock: the tool
 // must still be at its place with its name and the description the suggestion rewrote.
 func acceptEdit(e *suggestEntry, cand drafting.Candidate) *Edit {
@@ -194,7 +205,7 @@ func acceptEdit(e *suggestEntry, cand drafting.Candidate) *Edit {
 			}
 			ops, err := drafting.Ops(head, e.tool, cand.Description, cand.Params)
 			if err != nil {
-				return nil, nil, fmt.Errorf("accept the candidate: %w", err)
+				return nil, nil, acceptError{err}
 			}
 			return ops, nil, nil
 		}}
