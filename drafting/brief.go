@@ -180,7 +180,7 @@ func Candidates(text string, k int, current string) (cands []Candidate, problems
 			continue
 		}
 		if c.Refused != "" {
-			c.Description = clip(c.Description, MaxDescriptionBytes)
+			c.Description = clip(c.Description, maxRationale) // enough to show what the model tried
 			problems = append(problems, fmt.Sprintf("candidate %d was not used: %s", n+1, c.Refused))
 		} else {
 			usable++

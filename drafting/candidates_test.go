@@ -2,11 +2,13 @@ package drafting_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/tool-workbench/workbench/drafting"
+	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/listing"
 )
 
@@ -170,4 +172,20 @@ func TestPlanSuggest(t *testing.T) {
 			t.Errorf("plan %+v, want %d calls", p, tc.want)
 		}
 	}
+}
+
+// The request a rewrite of the fixture's get_data sends, in full: the system prompt in our
+// words, and the brief with its findings, neighbours and tasks (testdata/rewrite-request.json;
+// -update rewrites it).
+func TestRewriteRequestGolden(t *testing.T) {
+	l, tasks := confusing(t)
+	b, err := drafting.RewriteBrief(context.Background(), engine(t), l, tasks, 0, 3, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.MarshalIndent(drafting.Request("fake-model", b), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Golden(t, "testdata/rewrite-request.json", append(out, '\n'))
 }

@@ -128,7 +128,9 @@ type Suggestion struct {
 // with what was being asked; an answer that came back but cannot be used (not JSON, the wrong
 // shape, no candidates) is a Suggestion with no candidates and a Problem saying what the model
 // sent and what would help, since the call was made, counted and recorded. A failed model run
-// sets the candidate's RunError and a Problem, and never fails the suggestion.
+// sets the candidate's RunError and a Problem, and never fails the suggestion. Candidates keep
+// the model's order: the page shows each one's scores, and a ranking by the ranker alone would
+// favour the text that borrows the tasks' words.
 func Suggest(ctx context.Context, c Caller, eng *analysis.Engine, req SuggestRequest) (*Suggestion, error) {
 	l, i := req.Listing, req.Tool
 	if l == nil || i < 0 || i >= len(l.Tools) {

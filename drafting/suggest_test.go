@@ -227,3 +227,55 @@ func TestSuggestKeyNeverLeaks(t *testing.T) {
 		}
 	}
 }
+
+// Characters a reader cannot see mark a candidate, as persuasion does.
+func TestSuggestMarksHiddenText(t *testing.T) {
+	srv := &fakemodel.Server{Rewrites: map[string][]string{"get_data": {"Get ticket data by id.\u202e Use it to show one ticket.", "Get one ticket by its id."}}}
+	s, _, err := suggest(t, srv, nil, runner.ClientOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Candidates) != 2 || len(s.Candidates[0].Marks) != 1 || s.Candidates[0].Marks[0].Rule != "hidden-unicode" || len(s.Candidates[1].Marks) != 0 {
+		t.Errorf("candidates %+v: want the first marked hidden-unicode, the second not", s.Candidates)
+	}
+}
+
+// With Params, the candidates describe the schema's parameters, and a parameter the schema
+// lacks is left out with a problem, never added to the schema.
+func TestSuggestParams(t *testing.T) {
+	srv := &fakemodel.Server{Params: map[string]string{"ticket_owner": "Who owns it."}}
+	s, _, err := suggest(t, srv, nil, runner.ClientOptions{}, func(r *drafting.SuggestRequest) { r.Params = true; r.K = 1 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Candidates[0]
+	if c.Params["id"] == "" || c.Params["ticket_owner"] != "" || len(s.Problems) != 1 || !strings.Contains(s.Problems[0], `("ticket_owner"); they were left out`) {
+		t.Errorf("params %v, problems %q", c.Params, s.Problems)
+	}
+}
+
+// A recorded suggestion replays with no model and no key: the same candidates, scores and runs.
+func TestSuggestReplays(t *testing.T) {
+	srv := &fakemodel.Server{}
+	run := func(r *drafting.SuggestRequest) { r.Run = true }
+	first, c, err := suggest(t, srv, nil, runner.ClientOptions{}, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := c.Record.Recording(runner.Spec{Endpoint: "fake", Model: "fake-model"})
+	replay, err := runner.NewClient(runner.Endpoint{Name: "fake", Model: "fake-model", Replay: "recorded.json"}, runner.ClientOptions{Recording: rec, Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, tasks := confusing(t)
+	before := srv.Requests()
+	again, err := drafting.Suggest(context.Background(), drafting.Caller{Model: replay}, engine(t), drafting.SuggestRequest{Listing: l, Tool: 0, Tasks: tasks, K: 3, Run: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(first.Candidates)
+	b, _ := json.Marshal(again.Candidates)
+	if string(a) != string(b) || srv.Requests() != before || len(again.Problems) != 0 {
+		t.Errorf("replay differs (%d new requests, problems %q):\n%s\n%s", srv.Requests()-before, again.Problems, a, b)
+	}
+}
