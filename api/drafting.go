@@ -22,6 +22,9 @@ import (
 // many, and a plan over it is refused before any call.
 const MaxCalls = 200
 
+// MaxSamples bounds the samples per task of a suggestion's run, as the Runs tab's.
+const MaxSamples = 100
+
 // MaxDraftingTools bounds the tools of a drafting request's listing: a rubric makes a call per
 // tool, and every candidate of a suggestion re-checks the whole listing.
 const MaxDraftingTools = 2000
@@ -228,6 +231,9 @@ func (a *API) suggest(c echo.Context) error {
 	}
 	if sr.Samples, err = req.integer("samples", 1, 1); err != nil {
 		return err
+	}
+	if sr.Samples > MaxSamples {
+		return req.invalid("samples", req.get("samples"), fmt.Sprintf(`"samples": %d at most`, MaxSamples), "samples is %d; a run takes at most %d per task", sr.Samples, MaxSamples)
 	}
 	if sr.Run && len(in.tasks) == 0 {
 		return &Error{Code: CodeMissingField, Field: "tasks", Pointer: "/tasks", Message: "\"run\" needs tasks to run",

@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/tool-workbench/workbench/drafting/fakemodel"
 )
 
 // docURL is where the compiler keeps the document; $refs inside it resolve against it.
@@ -248,7 +250,8 @@ func TestOpenAPISchemas(t *testing.T) {
 // validates the answer: the examples are real requests, not decoration.
 func TestOpenAPIExamplesAnswer(t *testing.T) {
 	doc := loadSpec(t)
-	e := newRouter(t, Options{Workspaces: newFakeStore()})
+	// The drafting examples are answered by the fake model, the server's one endpoint.
+	e := newRouter(t, Options{Workspaces: newFakeStore(), Models: fakeModels(t, &fakemodel.Server{})})
 	created := call(e, http.MethodPost, Prefix+"/workspaces", body("listing", small))
 	var w struct{ ID string }
 	if err := json.Unmarshal(created.Body.Bytes(), &w); err != nil || w.ID == "" {

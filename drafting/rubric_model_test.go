@@ -203,3 +203,27 @@ func TestRubricNeverHoldsTheKey(t *testing.T) {
 		t.Error("the recording holds the key")
 	}
 }
+
+// TestModelGolden keeps what the fake model's rubric and proposed tasks look like on the seeds'
+// fixtures: the answers the API gives, read as documentation. Run with -update to rewrite
+// drafting/testdata/rubric-model-*.json and tasks-model-*.json.
+func TestModelGolden(t *testing.T) {
+	for _, name := range []string{"clear-tools.json", "confusing-tools.json", "draft-tools.json"} {
+		t.Run(name, func(t *testing.T) {
+			base := strings.TrimSuffix(name, ".json")
+			c := fakeCaller(t, &fakemodel.Server{}, nil, runner.ClientOptions{})
+			r, err := drafting.ScoreRubric(context.Background(), c, rubricEngine(t), seedListing(t, name), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.MarshalIndent(r, "", "  ")
+			testutil.Golden(t, "testdata/rubric-model-"+base+".json", append(got, '\n'))
+			p, err := drafting.GenerateTasks(context.Background(), c, drafting.TasksRequest{Listing: seedListing(t, name)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ = json.MarshalIndent(p, "", "  ")
+			testutil.Golden(t, "testdata/tasks-model-"+base+".json", append(got, '\n'))
+		})
+	}
+}

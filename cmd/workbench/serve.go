@@ -16,6 +16,7 @@ import (
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/api"
 	"github.com/tool-workbench/workbench/cost"
+	"github.com/tool-workbench/workbench/drafting"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/listing/remote"
@@ -90,7 +91,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return srv.APIAccess(r, ws, write)
 	}, Identity: func(r *http.Request, ws string) (review.Author, error) {
 		return srv.ReviewIdentity(r, ws)
-	}})
+	}, Models: func(name string) (drafting.Model, string) {
+		// The Runs tab's clients, built by the server below: one bound on calls in flight
+		// per endpoint for runs, pages and the API together.
+		return srv.DraftingModel(name)
+	}, Rubrics: drafting.NewRubricCache(0)})
 	runsCfg, err := serveRunsConfig(ctx, e, o.endpoints, o.cacheDir)
 	if err != nil {
 		return err
