@@ -40,6 +40,7 @@ import (
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/challenge"
 	"github.com/tool-workbench/workbench/cost"
+	"github.com/tool-workbench/workbench/drafting"
 	"github.com/tool-workbench/workbench/internal/lru"
 	"github.com/tool-workbench/workbench/review"
 	"github.com/tool-workbench/workbench/static"
@@ -110,6 +111,9 @@ type Config struct {
 	// Challenges runs workshop challenges (challenge.go); nil: New builds one over Store and
 	// the server's workspace service.
 	Challenges *challenge.Service
+	// Rubrics keeps the Rubric dialog's tool scores by model and tool content (rubric.go); pass
+	// the JSON API's so that pages and API share one (nil: the server makes its own, bounded).
+	Rubrics *drafting.RubricCache
 }
 
 // Server is the browser workbench.
@@ -177,6 +181,7 @@ func New(cfg Config) (*Server, error) {
 	s.costs.toks = cfg.Tokenizers
 	s.repairs = newRepairCache(s.costs.budget)
 	s.drafts = newDrafts(s.costs.budget)
+	s.drafts.rubrics = cfg.Rubrics
 	if cfg.Auth.Store == nil {
 		if as, ok := any(cfg.Store).(AccessStore); ok {
 			cfg.Auth.Store = as
