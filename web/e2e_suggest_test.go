@@ -166,3 +166,33 @@ func TestBrowserDraftDialogs(t *testing.T) {
 		  document.querySelector('[data-testid=propose-add]').click(); })()`),
 		`!!document.querySelector('[data-testid=draft-done]') && document.querySelectorAll('[data-testid=task-row]').length === `+strconv.Itoa(rows+2))
 }
+
+// TestBrowserSuggestHostileInert: a candidate that carries markup, a Datastar attribute and
+// CR/LF shows as text in the dialog, runs nothing, and after Accept is the field's text.
+func TestBrowserSuggestHostileInert(t *testing.T) {
+	t.Setenv(keyEnv, testKey)
+	m := &fakemodel.Server{Key: testKey, Rewrites: map[string][]string{"catalog_get_book": {hostileModelText + ` <img src=x onerror="window.__pwned=1">`}}}
+	ctx, base := browser(t, func(c *Config) {
+		c.Runs = RunsConfig{Endpoints: []runner.Endpoint{fakeEndpoint()}, Getenv: os.Getenv, HTTP: runner.HandlerDoer{Handler: m}, Retries: -1}
+	})
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(base+"/"),
+		chromedp.Click(chromedp.CSS("[data-testid=example-library-2-draft]")),
+		chromedp.WaitVisible(chromedp.CSS("[data-testid=workspace]")),
+		chromedp.Poll[chromedp.Void]("document.querySelector('[data-testid=datastar-missing]').style.display === 'none'",
+			chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=name-ask-later]')?.click()`),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitSuggest(t, ctx, "the dialog", chromedp.Click(chromedp.CSS("[data-testid=suggest-open]")), `!!document.querySelector('[data-testid=suggest-form]')`)
+	waitSuggest(t, ctx, "the hostile candidate shows as text", chromedp.Click(chromedp.CSS("[data-testid=suggest-ask]")),
+		`(() => { const d = document.querySelector('[data-testid=suggest-diff]');
+		  return !!d && d.textContent.includes('<img src=x') && !d.querySelector('img, b') && !document.querySelector('img[src=x]'); })()`)
+	waitSuggest(t, ctx, "Accept puts the text in the field, inert", chromedp.Click(chromedp.CSS("[data-testid=suggest-accept]")),
+		`document.getElementById('f-desc').value.includes('onerror="window.__pwned=1"') && !document.querySelector('img[src=x]')`)
+	if pwned, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!window.__pwned || typeof $pwned !== 'undefined'`)); err != nil || pwned {
+		t.Errorf("the model's text ran: %v %v", pwned, err)
+	}
+}
