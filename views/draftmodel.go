@@ -145,6 +145,13 @@ type RubricDim struct {
 	Score                  int
 }
 
+// RubricEndpoint is an endpoint the rubric can be scored with, and the most calls that takes
+// (one per tool its cache does not hold).
+type RubricEndpoint struct {
+	Name  string
+	Calls int
+}
+
 // RubricView is the Rubric dialog: the selected tool's six dimensions and the listing's score.
 type RubricView struct {
 	WS        string
@@ -158,7 +165,7 @@ type RubricView struct {
 	Offline   bool
 	Problem   string
 	Cached    bool
-	Endpoints []RunEndpoint // "Score with ENDPOINT" (the usable ones)
+	Endpoints []RubricEndpoint // "Score with ENDPOINT" (the usable ones)
 	Calls     int
 }
 

@@ -107,7 +107,7 @@ func TestRubricOfflineThenModel(t *testing.T) {
 	if n := strings.Count(dlg, `data-testid="rubric-dim"`); n != 6 {
 		t.Errorf("%d dimensions shown, want 6:\n%s", n, dlg)
 	}
-	for _, want := range []string{offlineLabel, `data-testid="rubric-listing"`, "Score with fake", `data-offline="true"`} {
+	for _, want := range []string{offlineLabel, `data-testid="rubric-listing"`, "Score with fake", "at most 8 calls", `data-offline="true"`} {
 		if !strings.Contains(dlg, want) {
 			t.Errorf("the offline rubric lacks %q", want)
 		}
@@ -115,6 +115,10 @@ func TestRubricOfflineThenModel(t *testing.T) {
 	_, body := e.call(t, http.MethodPost, "/w/"+ws+"/rubric?t=0", url.Values{"endpoint": {"fake"}})
 	if !strings.Contains(body, "scored by fake-model on endpoint fake") || strings.Count(body, `data-testid="rubric-dim"`) != 6 {
 		t.Errorf("the model's rubric:\n%s", body)
+	}
+	// The server's rubric cache holds every tool now: scoring again costs nothing.
+	if _, dlg := e.call(t, http.MethodGet, "/w/"+ws+"/rubric?t=0", nil); !strings.Contains(dlg, "at most 0 calls") {
+		t.Errorf("the plan after scoring:\n%s", dlg)
 	}
 	none := newRunEnvWith(t, nil, RunsConfig{})
 	ws = openExample(t, none.s, "library-2-draft")

@@ -44,8 +44,9 @@ func (s *Server) rubricDialog(c echo.Context) error {
 	} else if refused == "" {
 		eps, _ := s.endpointChoices(ws)
 		for _, e := range eps {
-			if e.Problem == "" {
-				v.Endpoints = append(v.Endpoints, e)
+			if client, _ := s.runs.Client(e.Name); client != nil {
+				p := drafting.PlanRubric(ws.Listing, drafting.ModelKey(client), s.drafts.rubricCache())
+				v.Endpoints = append(v.Endpoints, views.RubricEndpoint{Name: e.Name, Calls: p.Calls})
 			}
 		}
 	}
@@ -82,7 +83,7 @@ func (s *Server) rubricScore(c echo.Context) error {
 	}
 	cache := s.drafts.rubricCache()
 	ep := client.Endpoint()
-	plan := drafting.PlanRubric(ws.Listing, ep.Model, cache)
+	plan := drafting.PlanRubric(ws.Listing, drafting.ModelKey(client), cache)
 	_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID,
 		Problem: fmt.Sprintf("Asking %s… (%s at most: %s)", ep.Name, callsWord(plan.Calls), plan.What)}))
 	dctx, cancel := draftContext(ctx)
