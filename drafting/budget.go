@@ -2,6 +2,9 @@ package drafting
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -124,7 +127,50 @@ type Caller struct {
 // exchange, and returns the answer's text. Errors say what failed (a *runner.CallError, or
 // ErrBudget), never with the key.
 func (c Caller) Ask(ctx context.Context, b Brief) (string, error) {
-	panic("drafting.Caller.Ask: not built yet")
+	if c.Model == nil {
+		return "", errors.New("no endpoint is configured: name one in the endpoints file (or give --base-url) to draft with a model")
+	}
+	if err := c.Budget.Take(1); err != nil {
+		return "", err
+	}
+	ep := c.Model.Endpoint()
+	reply, err := c.Model.Complete(ctx, Request(ep.Model, b), 0, false)
+	if err != nil {
+		// A cancelled or expired context comes back bare from the client; say which.
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			return "", fmt.Errorf("asking endpoint %q %s: timed out before it answered; allow more time or try later", ep.Name, jobWords(b))
+		case errors.Is(err, context.Canceled):
+			return "", fmt.Errorf("asking endpoint %q %s: cancelled before it answered", ep.Name, jobWords(b))
+		}
+		return "", fmt.Errorf("asking endpoint %q %s: %w", ep.Name, jobWords(b), err)
+	}
+	c.Record.Add(reply.Exchange)
+	// The text is read from the exchange, which the client scrubbed of the key, rather than
+	// from the parsed completion, which holds whatever the server sent.
+	var resp openai.ChatCompletionResponse
+	if err := json.Unmarshal(reply.Exchange.Response, &resp); err != nil {
+		return "", fmt.Errorf("asking endpoint %q %s: the answer does not read as a chat completion", ep.Name, jobWords(b))
+	}
+	if len(resp.Choices) == 0 {
+		return "", fmt.Errorf("asking endpoint %q %s: the answer has no choices; the endpoint may not serve chat completions", ep.Name, jobWords(b))
+	}
+	return resp.Choices[0].Message.Content, nil
 }
 
-var _ openai.ChatCompletionRequest
+// jobWords says what a brief asks, for error messages.
+func jobWords(b Brief) string {
+	name := ""
+	if b.Tool != nil {
+		name = " of " + Excerpt(b.Tool.Name)
+	}
+	switch b.Job {
+	case JobRewrite:
+		return "for rewrites" + name
+	case JobTasks:
+		return "for tasks"
+	case JobRubric:
+		return "for a rubric score" + name
+	}
+	return "for " + string(b.Job)
+}

@@ -150,5 +150,10 @@ func (d HandlerDoer) Do(req *http.Request) (*http.Response, error) {
 	}
 	rec := httptest.NewRecorder()
 	d.Handler.ServeHTTP(rec, req)
+	if err := req.Context().Err(); err != nil {
+		// A handler that gave up on a cancelled request answered nothing; over HTTP the
+		// connection would have been cut, so report the context's error as a transport would.
+		return nil, err
+	}
 	return rec.Result(), nil
 }
