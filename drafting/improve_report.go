@@ -152,9 +152,16 @@ func quoteJoin(ss []string) string {
 	return strings.Join(q, ", ")
 }
 
-// printable is s with control characters escaped as Go would quote them, without the quotes:
+// printable is s with the characters a terminal would act on or hide escaped as Go quotes them:
 // a problem may quote what the model wrote.
 func printable(s string) string {
-	q := strconv.QuoteToGraphic(s)
-	return q[1 : len(q)-1]
+	var b strings.Builder
+	for _, r := range s {
+		if strconv.IsPrint(r) {
+			b.WriteRune(r)
+		} else {
+			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
+		}
+	}
+	return b.String()
 }
