@@ -92,9 +92,9 @@ func newEngine(t *testing.T) *analysis.Engine {
 // would put them: what each does, to what, and which neighbour to use instead.
 var ticketRewrites = map[string][]string{
 	"get_data": {"Get one ticket by its id and show its title, status, assignee and comments. Read-only; to list the tickets that match words or a status, use search."},
-	"update": {"Update an existing ticket by its id: change its status (close, resolve, reopen), its assignee or other fields, or add a comment. Returns the updated ticket; for a new ticket use create."},
-	"delete": {"Delete a ticket by its id for good, removing a duplicate or spam ticket; this cannot be undone. To keep a ticket but mark it done, use update."},
-	"create": {"Create a new ticket from a title and a description, such as a bug report, and return its id. To change an existing ticket use update."},
+	"update":   {"Update an existing ticket by its id: change its status (close, resolve, reopen), its assignee or other fields, or add a comment. Returns the updated ticket; for a new ticket use create."},
+	"delete":   {"Delete a ticket by its id for good, removing a duplicate or spam ticket; this cannot be undone. To keep a ticket but mark it done, use update."},
+	"create":   {"Create a new ticket from a title and a description, such as a bug report, and return its id. To change an existing ticket use update."},
 }
 
 // PlanImprove counts the baseline run, every round's rewrites at their most and the final run.
