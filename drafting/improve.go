@@ -138,9 +138,16 @@ func (p improvePlan) calls() int {
 
 func (p improvePlan) plan() Plan {
 	return Plan{Calls: p.calls(), What: fmt.Sprintf(
-		"%d calls for the baseline run (%d tasks × %d samples), at most %d rounds × %d tools × %d calls "+
+		"%d calls for the baseline run (%d tasks, %s each), at most %d rounds × %d tools × %d calls "+
 			"(1 to draft %d rewrites, %d × %d to run each on the tasks), and %d calls for the final run of the %d held-out tasks",
-		p.baseline(), p.tasks, p.samples, p.rounds, p.tools, p.perTool(), p.k, p.k, p.tasks*p.samples, p.final(), p.held)}
+		p.baseline(), p.tasks, samplesText(p.samples), p.rounds, p.tools, p.perTool(), p.k, p.k, p.tasks*p.samples, p.final(), p.held)}
+}
+
+func samplesText(n int) string {
+	if n == 1 {
+		return "1 sample"
+	}
+	return fmt.Sprintf("%d samples", n)
 }
 
 // PlanImprove is the most calls Improve makes with these tasks and options.
@@ -334,9 +341,8 @@ func (lp *loop) execute(ctx context.Context, l *listing.Listing, tasks []selecti
 
 // baseline runs every task on the listing as given.
 func (lp *loop) baseline(ctx context.Context) error {
-	lp.progress("plan: at most %d model calls (%s)", lp.rep.Plan.Calls, lp.rep.Plan.What)
 	lp.progress("split: %d training tasks, %d held-out tasks", len(lp.trainIdx), len(lp.heldIdx))
-	lp.progress("baseline: running %d tasks × %d samples", len(lp.tasks), lp.opts.Samples)
+	lp.progress("baseline: running %d tasks, %s each", len(lp.tasks), samplesText(lp.opts.Samples))
 	run, err := lp.execute(ctx, lp.cur, lp.tasks, false)
 	if err != nil {
 		return fmt.Errorf("the baseline run: %w", err)

@@ -175,8 +175,9 @@ func improvePlan(e *env, o improveOptions, l *listing.Listing, tasks []selection
 	}
 	if plan.Calls > o.maxCalls {
 		per := 1 + len(tasks)*opts.Samples*max(opts.K, drafting.DefaultK)
-		fmt.Fprintf(e.stderr, "workbench improve: the plan is over the budget: after the baseline and final runs, %d calls pay for about %d rewrites of a tool (%d calls each, fewer when candidates are refused before a run); the rewrites past them, and later rounds, are skipped and the report says so\n",
-			o.maxCalls-base-final, (o.maxCalls-base-final)/per, per)
+		left := o.maxCalls - base - final
+		fmt.Fprintf(e.stderr, "workbench improve: the plan is over the budget: after the baseline and final runs, %d calls pay for about %d %s of a tool (%d calls each, fewer when candidates are refused before a run); the rewrites past them, and later rounds, are skipped and the report says so\n",
+			left, left/per, plural(left/per, "rewrite", "rewrites"), per)
 	}
 	if o.yes || !isTerminal(e.stdin) {
 		return nil
