@@ -21,7 +21,8 @@ func init() {
 		summary: "rewrite the tools that lose training tasks with a model, keep a rewrite only when held-out tasks lose nothing, " +
 			"and report held-out accuracy before and after (exit 0 improved, 1 not improved, 2 on bad input or a failed run)",
 		usage: "SOURCE --tasks FILE (--endpoint NAME [--endpoints FILE] | --base-url URL --model NAME [--api-key-env NAME] | --replay RECORDING)\n" +
-			"       [--rounds N] [--max-calls N] [--samples K] [--held-out SHARE] [--out FILE] [--record FILE] [--format text|json] [--yes]",
+			"       [--rounds N] [--max-calls N] [--samples K] [--held-out SHARE] [--out FILE] [--record FILE] [--format text|json]\n" +
+			"       [--concurrency N] [--retries N] [--timeout D] [--yes]",
 		run: runImprove,
 	})
 }
@@ -55,6 +56,9 @@ func runImprove(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&o.rounds, "rounds", drafting.DefaultRounds, fmt.Sprintf("rounds of rewrites (1 to %d)", drafting.MaxRounds))
 	fs.Float64Var(&o.heldOut, "held-out", drafting.DefaultHeldOut, "share of the tasks held out to judge the rewrites (between 0 and 1)")
 	fs.IntVar(&o.maxCalls, "max-calls", defaultImproveCalls, "the most model calls the loop makes; steps past it are skipped")
+	fs.IntVar(&r.concurrency, "concurrency", 0, "calls in flight (default: the endpoint's, else 4)")
+	fs.IntVar(&r.retries, "retries", 4, "retries of a call after 429, 5xx, timeouts and broken connections")
+	fs.DurationVar(&r.timeout, "timeout", 0, "timeout of one call (default: the endpoint's, else 60s)")
 	fs.BoolVar(&o.yes, "yes", false, "start without asking, also on a terminal")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -72,7 +76,7 @@ func runImprove(ctx context.Context, e *env, args []string) error {
 	}
 	// The loop's runs are as repeatable as the endpoint allows: temperature 0, a fixed seed,
 	// the default system prompt, the tools in listing order.
-	r.system, r.retries = runner.DefaultSystemPrompt, 4
+	r.system = runner.DefaultSystemPrompt
 	r.seed = optionalInt{v: drafting.DefaultImproveSeed, set: true}
 	return doImprove(ctx, e, o)
 }
@@ -92,6 +96,10 @@ func (o *improveOptions) check() error {
 		return usageError{fmt.Sprintf("--held-out %v is out of range; give a share between 0 and 1, such as 0.5", o.heldOut)}
 	case o.maxCalls < 1:
 		return usageError{"--max-calls takes a positive number"}
+	case r.concurrency < 0 || r.concurrency > runner.MaxConcurrency:
+		return usageError{fmt.Sprintf("--concurrency %d is out of range; give 1 to %d", r.concurrency, runner.MaxConcurrency)}
+	case r.timeout < 0 || r.retries < 0:
+		return usageError{"--timeout and --retries must not be negative"}
 	}
 	ways := 0
 	for _, s := range []string{r.endpoint, r.baseURL, r.replay} {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tool-workbench/workbench/drafting"
 	"github.com/tool-workbench/workbench/drafting/fakemodel"
@@ -206,14 +207,33 @@ func TestImproveBudget(t *testing.T) {
 		t.Errorf("exit %d after %d requests, stdout %q, stderr:\n%s\nwant exit 2 before any request, saying %q", code, s.Requests(), out, errs, want)
 	}
 	s = &fakemodel.Server{Rewrites: ticketRewrites(t)}
-	_, errs, _ = runWith(t, nil, "improve", tools, "--tasks", tasks, "--base-url", fakeEndpoint(t, s), "--model", "m", "--max-calls", "40")
-	for _, want := range []string{"at most 462 model calls (budget 40)", "the plan is over the budget", "28 calls pay for about 1 rewrite of a tool (25 calls each"} {
+	out, errs, _ = runWith(t, nil, "improve", tools, "--tasks", tasks, "--base-url", fakeEndpoint(t, s), "--model", "m", "--max-calls", "30")
+	for _, want := range []string{"at most 462 model calls (budget 30)", "the plan is over the budget", "18 calls pay for about 0 rewrites of a tool (25 calls each"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}
 	}
-	if s.Requests() > 40 {
-		t.Errorf("%d requests, over the budget of 40", s.Requests())
+	if !strings.Contains(out, "stopped early: the call budget is spent") {
+		t.Errorf("the report does not say the budget stopped it:\n%s", out)
+	}
+	if s.Requests() > 30 {
+		t.Errorf("%d requests, over the budget of 30", s.Requests())
+	}
+}
+
+// A model too slow to answer the rewrite calls in time: each timeout is named, the loop goes
+// on to the next tool, and the report ends with no improvement.
+func TestImproveSlowModel(t *testing.T) {
+	tools, tasks := fixture(t, "confusing-tools.json"), fixture(t, "tasks-confusing.json")
+	s := &fakemodel.Server{Delay: 5 * time.Second}
+	start := time.Now()
+	out, errs, code := runWith(t, nil, "improve", tools, "--tasks", tasks, "--base-url", fakeEndpoint(t, s), "--model", "m",
+		"--timeout", "100ms", "--retries", "0")
+	if code != 1 || !strings.Contains(out, "did not answer within 100ms") || !strings.Contains(out, "verdict: No improvement on held-out tasks") {
+		t.Errorf("exit %d\n%s%s\nwant exit 1 and the timeouts named", code, out, errs)
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("took %s: the timeouts did not bound the calls", d)
 	}
 }
 
