@@ -99,3 +99,32 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCandidates: whatever the model sends, at most k candidates are usable, every kept text is
+// within MaxDescriptionBytes, and every problem is one line.
+func FuzzCandidates(f *testing.F) {
+	for _, s := range []string{`{"candidates":[{"description":"A."},{"description":"A."},{"description":""}]}`,
+		`{"candidates":[{"description":"x","parameters":{"a":"b","":""}}]}`, `{"candidates":null}`, "[]", "```\n{}\n```"} {
+		f.Add(s, 2)
+	}
+	f.Fuzz(func(t *testing.T, s string, k int) {
+		cands, problems := Candidates(s, k, "Current.")
+		usable := 0
+		for _, c := range cands {
+			if c.Refused == "" {
+				usable++
+			}
+			if len(c.Description) > MaxDescriptionBytes+len("…") || len(c.Params) > maxParamsPerAns {
+				t.Fatalf("kept %d bytes, %d params", len(c.Description), len(c.Params))
+			}
+		}
+		if usable > clampK(k) || len(cands) > 2*MaxK {
+			t.Fatalf("%d usable of %d kept for k %d", usable, len(cands), k)
+		}
+		for _, p := range problems {
+			if strings.Contains(p, "\n") {
+				t.Fatalf("problem %q spans lines", p)
+			}
+		}
+	})
+}

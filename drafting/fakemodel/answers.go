@@ -73,6 +73,12 @@ func (s *Server) rewrites(b drafting.Brief, auth string) map[string][]candidate 
 	if b.Params {
 		for i := range out {
 			out[i].Parameters = paramDescriptions(tool)
+			for name, d := range s.Params {
+				if out[i].Parameters == nil {
+					out[i].Parameters = map[string]string{}
+				}
+				out[i].Parameters[name] = d
+			}
 		}
 	}
 	return map[string][]candidate{"candidates": out}

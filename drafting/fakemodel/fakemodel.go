@@ -66,6 +66,10 @@ type Server struct {
 	// Rewrites are the descriptions a Good server proposes for a tool, by tool name, instead
 	// of those it would build from the brief.
 	Rewrites map[string][]string
+	// Params are parameter descriptions added to every candidate of a rewrite that asks for
+	// parameters, over those the server writes (a name the schema lacks tests the product's
+	// refusal to invent schema).
+	Params map[string]string
 	// Key, when set, is required of every request as "Authorization: Bearer KEY".
 	Key string
 	// Chooser answers the requests that carry tools.
