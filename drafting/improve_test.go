@@ -8,12 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/drafting"
 	"github.com/tool-workbench/workbench/drafting/fakemodel"
-	"github.com/tool-workbench/workbench/internal/testutil"
-	"github.com/tool-workbench/workbench/lint"
-	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/selection/runner"
 )
@@ -64,30 +60,6 @@ func TestSplit(t *testing.T) {
 	}
 }
 
-// confusing is the seeds' confusing fixture: nine ticket tools with vague descriptions and
-// eight tasks, read in place.
-func confusing(t *testing.T) (*listing.Listing, []selection.Task) {
-	t.Helper()
-	l, err := listing.Parse(testutil.ReadShared(t, "reference", "fixtures", "confusing-tools.json"), listing.Options{Name: "confusing-tools.json"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tasks, err := selection.ParseTasks(testutil.ReadShared(t, "reference", "fixtures", "tasks-confusing.json"), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l, tasks
-}
-
-func newEngine(t *testing.T) *analysis.Engine {
-	t.Helper()
-	eng, err := analysis.New(analysis.Options{Extended: lint.New(lint.Config{})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return eng
-}
-
 // ticketRewrites are honest descriptions of the confusing seed's tools, as a careful writer
 // would put them: what each does, to what, and which neighbour to use instead.
 var ticketRewrites = map[string][]string{
@@ -129,7 +101,7 @@ func heldOutText(t *testing.T, s *fakemodel.Server, tasks []selection.Task, held
 // accuracy; stuffed keywords, promotion and broken answers do not, and the report says why.
 func TestImprove(t *testing.T) {
 	l, tasks := confusing(t)
-	eng := newEngine(t)
+	eng := engine(t)
 	for _, tc := range []struct {
 		name     string
 		server   *fakemodel.Server
@@ -193,7 +165,7 @@ func TestImprove(t *testing.T) {
 // the numbers; one that runs out midway stops the rewrites but still measures what was kept.
 func TestImproveBudget(t *testing.T) {
 	l, tasks := confusing(t)
-	eng := newEngine(t)
+	eng := engine(t)
 	s := &fakemodel.Server{Rewrites: ticketRewrites}
 	c := fakeCaller(t, s, drafting.NewBudget(11), runner.ClientOptions{})
 	_, err := drafting.Improve(context.Background(), c, eng, l, tasks, drafting.ImproveOptions{})
