@@ -144,7 +144,7 @@ func (lp *loop) tryTool(ctx context.Context, round, i int) bool {
 	if !ok {
 		return false
 	}
-	curScores, err := lp.lintOf(ctx, lp.cur)
+	cur, err := lp.current(ctx, i)
 	if err != nil {
 		lp.problem("round %d, %s: the current text could not be scored: %v", round, name, err)
 		return false
@@ -152,7 +152,7 @@ func (lp *loop) tryTool(ctx context.Context, round, i int) bool {
 	var attempts []Attempt
 	var best *trial
 	for _, cand := range cands {
-		a, t := lp.trial(ctx, round, i, cand, curScores)
+		a, t := lp.trial(ctx, round, i, cand, cur)
 		attempts = append(attempts, a)
 		if t != nil {
 			t.at = len(attempts) - 1
@@ -233,11 +233,49 @@ func (lp *loop) draft(ctx context.Context, round, i int) ([]Candidate, bool) {
 	return cands, true
 }
 
-// lintScores are the error and warning findings of a listing by rule and place, and whether it
-// has a finding that refuses a candidate.
+// lintScores are the error and warning findings of a listing by rule and place.
 type lintScores struct {
 	counts  map[string]int
 	samples map[string]analysis.Finding
+}
+
+// has says whether the listing has a finding of rule.
+func (s lintScores) has(rule string) bool {
+	for _, f := range s.samples {
+		if f.Rule == rule {
+			return true
+		}
+	}
+	return false
+}
+
+// standing is what a candidate is held against: the lint of the listing as it stands and its
+// tokens (ScoreText of the current text).
+type standing struct {
+	lint   lintScores
+	tokens int
+}
+
+func (lp *loop) current(ctx context.Context, i int) (standing, error) {
+	sc, _, err := ScoreText(ctx, lp.eng, lp.cur, lp.train, i, toolDescription(lp.cur, i), nil)
+	if err != nil {
+		return standing{}, err
+	}
+	ls, err := lp.lintOf(ctx, lp.cur)
+	return standing{lint: ls, tokens: sc.Tokens}, err
+}
+
+// tokenRefusal says why a candidate breaks the token bound: over MaxTokens when one is given;
+// otherwise longer than the text it replaces while the listing-token-budget rule reports the
+// listing (a new report of the rule is an added lint finding).
+func (lp *loop) tokenRefusal(cur standing, tokens int, ls lintScores) string {
+	switch {
+	case lp.opts.MaxTokens > 0 && tokens > lp.opts.MaxTokens:
+		return fmt.Sprintf("refused: the listing would take %d tokens, over the bound of %d", tokens, lp.opts.MaxTokens)
+	case lp.opts.MaxTokens <= 0 && ls.has("listing-token-budget") && tokens > cur.tokens:
+		return fmt.Sprintf("refused: the listing is over its token budget (listing-token-budget) and the candidate makes it longer (%d → %d tokens)", cur.tokens, tokens)
+	}
+	return ""
 }
 
 func (lp *loop) lintOf(ctx context.Context, l *listing.Listing) (lintScores, error) {
@@ -284,7 +322,7 @@ func lintRefusal(cur, cand lintScores, tool string) string {
 
 // trial scores one candidate and, when the lint and the token bound let it, runs every task
 // with it. It returns the attempt, and the trial when the candidate qualifies to be kept.
-func (lp *loop) trial(ctx context.Context, round, i int, cand Candidate, cur lintScores) (Attempt, *trial) {
+func (lp *loop) trial(ctx context.Context, round, i int, cand Candidate, cur standing) (Attempt, *trial) {
 	a := Attempt{Round: round, Tool: toolName(lp.cur, i), Description: cand.Description}
 	if cand.Refused != "" {
 		a.Reason = "refused: " + cand.Refused
@@ -300,12 +338,12 @@ func (lp *loop) trial(ctx context.Context, round, i int, cand Candidate, cur lin
 		a.Reason = "not scored: " + err.Error()
 		return a, nil
 	}
-	if why := lintRefusal(cur, ls, a.Tool); why != "" {
+	if why := lintRefusal(cur.lint, ls, a.Tool); why != "" {
 		a.Reason = why
 		return a, nil
 	}
-	if lp.opts.MaxTokens > 0 && sc.Tokens > lp.opts.MaxTokens {
-		a.Reason = fmt.Sprintf("refused: the listing would take %d tokens, over the bound of %d", sc.Tokens, lp.opts.MaxTokens)
+	if why := lp.tokenRefusal(cur, sc.Tokens, ls); why != "" {
+		a.Reason = why
 		return a, nil
 	}
 	lp.progress("round %d: running the tasks with candidate %q", round, shortText(cand.Description, 60))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -98,25 +99,31 @@ func heldOutText(t *testing.T, s *fakemodel.Server, tasks []selection.Task, held
 }
 
 // The loop on the confusing seed with four kinds of model: honest rewrites raise held-out
-// accuracy; stuffed keywords, promotion and broken answers do not, and the report says why.
+// accuracy; stuffed keywords, promotion and broken answers do not, and the report says why. A
+// token bound the honest rewrites break keeps them out too.
 func TestImprove(t *testing.T) {
 	l, tasks := confusing(t)
 	eng := engine(t)
+	as, _, err := drafting.ScoreText(context.Background(), eng, l, nil, 0, l.Tools[0].Get("description").String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name     string
 		server   *fakemodel.Server
+		opts     drafting.ImproveOptions
 		improved bool
 		verdict  string // part of the verdict
 		check    func(t *testing.T, r *drafting.ImproveReport)
 	}{
-		{"honest rewrites", &fakemodel.Server{Rewrites: ticketRewrites}, true, "Held-out accuracy rose from",
+		{"honest rewrites", &fakemodel.Server{Rewrites: ticketRewrites}, drafting.ImproveOptions{}, true, "Held-out accuracy rose from",
 			func(t *testing.T, r *drafting.ImproveReport) {
 				if len(r.Changed) == 0 || r.Compare == nil || r.Compare.McNemarP <= 0 {
 					t.Errorf("changed %v, comparison %+v", r.Changed, r.Compare)
 				}
 			}},
-		{"keyword stuffing", &fakemodel.Server{Mode: fakemodel.Stuffing}, false, "No improvement on held-out tasks", nil},
-		{"promotional", &fakemodel.Server{Mode: fakemodel.Promotional}, false, "no rewrite was kept",
+		{"keyword stuffing", &fakemodel.Server{Mode: fakemodel.Stuffing}, drafting.ImproveOptions{}, false, "No improvement on held-out tasks", nil},
+		{"promotional", &fakemodel.Server{Mode: fakemodel.Promotional}, drafting.ImproveOptions{}, false, "no rewrite was kept",
 			func(t *testing.T, r *drafting.ImproveReport) {
 				if len(r.Attempts) == 0 {
 					t.Fatal("no attempt recorded")
@@ -127,7 +134,18 @@ func TestImprove(t *testing.T) {
 					}
 				}
 			}},
-		{"malformed", &fakemodel.Server{Mode: fakemodel.Malformed}, false, "no rewrite was kept",
+		{"over the token bound", &fakemodel.Server{Rewrites: ticketRewrites}, drafting.ImproveOptions{MaxTokens: as.Tokens}, false, "no rewrite was kept",
+			func(t *testing.T, r *drafting.ImproveReport) {
+				if len(r.Attempts) == 0 {
+					t.Fatal("no attempt recorded")
+				}
+				for _, a := range r.Attempts {
+					if a.Ran || !strings.Contains(a.Reason, fmt.Sprintf("tokens, over the bound of %d", as.Tokens)) {
+						t.Errorf("attempt on %s: ran %v, reason %q", a.Tool, a.Ran, a.Reason)
+					}
+				}
+			}},
+		{"malformed", &fakemodel.Server{Mode: fakemodel.Malformed}, drafting.ImproveOptions{}, false, "no rewrite was kept",
 			func(t *testing.T, r *drafting.ImproveReport) {
 				if len(r.Problems) == 0 || len(r.Attempts) != 0 {
 					t.Errorf("problems %q, attempts %d: want the malformed answers named and nothing tried", r.Problems, len(r.Attempts))
@@ -136,7 +154,7 @@ func TestImprove(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := fakeCaller(t, tc.server, drafting.NewBudget(500), runner.ClientOptions{})
-			r, err := drafting.Improve(context.Background(), c, eng, l, tasks, drafting.ImproveOptions{})
+			r, err := drafting.Improve(context.Background(), c, eng, l, tasks, tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,8 +21,8 @@ func init() {
 		summary: "rewrite the tools that lose training tasks with a model, keep a rewrite only when held-out tasks lose nothing, " +
 			"and report held-out accuracy before and after (exit 0 improved, 1 not improved, 2 on bad input or a failed run)",
 		usage: "SOURCE --tasks FILE (--endpoint NAME [--endpoints FILE] | --base-url URL --model NAME [--api-key-env NAME] | --replay RECORDING)\n" +
-			"       [--rounds N] [--max-calls N] [--samples K] [--held-out SHARE] [--out FILE] [--record FILE] [--format text|json]\n" +
-			"       [--concurrency N] [--retries N] [--timeout D] [--yes]",
+			"       [--rounds N] [--max-calls N] [--samples K] [--held-out SHARE] [--max-tokens N] [--out FILE] [--record FILE]\n" +
+			"       [--format text|json] [--concurrency N] [--retries N] [--timeout D] [--yes]",
 		run: runImprove,
 	})
 }
@@ -31,11 +31,12 @@ func init() {
 const defaultImproveCalls = 200
 
 type improveOptions struct {
-	run      runOptions // the endpoint, tasks and model-run flags, as workbench run reads them
-	rounds   int
-	heldOut  float64
-	maxCalls int
-	yes      bool
+	run       runOptions // the endpoint, tasks and model-run flags, as workbench run reads them
+	rounds    int
+	heldOut   float64
+	maxCalls  int
+	maxTokens int
+	yes       bool
 }
 
 func runImprove(ctx context.Context, e *env, args []string) error {
@@ -56,6 +57,7 @@ func runImprove(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&o.rounds, "rounds", drafting.DefaultRounds, fmt.Sprintf("rounds of rewrites (1 to %d)", drafting.MaxRounds))
 	fs.Float64Var(&o.heldOut, "held-out", drafting.DefaultHeldOut, "share of the tasks held out to judge the rewrites (between 0 and 1)")
 	fs.IntVar(&o.maxCalls, "max-calls", defaultImproveCalls, "the most model calls the loop makes; steps past it are skipped")
+	fs.IntVar(&o.maxTokens, "max-tokens", 0, "the most tokens the revised listing may take (default: the listing-token-budget rule's bound)")
 	fs.IntVar(&r.concurrency, "concurrency", 0, "calls in flight (default: the endpoint's, else 4)")
 	fs.IntVar(&r.retries, "retries", 4, "retries of a call after 429, 5xx, timeouts and broken connections")
 	fs.DurationVar(&r.timeout, "timeout", 0, "timeout of one call (default: the endpoint's, else 60s)")
@@ -96,6 +98,8 @@ func (o *improveOptions) check() error {
 		return usageError{fmt.Sprintf("--held-out %v is out of range; give a share between 0 and 1, such as 0.5", o.heldOut)}
 	case o.maxCalls < 1:
 		return usageError{"--max-calls takes a positive number"}
+	case o.maxTokens < 0:
+		return usageError{"--max-tokens must not be negative"}
 	case r.concurrency < 0 || r.concurrency > runner.MaxConcurrency:
 		return usageError{fmt.Sprintf("--concurrency %d is out of range; give 1 to %d", r.concurrency, runner.MaxConcurrency)}
 	case r.timeout < 0 || r.retries < 0:
@@ -134,7 +138,7 @@ func doImprove(ctx context.Context, e *env, o improveOptions) error {
 	if err != nil {
 		return improveFail(e, fmt.Errorf("%s: %w", o.run.tasks, err))
 	}
-	opts := drafting.ImproveOptions{Rounds: o.rounds, Samples: o.run.samples, HeldOut: o.heldOut}
+	opts := drafting.ImproveOptions{Rounds: o.rounds, Samples: o.run.samples, HeldOut: o.heldOut, MaxTokens: o.maxTokens}
 	if err := improvePlan(e, o, l, tasks, opts); err != nil {
 		return err
 	}
