@@ -353,10 +353,9 @@ func (lp *loop) baseline(ctx context.Context) error {
 			ErrCannotImprove, st.score.Errors, firstCallError(run))
 	}
 	lp.base, lp.state = run, st
-	lp.rep.TrainBefore, _ = st.sums(lp.isHeld)
-	lp.rep.TrainCalls = len(lp.trainIdx) * lp.opts.Samples
-	tr, he := st.sums(lp.isHeld)
-	lp.progress("baseline: %d/%d training calls right, %d/%d held-out calls right", tr, lp.rep.TrainCalls, he, len(lp.heldIdx)*lp.opts.Samples)
+	train, held := st.sums(lp.isHeld)
+	lp.rep.TrainBefore, lp.rep.TrainCalls = train, len(lp.trainIdx)*lp.opts.Samples
+	lp.progress("baseline: %d/%d training calls right, %d/%d held-out calls right", train, lp.rep.TrainCalls, held, len(lp.heldIdx)*lp.opts.Samples)
 	return nil
 }
 

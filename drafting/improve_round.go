@@ -27,7 +27,7 @@ func (lp *loop) rounds(ctx context.Context) {
 	for r := 1; r <= lp.opts.Rounds; r++ {
 		targets := lp.targets()
 		if len(targets) == 0 {
-			lp.progress("round %d: the model picks the expected tool for every training task; nothing to rewrite", r)
+			lp.stop(fmt.Sprintf("before round %d the model picks the expected tool for every training task: nothing to rewrite", r))
 			break
 		}
 		lp.rep.Rounds = r

@@ -203,14 +203,19 @@ func improvePlan(e *env, o improveOptions, l *listing.Listing, tasks []selection
 	return nil
 }
 
-// isTerminal says whether r is a terminal a person can answer from.
+// isTerminal says whether r is a terminal a person can answer from: a character device other
+// than the null device (which CI jobs and 'cmd < /dev/null' give as standard input).
 func isTerminal(r any) bool {
 	f, ok := r.(*os.File)
 	if !ok {
 		return false
 	}
 	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(st, null)
 }
 
 func writeImproveReport(e *env, o improveOptions, rep *drafting.ImproveReport) error {
