@@ -1,6 +1,7 @@
 // Command workbench designs the tools of MCP servers: a browser workbench (serve) and the same
-// engine headless (check, cost, fetch, export, run, rules), challenge to score a workshop's
-// submitted listings, and db to check its database.
+// engine headless (check, cost, fetch, export, run, rules), improve to rewrite descriptions with
+// a model and prove the rewrites on held-out tasks, challenge to score a workshop's submitted
+// listings, and db to check its database.
 package main
 
 import (
