@@ -139,15 +139,16 @@ func doImprove(ctx context.Context, e *env, o improveOptions) error {
 		return improveFail(e, fmt.Errorf("%s: %w", o.run.tasks, err))
 	}
 	opts := drafting.ImproveOptions{Rounds: o.rounds, Samples: o.run.samples, HeldOut: o.heldOut, MaxTokens: o.maxTokens}
-	if err := improvePlan(e, o, l, tasks, opts); err != nil {
-		return err
-	}
 	client, ep, spec, err := runClient(e, o.run)
 	if err != nil {
 		return improveFail(e, err)
 	}
+	// A replayed recording's samples hold unless --samples says otherwise.
 	spec.Endpoint, spec.Model = ep.Name, ep.Model
 	opts.Spec, opts.Samples = spec, spec.Samples
+	if err := improvePlan(e, o, l, tasks, opts); err != nil {
+		return err
+	}
 	opts.Progress = func(s string) { fmt.Fprintf(e.stderr, "workbench improve: %s\n", printable(s)) }
 	eng, err := serveEngine()
 	if err != nil {
