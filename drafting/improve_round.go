@@ -181,21 +181,20 @@ func (lp *loop) keep(attempts []Attempt, best *trial) {
 				a.TrainBefore, a.TrainAfter, a.HeldBefore, a.HeldAfter)
 			lp.progress("kept a rewrite of %s: training %d → %d right", strconv.Quote(a.Tool), a.TrainBefore, a.TrainAfter)
 		} else if attempts[k].Reason == "" {
-			attempts[k].Reason = fmt.Sprintf("not kept: it qualified, but candidate %d won more", best.at+1)
+			attempts[k].Reason = "not kept: it qualified, but the kept candidate won more training calls, or as many in fewer tokens"
 		}
 	}
 	lp.cur, lp.state = best.listing, best.state
 }
 
-// better prefers more right training calls, then more right held-out calls, then fewer tokens.
+// better prefers more right training calls, then fewer tokens. The held-out tasks only veto
+// (a candidate that loses one is out); they never pick between candidates, which would fit
+// the rewrites to the very tasks that judge them.
 func better(a, b *trial, isHeld []bool) bool {
-	at, ah := a.state.sums(isHeld)
-	bt, bh := b.state.sums(isHeld)
+	at, _ := a.state.sums(isHeld)
+	bt, _ := b.state.sums(isHeld)
 	if at != bt {
 		return at > bt
-	}
-	if ah != bh {
-		return ah > bh
 	}
 	return a.tokens < b.tokens
 }
