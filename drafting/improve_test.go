@@ -122,6 +122,12 @@ func TestImprove(t *testing.T) {
 					t.Errorf("changed %v, comparison %+v", r.Changed, r.Compare)
 				}
 			}},
+		{"honest rewrites, three samples a task", &fakemodel.Server{Rewrites: ticketRewrites}, drafting.ImproveOptions{Samples: 3}, true, "Held-out accuracy rose from 3/12 to 6/12",
+			func(t *testing.T, r *drafting.ImproveReport) {
+				if r.HeldPairs != 12 || r.TrainCalls != 12 {
+					t.Errorf("%d held-out pairs, %d training calls; want 12 and 12", r.HeldPairs, r.TrainCalls)
+				}
+			}},
 		{"keyword stuffing", &fakemodel.Server{Mode: fakemodel.Stuffing}, drafting.ImproveOptions{}, false, "No improvement on held-out tasks", nil},
 		{"promotional", &fakemodel.Server{Mode: fakemodel.Promotional}, drafting.ImproveOptions{}, false, "no rewrite was kept",
 			func(t *testing.T, r *drafting.ImproveReport) {
@@ -158,9 +164,13 @@ func TestImprove(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var text strings.Builder
-			r.WriteText(&text)
-			t.Log("\n" + text.String())
+			defer func() {
+				if t.Failed() {
+					var text strings.Builder
+					r.WriteText(&text)
+					t.Log("the report:\n" + text.String())
+				}
+			}()
 			if r.Improved != tc.improved || !strings.Contains(r.Verdict, tc.verdict) {
 				t.Errorf("improved %v, verdict %q; want %v and %q", r.Improved, r.Verdict, tc.improved, tc.verdict)
 			}
