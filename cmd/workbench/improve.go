@@ -61,7 +61,7 @@ func runImprove(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&r.concurrency, "concurrency", 0, "calls in flight (default: the endpoint's, else 4)")
 	fs.IntVar(&r.retries, "retries", 4, "retries of a call after 429, 5xx, timeouts and broken connections")
 	fs.DurationVar(&r.timeout, "timeout", 0, "timeout of one call (default: the endpoint's, else 60s)")
-	fs.BoolVar(&o.yes, "yes", false, "start without asking, also on a terminal")
+	fs.BoolVar(&o.yes, "yes", false, "start without asking (on a terminal, improve shows the plan and asks before its first call)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
