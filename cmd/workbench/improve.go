@@ -192,7 +192,8 @@ func improvePlan(e *env, o improveOptions, l *listing.Listing, tasks []selection
 		fmt.Fprintf(e.stderr, "workbench improve: the plan is over the budget: after the baseline and final runs, %d calls pay for about %d %s of a tool (%d calls each, fewer when candidates are refused before a run); the rewrites past them, and later rounds, are skipped and the report says so\n",
 			left, left/per, plural(left/per, "rewrite", "rewrites"), per)
 	}
-	if o.yes || !isTerminal(e.stdin) {
+	// Standard input that held the listing or the tasks cannot answer.
+	if o.yes || o.run.source == "-" || o.run.tasks == "-" || !isTerminal(e.stdin) {
 		return nil
 	}
 	fmt.Fprint(e.stderr, "workbench improve: start? [y/N] ")
