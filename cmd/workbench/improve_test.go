@@ -291,3 +291,15 @@ func TestImproveUsage(t *testing.T) {
 		}
 	}
 }
+
+// A listing the model already reads right (the seeds' clear fixture) has nothing to rewrite:
+// no rewrite is asked for, and the report says why nothing improved.
+func TestImproveNothingToRewrite(t *testing.T) {
+	s := &fakemodel.Server{}
+	out, errs, code := runWith(t, nil, "improve", fixture(t, "clear-tools.json"), "--tasks", fixture(t, "tasks-clear.json"),
+		"--base-url", fakeEndpoint(t, s), "--model", "m")
+	want := "verdict: No improvement on held-out tasks (4/4 → 4/4): no rewrite was kept (before round 1 the model picks the expected tool for every training task: nothing to rewrite)."
+	if code != 1 || !strings.Contains(out, want) || len(s.Briefs()) != 0 {
+		t.Errorf("exit %d, %d briefs\n%s%s\nwant exit 1, no brief, and %q", code, len(s.Briefs()), out, errs, want)
+	}
+}
