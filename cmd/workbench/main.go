@@ -1,6 +1,7 @@
 // Command workbench designs the tools of MCP servers: a browser workbench (serve) and the same
-// engine headless (check, cost, fetch, export, run, rules), challenge to score a workshop's
-// submitted listings, and db to check its database.
+// engine headless (check, cost, fetch, export, run, rules), improve to rewrite descriptions with
+// a model and prove the rewrites on held-out tasks, challenge to score a workshop's submitted
+// listings, and db to check its database.
 package main
 
 import (
@@ -138,9 +139,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 
 var errTimeLimit = errors.New("the command's time limit passed")
 
-// commandTimeout is how long a command may run: WORKBENCH_TIMEOUT, else 10 minutes (a model run,
-// which waits on an endpoint for every sample, 2 hours). Every command stops at it, validation,
-// rules and ranking included, so that no input keeps a CI job busy for ever.
+// commandTimeout is how long a command may run: WORKBENCH_TIMEOUT, else 10 minutes (a model run
+// or an improvement loop, which wait on an endpoint for every sample, 2 hours). Every command
+// stops at it, validation, rules and ranking included, so that no input keeps a CI job busy for
+// ever.
 func commandTimeout(name string, getenv func(string) string) (time.Duration, error) {
 	if v := getenv("WORKBENCH_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -149,7 +151,7 @@ func commandTimeout(name string, getenv func(string) string) (time.Duration, err
 		}
 		return d, nil
 	}
-	if name == "run" {
+	if name == "run" || name == "improve" {
 		return 2 * time.Hour, nil
 	}
 	return 10 * time.Minute, nil

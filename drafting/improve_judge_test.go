@@ -1,0 +1,119 @@
+package drafting
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tool-workbench/workbench/analysis"
+	"github.com/tool-workbench/workbench/selection/runner"
+	"github.com/tool-workbench/workbench/selection/stats"
+)
+
+// stateOf is a run state whose tasks had these right calls, and errors failed calls.
+func stateOf(errors int, right ...int) *runState {
+	s := &runner.Score{Errors: errors}
+	for i, r := range right {
+		s.PerTask = append(s.PerTask, runner.TaskResult{Index: i, Correct: r, Scored: 1})
+	}
+	return &runState{score: s}
+}
+
+// judge keeps a candidate only when training gains and no held-out task, taken one by one,
+// loses: a gain on one held-out task does not pay for a loss on another.
+func TestJudge(t *testing.T) {
+	// Tasks 1 and 2 train, 3 and 4 are held out; as things stand tasks 1 and 3 are right.
+	lp := &loop{heldIdx: []int{2, 3}, isHeld: []bool{false, false, true, true}, state: stateOf(0, 1, 0, 1, 0)}
+	for _, tc := range []struct {
+		name string
+		cand *runState
+		want string // the start of the reason; "" when it qualifies
+	}{
+		{"a training gain, held-out as it was", stateOf(0, 1, 1, 1, 0), ""},
+		{"a training gain and a held-out gain", stateOf(0, 1, 1, 1, 1), ""},
+		{"a held-out task swapped for another: same total, still refused", stateOf(0, 1, 1, 0, 1),
+			"not kept: it loses held-out task 3 (1 → 0 right)"},
+		{"no training gain", stateOf(0, 1, 0, 1, 1), "not kept: it wins no more training calls (1 → 1 right)"},
+		{"a training task swapped for another", stateOf(0, 0, 1, 1, 0), "not kept: it wins no more training calls"},
+		{"a failed call", stateOf(1, 1, 1, 1, 0), "not kept: 1 of its calls failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := lp.judge(tc.cand)
+			if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
+				t.Errorf("judge = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// lintOfFindings is the lint of a listing with these findings.
+func lintOfFindings(fs ...analysis.Finding) lintScores {
+	s := lintScores{counts: map[string]int{}, samples: map[string]analysis.Finding{}}
+	for _, f := range fs {
+		k := f.Rule + "\x00" + f.Pointer
+		s.counts[k]++
+		s.samples[k] = f
+	}
+	return s
+}
+
+// lintRefusal refuses persuasion and hidden text on the rewritten tool outright, and any error
+// or warning the listing as it stands does not have.
+func TestLintRefusal(t *testing.T) {
+	short := analysis.Finding{Rule: "description", Severity: analysis.Warning, Tool: "update", Pointer: "/tools/7/description", Message: "3 words, fewer than 8"}
+	sibling := analysis.Finding{Rule: "description-sibling-unnamed", Severity: analysis.Warning, Tool: "update", Pointer: "/tools/7/description", Message: "names no sibling"}
+	promo := func(tool string) analysis.Finding {
+		return analysis.Finding{Rule: "promotional-wording", Severity: analysis.Warning, Tool: tool, Pointer: "/tools/0/description", Message: `"the best tool"`}
+	}
+	hidden := analysis.Finding{Rule: "hidden-unicode", Severity: analysis.Error, Tool: "update", Pointer: "/tools/7/description", Message: "U+200B"}
+	for _, tc := range []struct {
+		name      string
+		cur, cand lintScores
+		want      string
+	}{
+		{"a finding fixed", lintOfFindings(short), lintOfFindings(), ""},
+		{"the same finding kept", lintOfFindings(short), lintOfFindings(short), ""},
+		{"a warning added", lintOfFindings(short), lintOfFindings(sibling), "refused: it adds lint findings: warning description-sibling-unnamed (names no sibling)"},
+		{"promotion on the rewritten tool", lintOfFindings(), lintOfFindings(promo("update")), `refused: it has promotional wording (promotional-wording: "the best tool")`},
+		{"promotion the rewrite did not touch", lintOfFindings(promo("get_data")), lintOfFindings(promo("get_data")), ""},
+		{"hidden characters", lintOfFindings(), lintOfFindings(hidden), "refused: it has hidden characters (hidden-unicode: U+200B)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := lintRefusal(tc.cur, tc.cand, "update"); got != tc.want {
+				t.Errorf("lintRefusal = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// The verdict says what the held-out pairs show and no more.
+func TestVerdict(t *testing.T) {
+	cmp := func(p float64, lo, hi float64) *runner.Comparison {
+		return &runner.Comparison{McNemarP: p, Interval: stats.Interval{Low: lo, High: hi}}
+	}
+	for _, tc := range []struct {
+		name string
+		r    ImproveReport
+		held int
+		want string
+	}{
+		{"a rise on few tasks", ImproveReport{HeldBefore: 1, HeldAfter: 4, HeldPairs: 4, Before: 0.25, After: 1, Changed: []string{"a"}, Compare: cmp(0.25, 0.1, 0.9)}, 4,
+			"Held-out accuracy rose from 1/4 to 4/4 (+75 points, 95% CI +0.100 to +0.900, McNemar p = 0.25); 4 held-out tasks is too few to call it significant."},
+		{"a significant rise", ImproveReport{HeldBefore: 10, HeldAfter: 30, HeldPairs: 40, Before: 0.25, After: 0.75, Changed: []string{"a"}, Compare: cmp(0.0001, 0.3, 0.6)}, 40,
+			"Held-out accuracy rose from 10/40 to 30/40 (+50 points, 95% CI +0.300 to +0.600, McNemar p = 0.0001); the rise is significant at the 5% level."},
+		{"a rise that is not significant on many tasks", ImproveReport{HeldBefore: 20, HeldAfter: 22, HeldPairs: 40, Before: 0.5, After: 0.55, Changed: []string{"a"}, Compare: cmp(0.5, -0.1, 0.2)}, 40,
+			"Held-out accuracy rose from 20/40 to 22/40 (+5 points, 95% CI -0.100 to +0.200, McNemar p = 0.5); it is not significant at the 5% level."},
+		{"training only", ImproveReport{HeldBefore: 2, HeldAfter: 2, HeldPairs: 4, Before: 0.5, After: 0.5, Changed: []string{"a"}, Compare: cmp(1, -0.2, 0.2)}, 4,
+			"No improvement on held-out tasks (2/4 → 2/4): the rewrites won training tasks only."},
+		{"nothing kept", ImproveReport{HeldBefore: 2, HeldAfter: 2, HeldPairs: 4, Before: 0.5, After: 0.5, Stopped: "the call budget is spent", Compare: cmp(1, -0.2, 0.2)}, 4,
+			"No improvement on held-out tasks (2/4 → 2/4): no rewrite was kept (the call budget is spent)."},
+		{"a fall", ImproveReport{HeldBefore: 3, HeldAfter: 2, HeldPairs: 4, Before: 0.75, After: 0.5, Changed: []string{"a"}, Compare: cmp(1, -0.6, 0.2)}, 4,
+			"Held-out accuracy fell from 3/4 to 2/4 (-25 points, 95% CI -0.600 to +0.200, McNemar p = 1): the revised listing is not better."},
+		{"no pairs", ImproveReport{}, 4, "No verdict: no held-out call got an answer in both the baseline and the final run."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := verdict(&tc.r, tc.held); got != tc.want {
+				t.Errorf("verdict:\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,167 @@
+package drafting
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/tool-workbench/workbench/selection/stats"
+)
+
+// significantTasks is the number of held-out tasks under which a result that is not
+// significant is put down to their number rather than to the change.
+const significantTasks = 30
+
+// verdict is the report's one sentence: what the held-out tasks show, and nothing more.
+func verdict(r *ImproveReport, heldTasks int) string {
+	if r.HeldPairs == 0 {
+		return "No verdict: no held-out call got an answer in both the baseline and the final run."
+	}
+	before := fmt.Sprintf("%d/%d", r.HeldBefore, r.HeldPairs)
+	after := fmt.Sprintf("%d/%d", r.HeldAfter, r.HeldPairs)
+	var p float64
+	ci := "n/a"
+	if r.Compare != nil {
+		p = r.Compare.McNemarP
+		ci = stats.FormatDifference(r.Compare.Interval, r.HeldPairs)
+	}
+	figures := fmt.Sprintf("%+.0f points, 95%% CI %s, McNemar p = %.3g", (r.After-r.Before)*100, ci, p)
+	switch {
+	case r.HeldAfter > r.HeldBefore:
+		s := fmt.Sprintf("Held-out accuracy rose from %s to %s (%s)", before, after, figures)
+		switch {
+		case p < 0.05:
+			return s + "; the rise is significant at the 5% level."
+		case heldTasks < significantTasks:
+			return s + fmt.Sprintf("; %d held-out tasks is too few to call it significant.", heldTasks)
+		default:
+			return s + "; it is not significant at the 5% level."
+		}
+	case r.HeldAfter < r.HeldBefore:
+		return fmt.Sprintf("Held-out accuracy fell from %s to %s (%s): the revised listing is not better.", before, after, figures)
+	case len(r.Changed) == 0:
+		why := "no rewrite was kept"
+		if r.Stopped != "" {
+			why += " (" + r.Stopped + ")"
+		}
+		return fmt.Sprintf("No improvement on held-out tasks (%s → %s): %s.", before, after, why)
+	default:
+		return fmt.Sprintf("No improvement on held-out tasks (%s → %s): the rewrites won training tasks only.", before, after)
+	}
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *ImproveReport) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText writes the report for a person. Tool names, task texts and model text come from
+// files and from the model: they are printed quoted, so no control character reaches the
+// terminal.
+func (r *ImproveReport) WriteText(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "improve: %d tasks, %d for training (%s) and %d held out (%s)\n",
+		len(r.Train)+len(r.HeldOut), len(r.Train), taskNumbers(r.Train), len(r.HeldOut), taskNumbers(r.HeldOut))
+	budget := "no budget"
+	if r.Budget > 0 {
+		budget = fmt.Sprintf("budget %d", r.Budget)
+	}
+	fmt.Fprintf(b, "plan: at most %d model calls (%s); made %d calls\n", r.Plan.Calls, budget, r.Calls)
+	fmt.Fprintf(b, "training: %d/%d calls right before, %d/%d as kept\n", r.TrainBefore, r.TrainCalls, r.TrainAfter, r.TrainCalls)
+	round := 0
+	for k, a := range r.Attempts {
+		if a.Round != round {
+			round = a.Round
+			fmt.Fprintf(b, "\nround %d:\n", round)
+		}
+		fmt.Fprintf(b, "  %d. %s %s\n", k+1, strconv.Quote(a.Tool), a.Reason)
+		fmt.Fprintf(b, "     %s\n", strconv.Quote(a.Description))
+	}
+	if r.Stopped != "" {
+		fmt.Fprintf(b, "\nstopped early: %s\n", r.Stopped)
+	}
+	if len(r.Problems) > 0 {
+		fmt.Fprintln(b, "\nproblems:")
+		for _, p := range r.Problems {
+			fmt.Fprintf(b, "  - %s\n", printable(p))
+		}
+	}
+	r.writeHeldOut(b)
+	if len(r.Changed) > 0 {
+		fmt.Fprintf(b, "changed: %s\n", quoteJoin(r.Changed))
+	} else {
+		fmt.Fprintln(b, "changed: nothing")
+	}
+	fmt.Fprintf(b, "verdict: %s\n", r.Verdict)
+	return b.Flush()
+}
+
+func (r *ImproveReport) writeHeldOut(b *bufio.Writer) {
+	fmt.Fprintln(b)
+	cmp := r.Compare
+	if cmp == nil {
+		fmt.Fprintln(b, "held-out: not measured")
+		return
+	}
+	for _, n := range cmp.Notes {
+		fmt.Fprintf(b, "note: %s\n", n)
+	}
+	fmt.Fprintf(b, "held-out accuracy: %d/%d = %s → %d/%d = %s, difference %+.3f (paired 95%% CI %s), exact McNemar p = %.4g (%d pairs, %d fixed, %d broken)\n",
+		r.HeldBefore, r.HeldPairs, stats.FormatProportion(r.Before), r.HeldAfter, r.HeldPairs, stats.FormatProportion(r.After),
+		cmp.Difference, stats.FormatDifference(cmp.Interval, r.HeldPairs), cmp.McNemarP, r.HeldPairs, cmp.Pairs.CurrentOnly, cmp.Pairs.BaseOnly)
+	for _, f := range cmp.Flipped {
+		way := "broke"
+		if f.Fixed {
+			way = "fixed"
+		}
+		task := 0
+		if f.Index < len(r.HeldOut) {
+			task = r.HeldOut[f.Index] + 1
+		}
+		fmt.Fprintf(b, "  %s task %d %s: expect %s, was %s, now %s\n", way, task, strconv.Quote(shortText(f.Task, 60)),
+			strconv.Quote(f.Expected), strconv.Quote(f.Before), strconv.Quote(f.After))
+	}
+	for _, p := range cmp.Persuasive {
+		fmt.Fprintf(b, "  persuasive? %s takes %s of calls (was %s) without being right more often\n",
+			strconv.Quote(p.Tool), stats.FormatProportion(p.ShareAfter), stats.FormatProportion(p.ShareBefore))
+	}
+}
+
+// taskNumbers lists 0-based indexes as 1-based task numbers.
+func taskNumbers(idx []int) string {
+	s := make([]string, len(idx))
+	for k, i := range idx {
+		s[k] = strconv.Itoa(i + 1)
+	}
+	if len(s) == 0 {
+		return "none"
+	}
+	return "tasks " + strings.Join(s, ", ")
+}
+
+func quoteJoin(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// printable is s with the characters a terminal would act on or hide escaped as Go quotes them:
+// a problem may quote what the model wrote.
+func printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strconv.IsPrint(r) {
+			b.WriteRune(r)
+		} else {
+			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
+		}
+	}
+	return b.String()
+}
