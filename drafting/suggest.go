@@ -80,7 +80,10 @@ type Scores struct {
 	// Won counts the tasks expecting the tool that the ranker gives it clearly; Ambiguous
 	// within the margin; Lost to another tool. Stolen counts tasks expecting another tool
 	// (or none) that it wins.
-	Won, Ambiguous, Lost, Stolen int
+	Won       int `json:"won"`
+	Ambiguous int `json:"ambiguous"`
+	Lost      int `json:"lost"`
+	Stolen    int `json:"stolen"`
 	// Clear counts the listing's clear verdicts over all tasks (selection's Clear).
 	Clear int `json:"clear"`
 	Tasks int `json:"tasks"`

@@ -84,6 +84,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}()
 	// One review service for the pages and the API; its error count is the pages' (the
 	// workspace's profile), asked of the server built below.
+	// One rubric cache for the pages and the API: a tool scored on either is not scored again.
+	rubrics := drafting.NewRubricCache(0)
 	reviews := review.New(st, review.Options{Errors: func(ctx context.Context, ws string, l *listing.Listing) (int, error) {
 		return srv.ReviewErrors(ctx, ws, l)
 	}})
@@ -95,7 +97,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		// The Runs tab's clients, built by the server below: one bound on calls in flight
 		// per endpoint for runs, pages and the API together.
 		return srv.DraftingModel(name)
-	}, Rubrics: drafting.NewRubricCache(0)})
+	}, Rubrics: rubrics})
 	runsCfg, err := serveRunsConfig(ctx, e, o.endpoints, o.cacheDir)
 	if err != nil {
 		return err
@@ -105,7 +107,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	srv, err = web.New(web.Config{Runs: runsCfg, Store: st, Engine: engine, Log: e.log, DatastarJS: ds, Fetch: fetchCfg, Auth: o.authCfg,
 		AllowedHosts: o.hosts, RequestTimeout: o.reqTimeout, Tokenizers: toks,
 		Mount:     func(ec *echo.Echo) { jsonAPI.Register(ec.Group(api.Prefix)) },
-		APIErrors: jsonAPI.HTTPErrorHandler, Review: reviews})
+		APIErrors: jsonAPI.HTTPErrorHandler, Review: reviews, Rubrics: rubrics})
 	if err != nil {
 		return err
 	}
