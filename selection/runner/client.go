@@ -159,6 +159,25 @@ func (c *Client) redact(b []byte) []byte {
 
 func (c *Client) redactString(s string) string { return string(c.redact([]byte(s))) }
 
+// scrub is the completion with the key redacted from every text in it: a server that echoes
+// the key (in a message, a tool's arguments) must not hand it to whoever reads the answer.
+// The decoded struct is re-encoded first, so a key the server spelt with JSON escapes is
+// caught in its plain form.
+func (c *Client) scrub(resp openai.ChatCompletionResponse) openai.ChatCompletionResponse {
+	if len(c.key) < 4 {
+		return resp
+	}
+	b, err := json.Marshal(resp)
+	if err != nil || !bytes.Contains(b, []byte(c.key)) {
+		return resp
+	}
+	var clean openai.ChatCompletionResponse
+	if json.Unmarshal(c.redact(b), &clean) != nil {
+		return openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "[redacted]"}}}}
+	}
+	return clean
+}
+
 // Exchange is one call's final request and response as sent and received, key scrubbed.
 type Exchange struct {
 	Request  json.RawMessage `json:"request"`
@@ -333,7 +352,7 @@ func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, 
 		if len(resp.Choices) == 0 {
 			return r, &CallError{Status: x.status, Msg: fmt.Sprintf("endpoint %q answered with no choices", c.ep.Name)}
 		}
-		r.Completion = resp
+		r.Completion = c.scrub(resp)
 		if x.cache != nil && !x.cached {
 			// A failed store costs only a repeat call later.
 			_ = x.cache.Put(x.key, c.redact(x.response))
