@@ -159,6 +159,24 @@ func (c *Client) redact(b []byte) []byte {
 
 func (c *Client) redactString(s string) string { return string(c.redact([]byte(s))) }
 
+// redactJSON is redact for a JSON body, which may also spell the key with escapes
+// ("\u0073k-…"): such a body is re-encoded, escapes resolved, before the key is replaced.
+func (c *Client) redactJSON(b []byte) []byte {
+	b = c.redact(b)
+	if len(c.key) < 4 || !bytes.Contains(b, []byte(`\u`)) {
+		return b
+	}
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return b
+	}
+	plain, err := json.Marshal(v)
+	if err != nil || !bytes.Contains(plain, []byte(c.key)) {
+		return b
+	}
+	return c.redact(plain)
+}
+
 // scrub is the completion with the key redacted from every text in it: a server that echoes
 // the key (in a message, a tool's arguments) must not hand it to whoever reads the answer.
 // The decoded struct is re-encoded first, so a key the server spelt with JSON escapes is
@@ -344,7 +362,7 @@ func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, 
 	r = &Reply{Hash: x.key, Cached: x.cached, Latency: time.Since(start), header: x.header,
 		Exchange: Exchange{Request: c.redact(x.request), Status: x.status}}
 	if json.Valid(x.response) {
-		r.Exchange.Response = c.redact(x.response)
+		r.Exchange.Response = c.redactJSON(x.response)
 	} else if len(x.response) > 0 {
 		r.Exchange.Body = c.redactString(snippet(x.response, 4096))
 	}
@@ -355,7 +373,7 @@ func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, 
 		r.Completion = c.scrub(resp)
 		if x.cache != nil && !x.cached {
 			// A failed store costs only a repeat call later.
-			_ = x.cache.Put(x.key, c.redact(x.response))
+			_ = x.cache.Put(x.key, c.redactJSON(x.response))
 		}
 		return r, nil
 	}
