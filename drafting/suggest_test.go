@@ -44,7 +44,8 @@ func confusing(t *testing.T) (*listing.Listing, []selection.Task) {
 	return l, tasks
 }
 
-func engine(t *testing.T) *analysis.Engine {
+// engine is the server's engine: the reference's rules, the extended ones, and the cost.
+func engine(t testing.TB) *analysis.Engine {
 	t.Helper()
 	eng, err := analysis.New(analysis.Options{Extended: lint.New(lint.Config{})})
 	if err != nil {
