@@ -1,6 +1,7 @@
 package export
 
 import (
+	"encoding/json"
 	"strings"
 	"unicode"
 )
@@ -9,6 +10,15 @@ import (
 type Edit struct {
 	Op   byte
 	Text string
+}
+
+// MarshalJSON writes the run as {"op": "=", "text": …}: the op as the character it is, not its
+// byte value.
+func (e Edit) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Op   string `json:"op"`
+		Text string `json:"text"`
+	}{string(rune(e.Op)), e.Text})
 }
 
 // maxDiffCells bounds the longest-common-subsequence table that Align builds (one cell per

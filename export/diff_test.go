@@ -1,6 +1,7 @@
 package export
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -101,5 +102,16 @@ func TestAlignBound(t *testing.T) {
 				t.Errorf("%d steps for %d and %d items with %d kept", len(steps), tt.n+3, tt.m+3, kept)
 			}
 		})
+	}
+}
+
+// A word diff's runs read as characters in JSON (the API's suggestions carry them).
+func TestEditJSON(t *testing.T) {
+	b, err := json.Marshal(WordDiff("get data", "get ticket data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `[{"op":"=","text":"get "},{"op":"+","text":"ticket "},{"op":"=","text":"data"}]`; string(b) != want {
+		t.Errorf("got %s, want %s", b, want)
 	}
 }
