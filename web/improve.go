@@ -200,7 +200,13 @@ func (s *Server) improveStart(c echo.Context) error {
 	j := &improveJob{id: NewID(), ws: ws.ID, endpoint: ep.Name, orig: snapshotTools(ws.Listing), cancel: cancel, running: true}
 	if why := s.drafts.improves.add(j, s.drafts.now()); why != "" {
 		cancel()
-		return patchImprove(c, views.ImproveStatus{WS: ws.ID, Problem: why})
+		// The workspace's own job, running, stays in view (its poll goes on) with why.
+		st := views.ImproveStatus{WS: ws.ID}
+		if o := s.drafts.improves.get(ws.ID, s.drafts.now()); o != nil {
+			st = s.improveView(o)
+		}
+		st.Problem = why
+		return patchImprove(c, st)
 	}
 	j.progress(fmt.Sprintf("plan: at most %d calls, budget %d", plan.Calls, budget))
 	opts := f.options(ep)

@@ -54,6 +54,15 @@ func improveReportView(rep *drafting.ImproveReport, changed []changedTool) views
 	return r
 }
 
+// improveRefusal is the job's view with why Apply was refused, and no Apply button.
+func improveRefusal(st views.ImproveStatus, why string) views.ImproveStatus {
+	st.Problem = why
+	if st.Report != nil {
+		st.Report.CanApply = false
+	}
+	return st
+}
+
 // errImproveStale is an Apply whose tools changed since the loop read them.
 type errImproveStale struct{ names []string }
 
@@ -130,12 +139,12 @@ func (s *Server) improveApply(c echo.Context) error {
 	var stale errImproveStale
 	switch {
 	case errors.As(err, &stale):
-		return patchImprove(c, views.ImproveStatus{WS: id, Problem: fmt.Sprintf(
+		return patchImprove(c, improveRefusal(s.improveView(j), fmt.Sprintf(
 			"%s changed since the improvement read them, so nothing was applied: the rewrites were judged against the old text. Start the improvement again.",
-			strings.Join(stale.names, ", "))})
+			strings.Join(stale.names, ", "))))
 	case errors.As(err, new(acceptError)):
-		return patchImprove(c, views.ImproveStatus{WS: id, Problem: "The revised descriptions cannot be applied to the listing as it stands: " +
-			oneLine(errors.Unwrap(err).Error(), 300) + ". Start the improvement again."})
+		return patchImprove(c, improveRefusal(s.improveView(j), "The revised descriptions cannot be applied to the listing as it stands: "+
+			oneLine(errors.Unwrap(err).Error(), 300)+". Start the improvement again."))
 	case err != nil:
 		return s.refused(c, sg, ch, out.ws, err)
 	case out == nil:

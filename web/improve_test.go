@@ -177,7 +177,6 @@ func TestImproveApplyUndo(t *testing.T) {
 	}
 }
 
-
 // TestImproveStuffingOffersNothing: a model that stuffs keywords wins training tasks only; the
 // held-out tasks catch it, the report says there is no improvement, and there is nothing to
 // apply (the route refuses too).
@@ -272,5 +271,25 @@ func TestImproveRefusedToViewers(t *testing.T) {
 	}
 	if n := m.Requests(); n != 0 {
 		t.Errorf("the model was called %d times for a viewer", n)
+	}
+}
+
+// TestImproveHostileTextIsInert: what a model wrote reaches the progress lines and the report
+// escaped, and no CR reaches the event stream.
+func TestImproveHostileTextIsInert(t *testing.T) {
+	e := newDraftEnv(t, &fakemodel.Server{Rewrites: map[string][]string{"get_data": {hostileModelText}, "find": {hostileModelText}}})
+	ws := confusingWorkspace(t, e)
+	jid := startImprove(t, e, ws, improveValues())
+	body := waitImprove(t, e, ws, jid)
+	if !strings.Contains(body, `data-testid="improve-report"`) {
+		t.Fatalf("no report:\n%s", body)
+	}
+	for _, bad := range []string{"<img src=x", `data-on:click="@post('/x')"`, "</script><img", "\r", "\ndata: signals {pwned"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("the report carries %q raw", bad)
+		}
+	}
+	if !strings.Contains(body, "&lt;img src=x onerror=alert(1)&gt;") {
+		t.Errorf("the report does not show the model's text escaped:\n%s", body)
 	}
 }
