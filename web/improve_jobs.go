@@ -114,6 +114,7 @@ func (js *improveJobs) add(j *improveJob, now time.Time) string {
 	}
 	running := 0
 	var oldest *improveJob
+	var oldestEnded time.Time
 	for ws, o := range js.byWS {
 		o.mu.Lock()
 		r, ended := o.running, o.ended
@@ -125,8 +126,8 @@ func (js *improveJobs) add(j *improveJob, now time.Time) string {
 			running++
 		case now.Sub(ended) > draftTTL:
 			delete(js.byWS, ws)
-		case oldest == nil || ended.Before(oldest.ended):
-			oldest = o
+		case oldest == nil || ended.Before(oldestEnded):
+			oldest, oldestEnded = o, ended
 		}
 	}
 	if running >= maxImprovesRunning {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -291,5 +292,68 @@ func TestImproveHostileTextIsInert(t *testing.T) {
 	}
 	if !strings.Contains(body, "&lt;img src=x onerror=alert(1)&gt;") {
 		t.Errorf("the report does not show the model's text escaped:\n%s", body)
+	}
+}
+
+// TestImproveRefusedToParticipants: a workshop participant's copy is scored as it is and the
+// server's endpoints are the teacher's: the dialog, the start, the status, Cancel and Apply
+// are refused.
+func TestImproveRefusedToParticipants(t *testing.T) {
+	w := newWorkshop(t)
+	b := w.visitor()
+	ws := w.join(t, b, "Ada")
+	dlg := b.datastar(t, http.MethodGet, "/w/"+ws+"/tasks/improve", nil).Body.String()
+	if !strings.Contains(dlg, "your copy in a workshop") || strings.Contains(dlg, `data-testid="improve-form"`) {
+		t.Errorf("the participant's dialog:\n%s", dlg)
+	}
+	if body := b.form(t, "/w/"+ws+"/tasks/improve", improveValues()).Body.String(); !strings.Contains(body, "your copy in a workshop") ||
+		strings.Contains(body, `data-testid="improve-poll"`) {
+		t.Errorf("the participant's start:\n%s", body)
+	}
+	jid := strings.Repeat("a", 32)
+	for _, p := range []string{"/cancel", "/apply"} {
+		if rec := b.datastar(t, http.MethodPost, "/w/"+ws+"/tasks/improve/"+jid+p, map[string]any{}); rec.Code != http.StatusForbidden {
+			t.Errorf("%s on a participant's copy: %d", p, rec.Code)
+		}
+	}
+	if rec := b.datastar(t, http.MethodGet, "/w/"+ws+"/tasks/improve/"+jid, nil); rec.Code != http.StatusForbidden {
+		t.Errorf("the status on a participant's copy: %d", rec.Code)
+	}
+}
+
+// TestImproveServerBound: a server runs at most maxImprovesRunning improvements at once; a
+// dialog opened again while one runs shows it, still polling.
+func TestImproveServerBound(t *testing.T) {
+	e := newDraftEnv(t, &fakemodel.Server{Chooser: fake.Server{Delay: 300 * time.Millisecond}})
+	var running []string
+	for range maxImprovesRunning {
+		ws := confusingWorkspace(t, e)
+		running = append(running, ws, startImprove(t, e, ws, improveValues()))
+	}
+	ws := confusingWorkspace(t, e)
+	_, body := e.call(t, http.MethodPost, "/w/"+ws+"/tasks/improve", improveValues())
+	if !strings.Contains(body, "its most at once") || strings.Contains(body, `data-testid="improve-poll"`) {
+		t.Errorf("a start past the server's bound:\n%s", body)
+	}
+	_, dlg := e.call(t, http.MethodGet, "/w/"+running[0]+"/tasks/improve", nil)
+	if !strings.Contains(dlg, `data-testid="improve-poll"`) || !strings.Contains(dlg, running[1]) {
+		t.Errorf("the dialog opened again does not show the running improvement:\n%s", dlg)
+	}
+	for i := 0; i < len(running); i += 2 {
+		e.call(t, http.MethodPost, "/w/"+running[i]+"/tasks/improve/"+running[i+1]+"/cancel", nil)
+		waitImprove(t, e, running[i], running[i+1])
+	}
+}
+
+// TestImproveNoEndpoint: a server with no endpoint says how to configure one, and offers no form.
+func TestImproveNoEndpoint(t *testing.T) {
+	s := newServer(t)
+	ws := openExample(t, s, "library-2-draft")
+	req := httptest.NewRequest(http.MethodGet, "/w/"+ws+"/tasks/improve", nil)
+	req.Header.Set("Datastar-Request", "true")
+	rec := do(t, s, req)
+	body := rec.Body.String()
+	if !strings.Contains(body, `data-testid="improve-configure"`) || !strings.Contains(body, "--endpoints FILE") || strings.Contains(body, `data-testid="improve-form"`) {
+		t.Errorf("the dialog with no endpoint: %d\n%s", rec.Code, body)
 	}
 }
