@@ -55,7 +55,7 @@ func TestBrowserImprove(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitSuggest(t, ctx, "Start runs the loop and the dialog shows its verdict", chromedp.Click(chromedp.CSS("[data-testid=improve-start]")),
-		`document.querySelector('[data-testid=improve-status]')?.dataset.status === 'improved'`)
+		`document.querySelector('[data-testid=improve-status]')?.dataset.status === 'improved' && !document.querySelector('[data-testid=improve-poll]')`)
 	shots(t, ctx, dir, "improve-report")
 	// The word diffs and Apply, in view inside the dialog.
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=improve-apply]').scrollIntoView({block: 'end'})`)); err != nil {
