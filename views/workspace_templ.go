@@ -2090,6 +2090,10 @@ func TasksRegion(t Tasks) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
+		templ_7745c5c3_Err = ImproveButton(t.WS).Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 169, "</span></div><form class=\"task-import\" method=\"post\" action=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
@@ -2097,7 +2101,7 @@ func TasksRegion(t Tasks) templ.Component {
 		var templ_7745c5c3_Var110 string
 		templ_7745c5c3_Var110, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(wsURL(t.WS, "tasks/import"))).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 312, Col: 93}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 313, Col: 93}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var110)
 		if templ_7745c5c3_Err != nil {
@@ -2131,7 +2135,7 @@ func TasksRegion(t Tasks) templ.Component {
 			var templ_7745c5c3_Var111 string
 			templ_7745c5c3_Var111, templ_7745c5c3_Err = templ.JoinStringErrs(t.Problem)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 320, Col: 75}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 321, Col: 75}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var111))
 			if templ_7745c5c3_Err != nil {
@@ -2159,7 +2163,7 @@ func TasksRegion(t Tasks) templ.Component {
 		var templ_7745c5c3_Var112 string
 		templ_7745c5c3_Var112, templ_7745c5c3_Err = templruntime.NewAttributeExpression("task-table-" + itoa(t.Gen)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 327, Col: 61}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 328, Col: 61}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var112)
 		if templ_7745c5c3_Err != nil {
@@ -2201,7 +2205,7 @@ func TasksRegion(t Tasks) templ.Component {
 			var templ_7745c5c3_Var113 string
 			templ_7745c5c3_Var113, templ_7745c5c3_Err = templruntime.NewAttributeExpression(taskOp(t.WS, "del", r.Index, t.Gen)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 335, Col: 104}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 336, Col: 104}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var113)
 			if templ_7745c5c3_Err != nil {
@@ -2214,7 +2218,7 @@ func TasksRegion(t Tasks) templ.Component {
 			var templ_7745c5c3_Var114 string
 			templ_7745c5c3_Var114, templ_7745c5c3_Err = templruntime.NewAttributeExpression("Remove task " + itoa(r.Index+1)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 335, Col: 152}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 336, Col: 152}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var114)
 			if templ_7745c5c3_Err != nil {
@@ -2237,7 +2241,7 @@ func TasksRegion(t Tasks) templ.Component {
 			var templ_7745c5c3_Var115 string
 			templ_7745c5c3_Var115, templ_7745c5c3_Err = templ.JoinStringErrs(howMany(more, "more task is", "more tasks are"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 342, Col: 105}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 343, Col: 105}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var115))
 			if templ_7745c5c3_Err != nil {
@@ -2265,7 +2269,7 @@ func TasksRegion(t Tasks) templ.Component {
 				var templ_7745c5c3_Var116 string
 				templ_7745c5c3_Var116, templ_7745c5c3_Err = templruntime.NewAttributeExpression(n).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 348, Col: 22}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 349, Col: 22}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var116)
 				if templ_7745c5c3_Err != nil {
@@ -2335,7 +2339,7 @@ func TaskText(ws string, r TaskRow) templ.Component {
 		var templ_7745c5c3_Var118 string
 		templ_7745c5c3_Var118, templ_7745c5c3_Err = templruntime.NewAttributeExpression("t-" + itoa(r.Index) + "-task").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 378, Col: 46}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 379, Col: 46}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var118)
 		if templ_7745c5c3_Err != nil {
@@ -2348,7 +2352,7 @@ func TaskText(ws string, r TaskRow) templ.Component {
 		var templ_7745c5c3_Var119 string
 		templ_7745c5c3_Var119, templ_7745c5c3_Err = templruntime.NewAttributeExpression("Task " + itoa(r.Index+1)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 378, Col: 96}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 379, Col: 96}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var119)
 		if templ_7745c5c3_Err != nil {
@@ -2361,7 +2365,7 @@ func TaskText(ws string, r TaskRow) templ.Component {
 		var templ_7745c5c3_Var120 string
 		templ_7745c5c3_Var120, templ_7745c5c3_Err = templruntime.NewAttributeExpression(taskExpr(ws, r.Index, "task", r.Gen)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 378, Col: 167}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 379, Col: 167}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var120)
 		if templ_7745c5c3_Err != nil {
@@ -2374,7 +2378,7 @@ func TaskText(ws string, r TaskRow) templ.Component {
 		var templ_7745c5c3_Var121 string
 		templ_7745c5c3_Var121, templ_7745c5c3_Err = templ.JoinStringErrs(r.Task)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 378, Col: 202}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 379, Col: 202}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var121))
 		if templ_7745c5c3_Err != nil {
@@ -2415,7 +2419,7 @@ func TaskExpect(ws string, names []string, r TaskRow) templ.Component {
 			var templ_7745c5c3_Var123 string
 			templ_7745c5c3_Var123, templ_7745c5c3_Err = templruntime.NewAttributeExpression("t-" + itoa(r.Index) + "-expect").Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 386, Col: 40}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 387, Col: 40}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var123)
 			if templ_7745c5c3_Err != nil {
@@ -2428,7 +2432,7 @@ func TaskExpect(ws string, names []string, r TaskRow) templ.Component {
 			var templ_7745c5c3_Var124 string
 			templ_7745c5c3_Var124, templ_7745c5c3_Err = templruntime.NewAttributeExpression(r.Expect).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 390, Col: 19}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 391, Col: 19}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var124)
 			if templ_7745c5c3_Err != nil {
@@ -2441,7 +2445,7 @@ func TaskExpect(ws string, names []string, r TaskRow) templ.Component {
 			var templ_7745c5c3_Var125 string
 			templ_7745c5c3_Var125, templ_7745c5c3_Err = templruntime.NewAttributeExpression("Expected tool for task " + itoa(r.Index+1) + " (empty: no tool)").Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 394, Col: 81}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 395, Col: 81}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var125)
 			if templ_7745c5c3_Err != nil {
@@ -2454,7 +2458,7 @@ func TaskExpect(ws string, names []string, r TaskRow) templ.Component {
 			var templ_7745c5c3_Var126 string
 			templ_7745c5c3_Var126, templ_7745c5c3_Err = templruntime.NewAttributeExpression(boolWord(r.Missing)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 395, Col: 37}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 396, Col: 37}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var126)
 			if templ_7745c5c3_Err != nil {
@@ -2472,7 +2476,7 @@ func TaskExpect(ws string, names []string, r TaskRow) templ.Component {
 				var templ_7745c5c3_Var127 string
 				templ_7745c5c3_Var127, templ_7745c5c3_Err = templruntime.NewAttributeExpression(r.Expect + " is not in the listing").Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 397, Col: 47}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 398, Col: 47}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var127)
 				if templ_7745c5c3_Err != nil {
@@ -2490,7 +2494,7 @@ func TaskExpect(ws string, names []string, r TaskRow) templ.Component {
 			var templ_7745c5c3_Var128 string
 			templ_7745c5c3_Var128, templ_7745c5c3_Err = templruntime.NewAttributeExpression(taskExpr(ws, r.Index, "expect", r.Gen)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 399, Col: 58}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 400, Col: 58}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var128)
 			if templ_7745c5c3_Err != nil {
@@ -2534,7 +2538,7 @@ func taskSelect(ws string, names []string, r TaskRow) templ.Component {
 		var templ_7745c5c3_Var130 string
 		templ_7745c5c3_Var130, templ_7745c5c3_Err = templruntime.NewAttributeExpression("t-" + itoa(r.Index) + "-expect").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 408, Col: 46}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 409, Col: 46}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var130)
 		if templ_7745c5c3_Err != nil {
@@ -2547,7 +2551,7 @@ func taskSelect(ws string, names []string, r TaskRow) templ.Component {
 		var templ_7745c5c3_Var131 string
 		templ_7745c5c3_Var131, templ_7745c5c3_Err = templruntime.NewAttributeExpression("Expected tool for task " + itoa(r.Index+1)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 408, Col: 118}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 409, Col: 118}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var131)
 		if templ_7745c5c3_Err != nil {
@@ -2560,7 +2564,7 @@ func taskSelect(ws string, names []string, r TaskRow) templ.Component {
 		var templ_7745c5c3_Var132 string
 		templ_7745c5c3_Var132, templ_7745c5c3_Err = templruntime.NewAttributeExpression(taskExpr(ws, r.Index, "expect", r.Gen)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 408, Col: 176}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 409, Col: 176}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var132)
 		if templ_7745c5c3_Err != nil {
@@ -2588,7 +2592,7 @@ func taskSelect(ws string, names []string, r TaskRow) templ.Component {
 			var templ_7745c5c3_Var133 string
 			templ_7745c5c3_Var133, templ_7745c5c3_Err = templruntime.NewAttributeExpression(n).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 411, Col: 20}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 412, Col: 20}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var133)
 			if templ_7745c5c3_Err != nil {
@@ -2611,7 +2615,7 @@ func taskSelect(ws string, names []string, r TaskRow) templ.Component {
 			var templ_7745c5c3_Var134 string
 			templ_7745c5c3_Var134, templ_7745c5c3_Err = templ.JoinStringErrs(n)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 411, Col: 67}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 412, Col: 67}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var134))
 			if templ_7745c5c3_Err != nil {
@@ -2630,7 +2634,7 @@ func taskSelect(ws string, names []string, r TaskRow) templ.Component {
 			var templ_7745c5c3_Var135 string
 			templ_7745c5c3_Var135, templ_7745c5c3_Err = templruntime.NewAttributeExpression(r.Expect).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 414, Col: 27}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 415, Col: 27}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var135)
 			if templ_7745c5c3_Err != nil {
@@ -2643,7 +2647,7 @@ func taskSelect(ws string, names []string, r TaskRow) templ.Component {
 			var templ_7745c5c3_Var136 string
 			templ_7745c5c3_Var136, templ_7745c5c3_Err = templ.JoinStringErrs(r.Expect)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 414, Col: 49}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 415, Col: 49}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var136))
 			if templ_7745c5c3_Err != nil {
@@ -2693,7 +2697,7 @@ func TaskNotice(ws string, text string) templ.Component {
 			var templ_7745c5c3_Var138 string
 			templ_7745c5c3_Var138, templ_7745c5c3_Err = templ.JoinStringErrs(text)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 424, Col: 15}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 425, Col: 15}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var138))
 			if templ_7745c5c3_Err != nil {
@@ -2706,7 +2710,7 @@ func TaskNotice(ws string, text string) templ.Component {
 			var templ_7745c5c3_Var139 string
 			templ_7745c5c3_Var139, templ_7745c5c3_Err = templruntime.NewAttributeExpression(getExpr(ws, "tasks/panel")).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 425, Col: 83}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 426, Col: 83}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var139)
 			if templ_7745c5c3_Err != nil {
@@ -2750,7 +2754,7 @@ func TaskSummary(clear, ambiguous, wrong, n int) templ.Component {
 		var templ_7745c5c3_Var141 string
 		templ_7745c5c3_Var141, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(clear))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 433, Col: 44}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 434, Col: 44}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var141))
 		if templ_7745c5c3_Err != nil {
@@ -2763,7 +2767,7 @@ func TaskSummary(clear, ambiguous, wrong, n int) templ.Component {
 		var templ_7745c5c3_Var142 string
 		templ_7745c5c3_Var142, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(ambiguous))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 434, Col: 52}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 435, Col: 52}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var142))
 		if templ_7745c5c3_Err != nil {
@@ -2776,7 +2780,7 @@ func TaskSummary(clear, ambiguous, wrong, n int) templ.Component {
 		var templ_7745c5c3_Var143 string
 		templ_7745c5c3_Var143, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(wrong))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 435, Col: 44}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 436, Col: 44}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var143))
 		if templ_7745c5c3_Err != nil {
@@ -2789,7 +2793,7 @@ func TaskSummary(clear, ambiguous, wrong, n int) templ.Component {
 		var templ_7745c5c3_Var144 string
 		templ_7745c5c3_Var144, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(n))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 436, Col: 34}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 437, Col: 34}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var144))
 		if templ_7745c5c3_Err != nil {
@@ -2828,7 +2832,7 @@ func VerdictCell(i int, v Verdict) templ.Component {
 		var templ_7745c5c3_Var146 string
 		templ_7745c5c3_Var146, templ_7745c5c3_Err = templruntime.NewAttributeExpression(taskVerdictID(i)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 442, Col: 27}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 443, Col: 27}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var146)
 		if templ_7745c5c3_Err != nil {
@@ -2841,7 +2845,7 @@ func VerdictCell(i int, v Verdict) templ.Component {
 		var templ_7745c5c3_Var147 string
 		templ_7745c5c3_Var147, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Status).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 442, Col: 90}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 443, Col: 90}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var147)
 		if templ_7745c5c3_Err != nil {
@@ -2880,7 +2884,7 @@ func VerdictCell(i int, v Verdict) templ.Component {
 			var templ_7745c5c3_Var150 string
 			templ_7745c5c3_Var150, templ_7745c5c3_Err = templruntime.NewAttributeExpression(VerdictHelp(v.Status)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 443, Col: 102}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 444, Col: 102}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var150)
 			if templ_7745c5c3_Err != nil {
@@ -2907,7 +2911,7 @@ func VerdictCell(i int, v Verdict) templ.Component {
 		var templ_7745c5c3_Var151 string
 		templ_7745c5c3_Var151, templ_7745c5c3_Err = templ.JoinStringErrs(v.Status)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 443, Col: 115}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 444, Col: 115}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var151))
 		if templ_7745c5c3_Err != nil {
@@ -2925,7 +2929,7 @@ func VerdictCell(i int, v Verdict) templ.Component {
 			var templ_7745c5c3_Var152 string
 			templ_7745c5c3_Var152, templ_7745c5c3_Err = templ.JoinStringErrs(v.Winner)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 445, Col: 75}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 446, Col: 75}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var152))
 			if templ_7745c5c3_Err != nil {
@@ -2944,7 +2948,7 @@ func VerdictCell(i int, v Verdict) templ.Component {
 			var templ_7745c5c3_Var153 string
 			templ_7745c5c3_Var153, templ_7745c5c3_Err = templ.JoinStringErrs(f1(v.Margin))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 448, Col: 44}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 449, Col: 44}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var153))
 			if templ_7745c5c3_Err != nil {
@@ -2972,7 +2976,7 @@ func VerdictCell(i int, v Verdict) templ.Component {
 				var templ_7745c5c3_Var154 string
 				templ_7745c5c3_Var154, templ_7745c5c3_Err = templ.JoinStringErrs(w.Tool)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 455, Col: 20}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 456, Col: 20}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var154))
 				if templ_7745c5c3_Err != nil {
@@ -2985,7 +2989,7 @@ func VerdictCell(i int, v Verdict) templ.Component {
 				var templ_7745c5c3_Var155 string
 				templ_7745c5c3_Var155, templ_7745c5c3_Err = templ.JoinStringErrs(f1(w.Score))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 455, Col: 43}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 456, Col: 43}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var155))
 				if templ_7745c5c3_Err != nil {
@@ -3025,7 +3029,7 @@ func VerdictCell(i int, v Verdict) templ.Component {
 						var templ_7745c5c3_Var158 string
 						templ_7745c5c3_Var158, templ_7745c5c3_Err = templruntime.NewAttributeExpression("weight " + f2(s.Weight)).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 457, Col: 93}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 458, Col: 93}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var158)
 						if templ_7745c5c3_Err != nil {
@@ -3052,7 +3056,7 @@ func VerdictCell(i int, v Verdict) templ.Component {
 					var templ_7745c5c3_Var159 string
 					templ_7745c5c3_Var159, templ_7745c5c3_Err = templ.JoinStringErrs(s.Word)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 457, Col: 104}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 458, Col: 104}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var159))
 					if templ_7745c5c3_Err != nil {
@@ -3065,7 +3069,7 @@ func VerdictCell(i int, v Verdict) templ.Component {
 					var templ_7745c5c3_Var160 string
 					templ_7745c5c3_Var160, templ_7745c5c3_Err = templ.JoinStringErrs(f1(s.Weight))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 457, Col: 128}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 458, Col: 128}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var160))
 					if templ_7745c5c3_Err != nil {
@@ -3119,7 +3123,7 @@ func FocusField(id string) templ.Component {
 		var templ_7745c5c3_Var162 string
 		templ_7745c5c3_Var162, templ_7745c5c3_Err = templruntime.NewAttributeExpression("document.getElementById('" + id + "')?.focus()").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 468, Col: 92}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/workspace.templ`, Line: 469, Col: 92}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var162)
 		if templ_7745c5c3_Err != nil {

@@ -44,6 +44,7 @@ type drafts struct {
 	suggestions *lru.Cache[draftKey, *suggestEntry]
 	proposals   *lru.Cache[draftKey, *proposeEntry]
 	rubrics     *drafting.RubricCache
+	improves    improveJobs // the improvement loops, by workspace (improve_jobs.go)
 	now         func() time.Time
 
 	mu sync.Mutex // guards rubrics

@@ -32,6 +32,7 @@ func (s *Server) draftRoutes(w *echo.Group) {
 	w.POST("/tasks/propose/:sid/add", s.proposeAdd)
 	w.GET("/rubric", s.rubricDialog)
 	w.POST("/rubric", s.rubricScore)
+	s.improveRoutes(w)
 }
 
 // patchSuggest patches the Suggest dialog's result region.

@@ -1,0 +1,174 @@
+package web
+
+// The improvement loop's background jobs (issue 18): "Improve with a model…" runs
+// drafting.Improve outside the request that started it, since it takes minutes. A job belongs
+// to one workspace; a workspace runs one at a time and the server at most maxImprovesRunning,
+// each bounded by the server's lifetime (the runs service's context), improveTimeout and its
+// call budget. The page polls the job's status; the job is kept until the next one of its
+// workspace replaces it, or draftTTL after it ended.
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/tool-workbench/workbench/drafting"
+	"github.com/tool-workbench/workbench/listing"
+)
+
+const (
+	// maxImprovesRunning bounds the improvements a server runs at once.
+	maxImprovesRunning = 2
+	// maxImproveJobs bounds the jobs kept, ended ones included.
+	maxImproveJobs = 256
+	// improveTimeout bounds one improvement.
+	improveTimeout = 30 * time.Minute
+	// maxImproveLines bounds the progress lines a job keeps (the newest).
+	maxImproveLines = 200
+)
+
+// origTool is a tool as the job found it: Apply refuses when the head's differs.
+type origTool struct {
+	name, desc string
+}
+
+// improveJob is one improvement of one workspace.
+type improveJob struct {
+	id, ws, endpoint string
+	orig             []origTool
+	cancel           context.CancelFunc
+
+	mu       sync.Mutex
+	running  bool
+	canceled bool
+	lines    []string
+	rep      *drafting.ImproveReport
+	problem  string
+	applied  string
+	ended    time.Time
+}
+
+// progress keeps a line of the loop's progress (the loop may tell it from its own goroutines).
+func (j *improveJob) progress(line string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.lines = append(j.lines, oneLine(line, 300))
+	if n := len(j.lines); n > maxImproveLines {
+		j.lines = append(j.lines[:0:0], j.lines[n-maxImproveLines:]...)
+	}
+}
+
+// finish records how the loop ended.
+func (j *improveJob) finish(rep *drafting.ImproveReport, problem string, now time.Time) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.running, j.rep, j.problem, j.ended = false, rep, problem, now
+}
+
+// snapshot is the job's state, read under its lock.
+type improveSnapshot struct {
+	running, canceled bool
+	lines             []string
+	rep               *drafting.ImproveReport
+	problem, applied  string
+}
+
+func (j *improveJob) snapshot() improveSnapshot {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return improveSnapshot{running: j.running, canceled: j.canceled, lines: append([]string(nil), j.lines...),
+		rep: j.rep, problem: j.problem, applied: j.applied}
+}
+
+// improveJobs are the server's jobs, by workspace.
+type improveJobs struct {
+	mu   sync.Mutex
+	byWS map[string]*improveJob
+}
+
+// get returns ws's job (running or ended, while kept), or nil.
+func (js *improveJobs) get(ws string, now time.Time) *improveJob {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	j := js.byWS[ws]
+	if j == nil {
+		return nil
+	}
+	j.mu.Lock()
+	expired := !j.running && now.Sub(j.ended) > draftTTL
+	j.mu.Unlock()
+	if expired {
+		delete(js.byWS, ws)
+		return nil
+	}
+	return j
+}
+
+// add makes j ws's job, or says in words why it may not start now.
+func (js *improveJobs) add(j *improveJob, now time.Time) string {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if js.byWS == nil {
+		js.byWS = map[string]*improveJob{}
+	}
+	running := 0
+	var oldest *improveJob
+	var oldestEnded time.Time
+	for ws, o := range js.byWS {
+		o.mu.Lock()
+		r, ended := o.running, o.ended
+		o.mu.Unlock()
+		switch {
+		case r && ws == j.ws:
+			return "An improvement is already running on this workspace; wait for it to end, or cancel it."
+		case r:
+			running++
+		case now.Sub(ended) > draftTTL:
+			delete(js.byWS, ws)
+		case oldest == nil || ended.Before(oldestEnded):
+			oldest, oldestEnded = o, ended
+		}
+	}
+	if running >= maxImprovesRunning {
+		return fmt.Sprintf("This server is already running %d improvements, its most at once; try again when one has ended.", running)
+	}
+	if _, ok := js.byWS[j.ws]; !ok && len(js.byWS) >= maxImproveJobs && oldest != nil {
+		delete(js.byWS, oldest.ws)
+	}
+	js.byWS[j.ws] = j
+	return ""
+}
+
+// changedTools are the tools the revised listing changed, with their index, as found when the
+// job started, and their new description.
+type changedTool struct {
+	index          int
+	name, old, new string
+}
+
+func (j *improveJob) changed(rep *drafting.ImproveReport) []changedTool {
+	if rep == nil || rep.Revised == nil {
+		return nil
+	}
+	var out []changedTool
+	for i, t := range rep.Revised.Tools {
+		if i >= len(j.orig) {
+			break
+		}
+		d := t.Get("description").String()
+		if o := j.orig[i]; t.Get("name").String() == o.name && d != o.desc {
+			out = append(out, changedTool{index: i, name: o.name, old: o.desc, new: d})
+		}
+	}
+	return out
+}
+
+// snapshotTools is each tool's name and description.
+func snapshotTools(l *listing.Listing) []origTool {
+	out := make([]origTool, len(l.Tools))
+	for i, t := range l.Tools {
+		out[i] = origTool{name: t.Get("name").String(), desc: t.Get("description").String()}
+	}
+	return out
+}
