@@ -364,7 +364,7 @@ func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, 
 	if json.Valid(x.response) {
 		r.Exchange.Response = c.redactJSON(x.response)
 	} else if len(x.response) > 0 {
-		r.Exchange.Body = c.redactString(snippet(x.response, 4096))
+		r.Exchange.Body = c.excerpt(x.response, 4096)
 	}
 	if err == nil {
 		if len(resp.Choices) == 0 {
@@ -405,7 +405,7 @@ func (c *Client) classify(err error, x *exchange, actx context.Context) *CallErr
 	case x.status >= 400:
 		return &CallError{Status: x.status, Msg: fmt.Sprintf("endpoint %q rejected the request (HTTP %d)%s", name, x.status, serverSays(c, x.response))}
 	case x.status >= 200 && x.status < 300:
-		return &CallError{Status: x.status, Msg: fmt.Sprintf("endpoint %q answered HTTP %d with a body that is not a chat completion: %s", name, x.status, c.redactString(snippet(x.response, 200)))}
+		return &CallError{Status: x.status, Msg: fmt.Sprintf("endpoint %q answered HTTP %d with a body that is not a chat completion: %s", name, x.status, c.excerpt(x.response, 200))}
 	case errors.Is(actx.Err(), context.DeadlineExceeded):
 		return &CallError{Retryable: true, Msg: fmt.Sprintf("endpoint %q did not answer within %s", name, c.timeout)}
 	case errors.Is(err, openai.ErrChatCompletionInvalidModel):
@@ -433,9 +433,16 @@ func serverSays(c *Client, body []byte) string {
 	if msg == "" {
 		return ""
 	}
-	return ": " + c.redactString(snippet([]byte(msg), 300))
+	return ": " + c.excerpt([]byte(msg), 300)
 }
 
+// excerpt is at most n bytes of b for a message or a recording, key redacted. The key is
+// replaced before the text is cut: cut first, a key that straddles the cut would keep all of
+// itself but its last bytes, which no longer match the key and so would not be redacted.
+func (c *Client) excerpt(b []byte, n int) string { return snippet(c.redact(b), n) }
+
+// snippet cuts b to n bytes (plus "…") on a rune boundary. It knows nothing of the key: text
+// that may hold it goes through excerpt instead.
 func snippet(b []byte, n int) string {
 	s := strings.ToValidUTF8(string(b), "�")
 	if len(s) > n {

@@ -462,7 +462,7 @@ func callOnce(ctx context.Context, c *Client, ts *toolSet, t selection.Task, tas
 		}
 	case strings.TrimSpace(msg.Content) != "":
 		cl.Outcome = OutText
-		cl.Text = c.redactString(snippet([]byte(msg.Content), MaxTextBytes))
+		cl.Text = c.excerpt([]byte(msg.Content), MaxTextBytes)
 	default:
 		cl.Outcome = OutNone
 	}
