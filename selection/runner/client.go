@@ -160,22 +160,42 @@ func (c *Client) redact(b []byte) []byte {
 func (c *Client) redactString(s string) string { return string(c.redact([]byte(s))) }
 
 // redactJSON is redact for a JSON body, which may also spell the key with escapes
-// ("\u0073k-…"): such a body is re-encoded, escapes resolved, before the key is replaced.
+// ("\u0073k-…", or "\/" for a slash): such a body (any with a backslash) is re-encoded, escapes
+// resolved, before the key is replaced. A body that holds no key decoded is returned as it came.
 func (c *Client) redactJSON(b []byte) []byte {
 	b = c.redact(b)
-	if len(c.key) < 4 || !bytes.Contains(b, []byte(`\u`)) {
+	if len(c.key) < 4 || !bytes.ContainsRune(b, '\\') {
 		return b
 	}
-	var v any
-	if json.Unmarshal(b, &v) != nil {
-		return b
-	}
-	plain, err := json.Marshal(v)
-	if err != nil || !bytes.Contains(plain, []byte(c.key)) {
+	plain, ok := plainJSON(b)
+	if !ok || !bytes.Contains(plain, []byte(c.key)) {
 		return b
 	}
 	return c.redact(plain)
 }
+
+// plainJSON re-encodes a JSON text with its string escapes resolved, so that what it spells
+// can be searched byte for byte: numbers as written, no HTML escapes (which would hide a key
+// holding < > or &).
+func plainJSON(b []byte) ([]byte, bool) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil || d.More() {
+		return nil, false
+	}
+	var out bytes.Buffer
+	e := json.NewEncoder(&out)
+	e.SetEscapeHTML(false)
+	if e.Encode(v) != nil {
+		return nil, false
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), true
+}
+
+// Redact returns s with the key replaced wherever it appears as written. Text that is JSON
+// and may spell the key with escapes is for the caller to re-encode first (see drafting's Ask).
+func (c *Client) Redact(s string) string { return c.redactString(s) }
 
 // scrub is the completion with the key redacted from every text in it: a server that echoes
 // the key (in a message, a tool's arguments) must not hand it to whoever reads the answer.
