@@ -1,10 +1,13 @@
 package drafting
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -82,14 +85,38 @@ type Recorder struct {
 	xs []runner.Exchange
 }
 
-// Add keeps one exchange (those without a request or a status are dropped).
+// Add keeps one exchange (those without a request or a status are dropped). A response over
+// MaxAnswerBytes, once its padding is compacted away, is not kept: a note takes its place,
+// which a replay answers as an error that says so (no drafting answer that large is read).
 func (r *Recorder) Add(x runner.Exchange) {
 	if r == nil || len(x.Request) == 0 || x.Status == 0 {
 		return
 	}
+	if len(x.Response) > MaxAnswerBytes {
+		x = boundedExchange(x)
+	}
 	r.mu.Lock()
 	r.xs = append(r.xs, x)
 	r.mu.Unlock()
+}
+
+// notRecordedStatus is the status a recording gives an answer it left out for its size, so that
+// a replay fails that call with the note's words rather than retrying it.
+const notRecordedStatus = http.StatusUnprocessableEntity
+
+// boundedExchange is x with its response compacted, or, when that is still over MaxAnswerBytes,
+// replaced by an error that says what was left out.
+func boundedExchange(x runner.Exchange) runner.Exchange {
+	var b bytes.Buffer
+	if json.Compact(&b, x.Response) == nil && b.Len() <= MaxAnswerBytes {
+		x.Response = b.Bytes()
+		return x
+	}
+	msg := fmt.Sprintf("the recording left out this answer: it was %d bytes (HTTP %d), more than the %d a recording keeps of one answer; ask the live endpoint again",
+		len(x.Response), x.Status, MaxAnswerBytes)
+	note, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "not_recorded"}})
+	x.Response, x.Status = note, notRecordedStatus
+	return x
 }
 
 // AddRun keeps a model run's exchanges.
@@ -145,17 +172,59 @@ func (c Caller) Ask(ctx context.Context, b Brief) (string, error) {
 		}
 		return "", fmt.Errorf("asking endpoint %q %s: %w", ep.Name, jobWords(b), err)
 	}
-	c.Record.Add(reply.Exchange)
 	// The text is read from the exchange, which the client scrubbed of the key, rather than
 	// from the parsed completion, which holds whatever the server sent.
 	var resp openai.ChatCompletionResponse
 	if err := json.Unmarshal(reply.Exchange.Response, &resp); err != nil {
+		c.Record.Add(reply.Exchange)
 		return "", fmt.Errorf("asking endpoint %q %s: the answer does not read as a chat completion", ep.Name, jobWords(b))
 	}
 	if len(resp.Choices) == 0 {
+		c.Record.Add(reply.Exchange)
 		return "", fmt.Errorf("asking endpoint %q %s: the answer has no choices; the endpoint may not serve chat completions", ep.Name, jobWords(b))
 	}
-	return resp.Choices[0].Message.Content, nil
+	text := resp.Choices[0].Message.Content
+	clean := c.unescaped(text)
+	x := reply.Exchange
+	if clean != text {
+		// The recording keeps the text as the caller read it, so a replay (which knows no
+		// key) decodes no key either.
+		resp.Choices[0].Message.Content = clean
+		if r, err := json.Marshal(resp); err == nil {
+			x.Response = r
+		}
+	}
+	c.Record.Add(x)
+	return clean, nil
+}
+
+// unescaped is an answer's text ready for Decode with the key redacted. The text is JSON that
+// Decode decodes once more than the client did, so a key the server spelt with escapes inside
+// it ("\u0073k-…", "\/" for a slash) passed the client's redaction still spelt. An answer with
+// a backslash is therefore replaced by its JSON object (the one Decode would read), re-encoded
+// with its escapes resolved, then redacted. Text past MaxAnswerBytes is left for Decode to
+// refuse.
+func (c Caller) unescaped(text string) string {
+	if !strings.Contains(text, `\`) || len(text) > MaxAnswerBytes {
+		return text
+	}
+	raw, cut := outerObject(stripFence(strings.TrimSpace(text)))
+	if raw == nil || cut {
+		return text
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber() // numbers as the model wrote them
+	var v any
+	if d.Decode(&v) != nil {
+		return text
+	}
+	var out bytes.Buffer
+	e := json.NewEncoder(&out)
+	e.SetEscapeHTML(false)
+	if e.Encode(v) != nil {
+		return text
+	}
+	return c.Model.Redact(strings.TrimSuffix(out.String(), "\n"))
 }
 
 // jobWords says what a brief asks, for error messages.

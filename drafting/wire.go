@@ -106,6 +106,8 @@ const MaxAnswerBytes = 256 << 10
 type Model interface {
 	Complete(ctx context.Context, req openai.ChatCompletionRequest, sample int, noCache bool) (*runner.Reply, error)
 	Endpoint() runner.Endpoint
+	// Redact replaces the endpoint's key wherever s holds it as written.
+	Redact(s string) string
 }
 
 // Seed is the seed every drafting request sends, so that an endpoint that honours seeds answers

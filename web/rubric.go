@@ -7,6 +7,7 @@ package web
 
 import (
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -63,11 +64,17 @@ func (s *Server) rubricScore(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	client, noClient := s.runs.Client(c.FormValue("endpoint")) // before the answer starts (readSuggestForm says why)
+	// The form is read before the answer starts (readSuggestForm says why), up to 16 KiB as
+	// the other drafting forms are: it holds an endpoint's name and nothing more.
+	why := ""
+	c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, 16<<10)
+	if err := c.Request().ParseForm(); err != nil {
+		why = "The form could not be read: " + err.Error()
+	}
+	client, noClient := s.runs.Client(c.Request().PostForm.Get("endpoint"))
 	sse := newSSE(c)
 	t, err := strconv.Atoi(c.QueryParam("t"))
-	why := ""
-	if err != nil || t < 0 || t >= len(ws.Listing.Tools) {
+	if why == "" && (err != nil || t < 0 || t >= len(ws.Listing.Tools)) {
 		why = "That tool no longer exists; pick a tool and open the rubric again."
 	}
 	for _, p := range []string{refused, why, noClient} {

@@ -120,7 +120,7 @@ func (o *improveOptions) check() error {
 	if r.baseURL == "" && (r.model != "" || r.keyEnv != "") {
 		return usageError{"--model and --api-key-env go with --base-url; a configured --endpoint names its own"}
 	}
-	return nil
+	return checkImproveFiles(r)
 }
 
 // improveFail prints why improve cannot go on and exits 2.
@@ -154,7 +154,7 @@ func doImprove(ctx context.Context, e *env, o improveOptions) error {
 	if err != nil {
 		return improveFail(e, err)
 	}
-	rec := &drafting.Recorder{}
+	rec := improveRecorder(o)
 	caller := drafting.Caller{Model: client, Budget: drafting.NewBudget(o.maxCalls), Record: rec}
 	rep, runErr := drafting.Improve(ctx, caller, eng, l, tasks, opts)
 	if o.run.record != "" {

@@ -160,22 +160,42 @@ func (c *Client) redact(b []byte) []byte {
 func (c *Client) redactString(s string) string { return string(c.redact([]byte(s))) }
 
 // redactJSON is redact for a JSON body, which may also spell the key with escapes
-// ("\u0073k-…"): such a body is re-encoded, escapes resolved, before the key is replaced.
+// ("\u0073k-…", or "\/" for a slash): such a body (any with a backslash) is re-encoded, escapes
+// resolved, before the key is replaced. A body that holds no key decoded is returned as it came.
 func (c *Client) redactJSON(b []byte) []byte {
 	b = c.redact(b)
-	if len(c.key) < 4 || !bytes.Contains(b, []byte(`\u`)) {
+	if len(c.key) < 4 || !bytes.ContainsRune(b, '\\') {
 		return b
 	}
-	var v any
-	if json.Unmarshal(b, &v) != nil {
-		return b
-	}
-	plain, err := json.Marshal(v)
-	if err != nil || !bytes.Contains(plain, []byte(c.key)) {
+	plain, ok := plainJSON(b)
+	if !ok || !bytes.Contains(plain, []byte(c.key)) {
 		return b
 	}
 	return c.redact(plain)
 }
+
+// plainJSON re-encodes a JSON text with its string escapes resolved, so that what it spells
+// can be searched byte for byte: numbers as written, no HTML escapes (which would hide a key
+// holding < > or &).
+func plainJSON(b []byte) ([]byte, bool) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil || d.More() {
+		return nil, false
+	}
+	var out bytes.Buffer
+	e := json.NewEncoder(&out)
+	e.SetEscapeHTML(false)
+	if e.Encode(v) != nil {
+		return nil, false
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), true
+}
+
+// Redact returns s with the key replaced wherever it appears as written. Text that is JSON
+// and may spell the key with escapes is for the caller to re-encode first (see drafting's Ask).
+func (c *Client) Redact(s string) string { return c.redactString(s) }
 
 // scrub is the completion with the key redacted from every text in it: a server that echoes
 // the key (in a message, a tool's arguments) must not hand it to whoever reads the answer.
@@ -364,7 +384,7 @@ func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, 
 	if json.Valid(x.response) {
 		r.Exchange.Response = c.redactJSON(x.response)
 	} else if len(x.response) > 0 {
-		r.Exchange.Body = c.redactString(snippet(x.response, 4096))
+		r.Exchange.Body = c.excerpt(x.response, 4096)
 	}
 	if err == nil {
 		if len(resp.Choices) == 0 {
@@ -405,7 +425,7 @@ func (c *Client) classify(err error, x *exchange, actx context.Context) *CallErr
 	case x.status >= 400:
 		return &CallError{Status: x.status, Msg: fmt.Sprintf("endpoint %q rejected the request (HTTP %d)%s", name, x.status, serverSays(c, x.response))}
 	case x.status >= 200 && x.status < 300:
-		return &CallError{Status: x.status, Msg: fmt.Sprintf("endpoint %q answered HTTP %d with a body that is not a chat completion: %s", name, x.status, c.redactString(snippet(x.response, 200)))}
+		return &CallError{Status: x.status, Msg: fmt.Sprintf("endpoint %q answered HTTP %d with a body that is not a chat completion: %s", name, x.status, c.excerpt(x.response, 200))}
 	case errors.Is(actx.Err(), context.DeadlineExceeded):
 		return &CallError{Retryable: true, Msg: fmt.Sprintf("endpoint %q did not answer within %s", name, c.timeout)}
 	case errors.Is(err, openai.ErrChatCompletionInvalidModel):
@@ -433,9 +453,16 @@ func serverSays(c *Client, body []byte) string {
 	if msg == "" {
 		return ""
 	}
-	return ": " + c.redactString(snippet([]byte(msg), 300))
+	return ": " + c.excerpt([]byte(msg), 300)
 }
 
+// excerpt is at most n bytes of b for a message or a recording, key redacted. The key is
+// replaced before the text is cut: cut first, a key that straddles the cut would keep all of
+// itself but its last bytes, which no longer match the key and so would not be redacted.
+func (c *Client) excerpt(b []byte, n int) string { return snippet(c.redact(b), n) }
+
+// snippet cuts b to n bytes (plus "…") on a rune boundary. It knows nothing of the key: text
+// that may hold it goes through excerpt instead.
 func snippet(b []byte, n int) string {
 	s := strings.ToValidUTF8(string(b), "�")
 	if len(s) > n {

@@ -447,22 +447,26 @@ func callOnce(ctx context.Context, c *Client, ts *toolSet, t selection.Task, tas
 	cl.ToolCalls = len(calls)
 	switch {
 	case len(calls) > 0:
+		// The arguments are JSON text of their own, which may spell the key with escapes the
+		// completion's scrub did not resolve; everything below, the problems the check writes
+		// (which quote decoded names and values) included, reads the redacted name and arguments.
 		fc := calls[0].Function
-		cl.Outcome, cl.Tool, cl.Arguments = OutTool, c.redactString(fc.Name), c.redactString(fc.Arguments)
-		_, cl.Known = ts.index[fc.Name]
+		name, args := c.redactString(fc.Name), string(c.redactJSON([]byte(fc.Arguments)))
+		cl.Outcome, cl.Tool, cl.Arguments = OutTool, name, args
+		_, cl.Known = ts.index[name]
 		for pos, k := range ord {
-			if ts.names[k] == fc.Name {
+			if ts.names[k] == name {
 				cl.Position = pos
 				break
 			}
 		}
-		cl.Args = ts.check(fc.Name, fc.Arguments, t.Args, argsTool(t, fc.Name))
+		cl.Args = ts.check(name, args, t.Args, argsTool(t, name))
 		if !cl.Known {
-			cl.Args.Problems = append(cl.Args.Problems, fmt.Sprintf("the listing has no tool named %q", fc.Name))
+			cl.Args.Problems = append(cl.Args.Problems, fmt.Sprintf("the listing has no tool named %q", name))
 		}
 	case strings.TrimSpace(msg.Content) != "":
 		cl.Outcome = OutText
-		cl.Text = c.redactString(snippet([]byte(msg.Content), MaxTextBytes))
+		cl.Text = c.excerpt([]byte(msg.Content), MaxTextBytes)
 	default:
 		cl.Outcome = OutNone
 	}

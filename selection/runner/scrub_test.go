@@ -42,30 +42,32 @@ func TestCompletionScrubbed(t *testing.T) {
 	}
 }
 
-// The exchange kept for a recording holds no key spelt with escapes either: a replay would
-// decode it back.
+// The exchange kept for a recording holds no key spelt with escapes either, a \u escape or the
+// "\/" JSON allows for a slash: a replay would decode it back.
 func TestExchangeScrubbedOfEscapedKey(t *testing.T) {
-	const key = "sk-echo-9f8e7d6c"
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"stop",` +
-			`"message":{"role":"assistant","content":"key \u0073k-echo-9f8e7d6c"}}]}`))
-	})
-	c, err := NewClient(Endpoint{Name: "echo", BaseURL: "http://echo.invalid/v1", Model: "m", APIKeyEnv: "K"},
-		ClientOptions{Getenv: func(string) string { return key }, HTTP: HandlerDoer{h}, Retries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := c.Complete(context.Background(), openai.ChatCompletionRequest{Model: "m",
-		Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "hi"}}}, 0, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v any
-	if err := json.Unmarshal(rep.Exchange.Response, &v); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := json.Marshal(v); strings.Contains(string(b), key) {
-		t.Errorf("the exchange decodes to the key: %s", rep.Exchange.Response)
+	const key = "sk-echo/9f8e7d6c"
+	for _, spelt := range []string{`\u0073k-echo/9f8e7d6c`, `sk-echo\/9f8e7d6c`} {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"stop",` +
+				`"message":{"role":"assistant","content":"key ` + spelt + `"}}]}`))
+		})
+		c, err := NewClient(Endpoint{Name: "echo", BaseURL: "http://echo.invalid/v1", Model: "m", APIKeyEnv: "K"},
+			ClientOptions{Getenv: func(string) string { return key }, HTTP: HandlerDoer{h}, Retries: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := c.Complete(context.Background(), openai.ChatCompletionRequest{Model: "m",
+			Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "hi"}}}, 0, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := json.Unmarshal(rep.Exchange.Response, &v); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := json.Marshal(v); strings.Contains(string(b), key) {
+			t.Errorf("spelt %s: the exchange decodes to the key: %s", spelt, rep.Exchange.Response)
+		}
 	}
 }
