@@ -243,6 +243,7 @@ func scoresView(sc drafting.Scores) views.SuggestScores {
 var markWords = map[string]string{
 	"promotional-wording":   "adds promotional wording",
 	"instructions-to-model": "adds instructions to the model",
+	"hidden-unicode":        "adds hidden characters",
 }
 
 func cardView(i int, tool *listing.Value, cur drafting.Scores, c drafting.Candidate) views.SuggestCard {
