@@ -104,6 +104,10 @@ func (s *Server) proposeAsk(c echo.Context) error {
 		}
 	}
 	plan := drafting.PlanTasks(req)
+	if p := overCap(plan.Calls, "ask for fewer tasks per tool, or only for one tool"); p != "" {
+		_ = sse.PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: ws.ID, Problem: p}))
+		return nil
+	}
 	name := client.Endpoint().Name
 	_ = sse.PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: ws.ID,
 		Asking: fmt.Sprintf("Asking %s… (%s at most)", name, callsWord(plan.Calls))}))

@@ -84,6 +84,10 @@ func (s *Server) rubricScore(c echo.Context) error {
 	cache := s.drafts.rubricCache()
 	ep := client.Endpoint()
 	plan := drafting.PlanRubric(ws.Listing, drafting.ModelKey(client), cache)
+	if p := rubricOverCap(plan.Calls); p != "" {
+		_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID, Problem: p}))
+		return nil
+	}
 	_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID,
 		Problem: fmt.Sprintf("Asking %s… (%s at most: %s)", ep.Name, callsWord(plan.Calls), plan.What)}))
 	dctx, cancel := draftContext(ctx)
@@ -95,6 +99,15 @@ func (s *Server) rubricScore(c echo.Context) error {
 	}
 	_ = sse.PatchElementTempl(views.RubricResultRegion(rubricView(ws.ID, t, ws.Listing.Tools[t].Get("name").String(), rb)))
 	return nil
+}
+
+// rubricOverCap refuses a rubric of more unscored tools than drafting.MaxCalls: it is one
+// call per tool the cache does not hold, and the listing's score needs every tool, so the page
+// refuses rather than score a part (the offline rubric stays on the page).
+func rubricOverCap(calls int) string {
+	return overCap(calls, fmt.Sprintf("the listing has %d tools not scored by this model before, one call each; "+
+		"the offline rubric above needs no call, or score a smaller listing (split it into workspaces of at most %d tools)",
+		calls, drafting.MaxCalls))
 }
 
 // rubricView is tool t's rubric and the listing's score.

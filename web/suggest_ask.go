@@ -99,6 +99,10 @@ func (s *Server) suggestAsk(c echo.Context) error {
 	}
 	req := f.request(ws, t)
 	plan := drafting.PlanSuggest(req)
+	if p := suggestOverCap(req, plan.Calls); p != "" {
+		patchSuggest(sse, views.SuggestResult{WS: ws.ID, Problem: p})
+		return nil
+	}
 	name := client.Endpoint().Name
 	patchSuggest(sse, views.SuggestResult{WS: ws.ID, Asking: fmt.Sprintf("Asking %s… (%s at most)", name, callsWord(plan.Calls))})
 	dctx, cancel := draftContext(ctx)
