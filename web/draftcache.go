@@ -6,6 +6,7 @@ import (
 
 	"github.com/tool-workbench/workbench/drafting"
 	"github.com/tool-workbench/workbench/internal/lru"
+	"github.com/tool-workbench/workbench/listing"
 )
 
 // The drafting actions' answers stay on the server until the person picks from them: a
@@ -23,12 +24,15 @@ const (
 
 type draftKey struct{ ws, id string }
 
-// suggestEntry is one suggestion: which tool it rewrote, its text when asked (Accept compares),
+// suggestEntry is one suggestion: which tool it rewrote, the tool's content hash when asked
+// (Accept refuses when the tool changed in any way since: its candidates were scored against
+// that tool, and applying them would overwrite what was edited since, parameters included),
 // and the candidates.
 type suggestEntry struct {
 	tool    int
 	name    string
 	desc    string
+	hash    listing.Hash
 	cands   []drafting.Candidate
 	expires time.Time
 }
@@ -67,6 +71,10 @@ func (d *drafts) rubricCache() *drafting.RubricCache {
 
 func (d *drafts) putSuggestion(ws, id string, e *suggestEntry) {
 	e.expires = d.now().Add(draftTTL)
+	d.suggestions.Add(draftKey{ws, id}, e, e.size())
+}
+
+func (e *suggestEntry) size() int64 {
 	size := int64(256 + len(e.name) + len(e.desc))
 	for _, c := range e.cands {
 		size += int64(512 + 3*len(c.Description) + 64*len(c.Diff))
@@ -74,7 +82,7 @@ func (d *drafts) putSuggestion(ws, id string, e *suggestEntry) {
 			size += int64(len(k) + len(v) + 32)
 		}
 	}
-	d.suggestions.Add(draftKey{ws, id}, e, size)
+	return size
 }
 
 // suggestion returns a live suggestion of ws, or nil.

@@ -116,7 +116,7 @@ func (s *Server) suggestAsk(c echo.Context) error {
 	tool := ws.Listing.Tools[t]
 	sid := NewID()
 	s.drafts.putSuggestion(ws.ID, sid, &suggestEntry{tool: t, name: tool.Get("name").String(),
-		desc: tool.Get("description").String(), cands: sug.Candidates})
+		desc: tool.Get("description").String(), hash: listing.HashOf(tool), cands: sug.Candidates})
 	patchSuggest(sse, suggestResult(ws.ID, sid, tool, sug))
 	return nil
 }
@@ -163,7 +163,7 @@ func (s *Server) suggestAccept(c echo.Context) error {
 	switch {
 	case errors.Is(err, errSuggestStale):
 		patchSuggest(newSSE(c), views.SuggestResult{WS: id, Problem: fmt.Sprintf(
-			"%s changed since the suggestion (someone edited or moved it), so the candidate was not applied: it was scored against the old text. Ask again.", e.name)})
+			"%s changed since the suggestion (someone edited or moved it: its description, a parameter or its schema), so the candidate was not applied: it was scored against the old tool. Ask again.", e.name)})
 		return nil
 	case errors.As(err, new(acceptError)):
 		patchSuggest(newSSE(c), views.SuggestResult{WS: id, Problem: "The candidate cannot be applied to the tool as it stands: " +
@@ -196,7 +196,8 @@ func (a acceptError) Error() string { return "accept the candidate: " + a.err.Er
 func (a acceptError) Unwrap() error { return a.err }
 
 // acceptEdit sets the candidate's text, made from the head under the store's lock: the tool
-// must still be at its place with its name and the description the suggestion rewrote.
+// must still be at its place with its name and, whole, the content the suggestion rewrote (its
+// hash): a parameter description edited since would otherwise be overwritten without a word.
 func acceptEdit(e *suggestEntry, cand drafting.Candidate) *Edit {
 	return &Edit{Message: "Accept suggested rewrite of " + e.name, Alone: true,
 		Make: func(head *listing.Listing) ([]listing.Op, []lint.Rename, error) {
@@ -204,7 +205,7 @@ func acceptEdit(e *suggestEntry, cand drafting.Candidate) *Edit {
 				return nil, nil, errSuggestStale
 			}
 			t := head.Tools[e.tool]
-			if t.Get("name").String() != e.name || t.Get("description").String() != e.desc {
+			if t.Get("name").String() != e.name || listing.HashOf(t) != e.hash {
 				return nil, nil, errSuggestStale
 			}
 			ops, err := drafting.Ops(head, e.tool, cand.Description, cand.Params)
