@@ -165,6 +165,10 @@ func (s *Server) suggestAccept(c echo.Context) error {
 		patchSuggest(newSSE(c), views.SuggestResult{WS: id, Problem: fmt.Sprintf(
 			"%s changed since the suggestion (someone edited or moved it: its description, a parameter or its schema), so the candidate was not applied: it was scored against the old tool. Ask again.", e.name)})
 		return nil
+	case errors.Is(err, errAlreadyAccepted):
+		patchSuggest(newSSE(c), views.SuggestResult{WS: id, Problem: fmt.Sprintf(
+			"Already accepted: %s already reads as candidate %d, so nothing was stored.", e.name, n+1)})
+		return nil
 	case errors.As(err, new(acceptError)):
 		patchSuggest(newSSE(c), views.SuggestResult{WS: id, Problem: "The candidate cannot be applied to the tool as it stands: " +
 			oneLine(errors.Unwrap(err).Error(), 300) + ". Ask again."})
@@ -188,6 +192,25 @@ func (s *Server) suggestAccept(c echo.Context) error {
 // errSuggestStale is an Accept whose tool changed since the suggestion.
 var errSuggestStale = errors.New("the tool changed since the suggestion")
 
+// errAlreadyAccepted is an Accept of the candidate the tool already reads as (accepted
+// before, by this person or another): nothing to store, and nobody to blame.
+var errAlreadyAccepted = errors.New("the tool already reads as the candidate")
+
+// readsAs reports whether tool t reads as cand: its description, and every parameter
+// description the candidate sets.
+func readsAs(t *listing.Value, cand drafting.Candidate) bool {
+	if t.Get("description").String() != cand.Description {
+		return false
+	}
+	props := t.Get("inputSchema").Get("properties")
+	for k, v := range cand.Params {
+		if props.Get(k).Get("description").String() != v {
+			return false
+		}
+	}
+	return true
+}
+
 // acceptError is a candidate drafting.Ops cannot make into edits of the tool as it stands
 // (a parameter it describes is gone, say).
 type acceptError struct{ err error }
@@ -205,6 +228,9 @@ func acceptEdit(e *suggestEntry, cand drafting.Candidate) *Edit {
 				return nil, nil, errSuggestStale
 			}
 			t := head.Tools[e.tool]
+			if t.Get("name").String() == e.name && readsAs(t, cand) {
+				return nil, nil, errAlreadyAccepted
+			}
 			if t.Get("name").String() != e.name || listing.HashOf(t) != e.hash {
 				return nil, nil, errSuggestStale
 			}
