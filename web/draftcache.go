@@ -24,17 +24,33 @@ const (
 
 type draftKey struct{ ws, id string }
 
-// suggestEntry is one suggestion: which tool it rewrote, the tool's content hash when asked
-// (Accept refuses when the tool changed in any way since: its candidates were scored against
-// that tool, and applying them would overwrite what was edited since, parameters included),
-// and the candidates.
+// suggestEntry is one suggestion: which tool it rewrote (index and name), the tool's content
+// hash when asked (Accept refuses when the tool changed in any way since: its candidates were
+// scored against that tool, and applying them would overwrite what was edited since, parameters
+// included), and of each candidate only what Accept applies. The scores, findings and model
+// runs the dialog showed are not kept: they can be large, and nothing reads them again.
 type suggestEntry struct {
 	tool    int
 	name    string
-	desc    string
 	hash    listing.Hash
-	cands   []drafting.Candidate
+	cands   []keptCandidate
 	expires time.Time
+}
+
+// keptCandidate is what Accept needs of a drafting.Candidate.
+type keptCandidate struct {
+	Description string            `json:"description"`
+	Params      map[string]string `json:"parameters,omitempty"`
+	Refused     string            `json:"refused,omitempty"`
+}
+
+// keep is what a suggestion's entry keeps of its candidates.
+func keep(cands []drafting.Candidate) []keptCandidate {
+	out := make([]keptCandidate, len(cands))
+	for i, c := range cands {
+		out[i] = keptCandidate{Description: c.Description, Params: c.Params, Refused: c.Refused}
+	}
+	return out
 }
 
 // proposeEntry is one task proposal.
@@ -74,12 +90,14 @@ func (d *drafts) putSuggestion(ws, id string, e *suggestEntry) {
 	d.suggestions.Add(draftKey{ws, id}, e, e.size())
 }
 
+// size is what the entry costs the cache's byte budget: every string it keeps, with room for
+// the headers of the slices, maps and strings that hold them.
 func (e *suggestEntry) size() int64 {
-	size := int64(256 + len(e.name) + len(e.desc))
+	size := int64(256 + len(e.name) + len(e.hash))
 	for _, c := range e.cands {
-		size += int64(512 + 3*len(c.Description) + 64*len(c.Diff))
+		size += int64(96 + len(c.Description) + len(c.Refused))
 		for k, v := range c.Params {
-			size += int64(len(k) + len(v) + 32)
+			size += int64(len(k) + len(v) + 48)
 		}
 	}
 	return size

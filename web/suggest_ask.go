@@ -116,7 +116,7 @@ func (s *Server) suggestAsk(c echo.Context) error {
 	tool := ws.Listing.Tools[t]
 	sid := NewID()
 	s.drafts.putSuggestion(ws.ID, sid, &suggestEntry{tool: t, name: tool.Get("name").String(),
-		desc: tool.Get("description").String(), hash: listing.HashOf(tool), cands: sug.Candidates})
+		hash: listing.HashOf(tool), cands: keep(sug.Candidates)})
 	patchSuggest(sse, suggestResult(ws.ID, sid, tool, sug))
 	return nil
 }
@@ -198,7 +198,7 @@ var errAlreadyAccepted = errors.New("the tool already reads as the candidate")
 
 // readsAs reports whether tool t reads as cand: its description, and every parameter
 // description the candidate sets.
-func readsAs(t *listing.Value, cand drafting.Candidate) bool {
+func readsAs(t *listing.Value, cand keptCandidate) bool {
 	if t.Get("description").String() != cand.Description {
 		return false
 	}
@@ -221,7 +221,7 @@ func (a acceptError) Unwrap() error { return a.err }
 // acceptEdit sets the candidate's text, made from the head under the store's lock: the tool
 // must still be at its place with its name and, whole, the content the suggestion rewrote (its
 // hash): a parameter description edited since would otherwise be overwritten without a word.
-func acceptEdit(e *suggestEntry, cand drafting.Candidate) *Edit {
+func acceptEdit(e *suggestEntry, cand keptCandidate) *Edit {
 	return &Edit{Message: "Accept suggested rewrite of " + e.name, Alone: true,
 		Make: func(head *listing.Listing) ([]listing.Op, []lint.Rename, error) {
 			if e.tool >= len(head.Tools) {
