@@ -2,6 +2,7 @@ package web
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tool-workbench/workbench/drafting"
@@ -53,10 +54,12 @@ func keep(cands []drafting.Candidate) []keptCandidate {
 	return out
 }
 
-// proposeEntry is one task proposal.
+// proposeEntry is one task proposal. added is set once its ticked tasks are added (claimed
+// before the revision, released if it fails), so that a second "Add ticked" adds nothing.
 type proposeEntry struct {
 	tasks   []drafting.Proposed
 	expires time.Time
+	added   atomic.Bool
 }
 
 // drafts are the Server's drafting state.
