@@ -1,12 +1,14 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tool-workbench/workbench/drafting"
 	"github.com/tool-workbench/workbench/drafting/fakemodel"
@@ -58,4 +60,72 @@ func (e *runEnv) toolName(t *testing.T, ws string, i int) string {
 		t.Fatal(err)
 	}
 	return w.Listing.Tools[i].Get("name").String()
+}
+
+// askAsync posts the Suggest form for ws under ctx and sends its answer on out.
+func (e *runEnv) askAsync(ctx context.Context, ws string, out chan<- string) {
+	req := httptest.NewRequest(http.MethodPost, "/w/"+ws+"/suggest?t=0", strings.NewReader(askForm().Encode())).WithContext(ctx)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Datastar-Request", "true")
+	rec := httptest.NewRecorder()
+	e.s.Handler().ServeHTTP(rec, req)
+	out <- rec.Body.String()
+}
+
+// TestDraftGateKeepsPagesAnswering: one editor asking a slow endpoint eight times at once gets
+// two asks in flight for the workspace and "busy" at once for the rest; two more workspaces'
+// asks fill the server's four, and a fifth is told the model is busy; meanwhile the asks
+// waiting on the model hold no request slot, and pages answer.
+func TestDraftGateKeepsPagesAnswering(t *testing.T) {
+	m := &fakemodel.Server{Delay: time.Minute}
+	e := newDraftEnv(t, m)
+	e.s.limit = newLimiter(time.Minute, 8, 0) // the default slots on two cores
+	a, b, c := openExample(t, e.s, "library-2-draft"), openExample(t, e.s, "library-2-draft"), openExample(t, e.s, "library-2-draft")
+	ctx, cancel := context.WithCancel(t.Context())
+	out := make(chan string, 16)
+	defer func() {
+		cancel()
+		for range 4 { // the asks in flight end with the context
+			<-out
+		}
+	}()
+	for range 8 {
+		go e.askAsync(ctx, a, out)
+	}
+	for i := range 6 {
+		select {
+		case body := <-out:
+			if !strings.Contains(body, "The model is busy with 2 other requests; try again in a moment.") {
+				t.Errorf("ask over the workspace's bound %d:\n%s", i, body)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %d of 6 asks over the bound were answered at once", i)
+		}
+	}
+	go e.askAsync(ctx, b, out)
+	go e.askAsync(ctx, b, out)
+	waitFor(t, func() bool { return m.Requests() >= 4 }, "four asks in flight")
+	go e.askAsync(ctx, c, out)
+	if body := <-out; !strings.Contains(body, "The model is busy with 4 other requests") {
+		t.Errorf("a fifth ask on the server:\n%s", body)
+	}
+	if n := len(e.s.limit.slots); n != 0 {
+		t.Errorf("%d request slots held while the asks wait on the model, want 0", n)
+	}
+	for _, ws := range []string{a, c} {
+		if code, _ := e.call(t, http.MethodGet, "/w/"+ws, nil); code != http.StatusOK {
+			t.Errorf("a page while four asks wait on the model: HTTP %d", code)
+		}
+	}
+}
+
+// waitFor polls cond for up to 10 s.
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
 }

@@ -108,6 +108,13 @@ func (s *Server) proposeAsk(c echo.Context) error {
 		_ = sse.PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: ws.ID, Problem: p}))
 		return nil
 	}
+	leave, busy := s.draftGate.enter(ws.ID)
+	if busy != "" {
+		_ = sse.PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: ws.ID, Problem: busy}))
+		return nil
+	}
+	defer leave()
+	releaseSlot(c.Request().Context()) // the gate bounds this ask now (draftgate.go)
 	name := client.Endpoint().Name
 	_ = sse.PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: ws.ID,
 		Asking: fmt.Sprintf("Asking %s… (%s at most)", name, callsWord(plan.Calls))}))

@@ -88,6 +88,13 @@ func (s *Server) rubricScore(c echo.Context) error {
 		_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID, Problem: p}))
 		return nil
 	}
+	leave, busy := s.draftGate.enter(ws.ID)
+	if busy != "" {
+		_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID, Problem: busy}))
+		return nil
+	}
+	defer leave()
+	releaseSlot(ctx) // the gate bounds this ask now (draftgate.go)
 	_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID,
 		Problem: fmt.Sprintf("Asking %s… (%s at most: %s)", ep.Name, callsWord(plan.Calls), plan.What)}))
 	dctx, cancel := draftContext(ctx)

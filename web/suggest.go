@@ -11,7 +11,9 @@ package web
 // rather than being exempt from it: the drafting context ends suggestMargin before the
 // request's, so the answer always has time to say what happened; the endpoint client's own
 // per-call timeout, its retries and the drafting.Budget bound the calls within that. A run of
-// many tasks that cannot finish in time is stopped and said so, with what would work.
+// many tasks that cannot finish in time is stopped and said so, with what would work. While it
+// waits on the model the ask holds a place in the drafting gate (draftgate.go: two per
+// workspace, four per server, "busy" at once past them), not one of the server's request slots.
 
 import (
 	"errors"

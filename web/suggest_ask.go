@@ -103,6 +103,13 @@ func (s *Server) suggestAsk(c echo.Context) error {
 		patchSuggest(sse, views.SuggestResult{WS: ws.ID, Problem: p})
 		return nil
 	}
+	leave, busy := s.draftGate.enter(ws.ID)
+	if busy != "" {
+		patchSuggest(sse, views.SuggestResult{WS: ws.ID, Problem: busy})
+		return nil
+	}
+	defer leave()
+	releaseSlot(ctx) // the gate bounds this ask now; the request slot goes back to the pages
 	name := client.Endpoint().Name
 	patchSuggest(sse, views.SuggestResult{WS: ws.ID, Asking: fmt.Sprintf("Asking %s… (%s at most)", name, callsWord(plan.Calls))})
 	dctx, cancel := draftContext(ctx)
