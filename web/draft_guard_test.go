@@ -129,3 +129,18 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 	}
 	t.Fatalf("timed out waiting for %s", what)
 }
+
+// TestRubricPlanRefreshedAfterScoring: scoring with an endpoint answers with the endpoint's
+// plan line anew: every tool is kept now, so "at most 0 calls", not the stale count.
+func TestRubricPlanRefreshedAfterScoring(t *testing.T) {
+	e := newDraftEnv(t, &fakemodel.Server{})
+	ws := openExample(t, e.s, "library-2-draft")
+	if _, dlg := e.call(t, http.MethodGet, "/w/"+ws+"/rubric?t=0", nil); !strings.Contains(dlg, `id="rubric-plan-0"`) || !strings.Contains(dlg, "at most 8 calls") {
+		t.Fatalf("the dialog's plan line:\n%s", dlg)
+	}
+	_, body := e.call(t, http.MethodPost, "/w/"+ws+"/rubric?t=0", url.Values{"endpoint": {"fake"}})
+	i := strings.LastIndex(body, `id="rubric-plan-0"`)
+	if i < 0 || !strings.Contains(body[i:], "at most 0 calls") {
+		t.Errorf("the answer does not refresh the plan line:\n%s", body)
+	}
+}

@@ -42,15 +42,22 @@ func (s *Server) rubricDialog(c echo.Context) error {
 	if refused, err := s.draftRefusal(c); err != nil {
 		return err
 	} else if refused == "" {
-		eps, _ := s.endpointChoices(ws)
-		for _, e := range eps {
-			if client, _ := s.runs.Client(e.Name); client != nil {
-				p := drafting.PlanRubric(ws.Listing, drafting.ModelKey(client), s.drafts.rubricCache())
-				v.Endpoints = append(v.Endpoints, views.RubricEndpoint{Name: e.Name, Calls: p.Calls})
-			}
-		}
+		v.Endpoints = s.rubricEndpoints(ws)
 	}
 	return patchDraft(c, views.RubricDialog(v))
+}
+
+// rubricEndpoints are the usable endpoints and the plan of scoring ws's listing with each.
+func (s *Server) rubricEndpoints(ws Workspace) []views.RubricEndpoint {
+	var out []views.RubricEndpoint
+	eps, _ := s.endpointChoices(ws)
+	for _, e := range eps {
+		if client, _ := s.runs.Client(e.Name); client != nil {
+			p := drafting.PlanRubric(ws.Listing, drafting.ModelKey(client), s.drafts.rubricCache())
+			out = append(out, views.RubricEndpoint{Name: e.Name, Calls: p.Calls})
+		}
+	}
+	return out
 }
 
 // rubricScore scores the listing with the form's endpoint and shows tool t's rubric.
@@ -105,6 +112,10 @@ func (s *Server) rubricScore(c echo.Context) error {
 		return nil
 	}
 	_ = sse.PatchElementTempl(views.RubricResultRegion(rubricView(ws.ID, t, ws.Listing.Tools[t].Get("name").String(), rb)))
+	// The tools scored are kept now: each endpoint's "at most N calls" says so at once.
+	for i, e := range s.rubricEndpoints(ws) {
+		_ = sse.PatchElementTempl(views.RubricPlanLine(i, e))
+	}
 	return nil
 }
 
