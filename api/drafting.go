@@ -19,8 +19,9 @@ import (
 )
 
 // MaxCalls bounds the model calls of one drafting request: "maxCalls" may ask for at most this
-// many, and a plan over it is refused before any call.
-const MaxCalls = 200
+// many, and a plan over it is refused before any call. It is drafting's, which the pages
+// hold to as well.
+const MaxCalls = drafting.MaxCalls
 
 // MaxSamples bounds the samples per task of a suggestion's run, as the Runs tab's.
 const MaxSamples = 100

@@ -24,6 +24,11 @@ type Budget struct {
 	spent int
 }
 
+// MaxCalls bounds the model calls of one drafting action asked from a page or the API: a
+// plan over it is refused before any call, saying what to lower. It keeps one click (k=8 with a
+// run of 100 samples would be thousands of calls) from spending an endpoint's quota.
+const MaxCalls = 200
+
 // NewBudget allows max calls.
 func NewBudget(max int) *Budget { return &Budget{max: max} }
 

@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -151,6 +152,9 @@ type RubricEndpoint struct {
 	Name  string
 	Calls int
 }
+
+// RubricPlanID is the id of endpoint i's plan line in the Rubric dialog.
+func RubricPlanID(i int) string { return "rubric-plan-" + strconv.Itoa(i) }
 
 // RubricView is the Rubric dialog: the selected tool's six dimensions and the listing's score.
 type RubricView struct {

@@ -2,10 +2,12 @@ package web
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tool-workbench/workbench/drafting"
 	"github.com/tool-workbench/workbench/internal/lru"
+	"github.com/tool-workbench/workbench/listing"
 )
 
 // The drafting actions' answers stay on the server until the person picks from them: a
@@ -23,20 +25,41 @@ const (
 
 type draftKey struct{ ws, id string }
 
-// suggestEntry is one suggestion: which tool it rewrote, its text when asked (Accept compares),
-// and the candidates.
+// suggestEntry is one suggestion: which tool it rewrote (index and name), the tool's content
+// hash when asked (Accept refuses when the tool changed in any way since: its candidates were
+// scored against that tool, and applying them would overwrite what was edited since, parameters
+// included), and of each candidate only what Accept applies. The scores, findings and model
+// runs the dialog showed are not kept: they can be large, and nothing reads them again.
 type suggestEntry struct {
 	tool    int
 	name    string
-	desc    string
-	cands   []drafting.Candidate
+	hash    listing.Hash
+	cands   []keptCandidate
 	expires time.Time
 }
 
-// proposeEntry is one task proposal.
+// keptCandidate is what Accept needs of a drafting.Candidate.
+type keptCandidate struct {
+	Description string            `json:"description"`
+	Params      map[string]string `json:"parameters,omitempty"`
+	Refused     string            `json:"refused,omitempty"`
+}
+
+// keep is what a suggestion's entry keeps of its candidates.
+func keep(cands []drafting.Candidate) []keptCandidate {
+	out := make([]keptCandidate, len(cands))
+	for i, c := range cands {
+		out[i] = keptCandidate{Description: c.Description, Params: c.Params, Refused: c.Refused}
+	}
+	return out
+}
+
+// proposeEntry is one task proposal. added is set once its ticked tasks are added (claimed
+// before the revision, released if it fails), so that a second "Add ticked" adds nothing.
 type proposeEntry struct {
 	tasks   []drafting.Proposed
 	expires time.Time
+	added   atomic.Bool
 }
 
 // drafts are the Server's drafting state.
@@ -68,14 +91,20 @@ func (d *drafts) rubricCache() *drafting.RubricCache {
 
 func (d *drafts) putSuggestion(ws, id string, e *suggestEntry) {
 	e.expires = d.now().Add(draftTTL)
-	size := int64(256 + len(e.name) + len(e.desc))
+	d.suggestions.Add(draftKey{ws, id}, e, e.size())
+}
+
+// size is what the entry costs the cache's byte budget: every string it keeps, with room for
+// the headers of the slices, maps and strings that hold them.
+func (e *suggestEntry) size() int64 {
+	size := int64(256 + len(e.name) + len(e.hash))
 	for _, c := range e.cands {
-		size += int64(512 + 3*len(c.Description) + 64*len(c.Diff))
+		size += int64(96 + len(c.Description) + len(c.Refused))
 		for k, v := range c.Params {
-			size += int64(len(k) + len(v) + 32)
+			size += int64(len(k) + len(v) + 48)
 		}
 	}
-	d.suggestions.Add(draftKey{ws, id}, e, size)
+	return size
 }
 
 // suggestion returns a live suggestion of ws, or nil.

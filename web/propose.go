@@ -104,6 +104,17 @@ func (s *Server) proposeAsk(c echo.Context) error {
 		}
 	}
 	plan := drafting.PlanTasks(req)
+	if p := overCap(plan.Calls, "ask for fewer tasks per tool, or only for one tool"); p != "" {
+		_ = sse.PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: ws.ID, Problem: p}))
+		return nil
+	}
+	leave, busy := s.draftGate.enter(ws.ID)
+	if busy != "" {
+		_ = sse.PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: ws.ID, Problem: busy}))
+		return nil
+	}
+	defer leave()
+	releaseSlot(c.Request().Context()) // the gate bounds this ask now (draftgate.go)
 	name := client.Endpoint().Name
 	_ = sse.PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: ws.ID,
 		Asking: fmt.Sprintf("Asking %s… (%s at most)", name, callsWord(plan.Calls))}))
@@ -159,6 +170,9 @@ func (s *Server) proposeAdd(c echo.Context) error {
 		return nil
 	}
 	picked, problem := pickProposals(c.Request().PostForm["pick"], e.tasks)
+	if problem == "" && e.added.Load() {
+		problem = alreadyAdded
+	}
 	if problem != "" {
 		_ = newSSE(c).PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: id, Problem: problem}))
 		return nil
@@ -174,11 +188,20 @@ func (s *Server) proposeAdd(c echo.Context) error {
 	if err := uniqueTaskIDs(ws.Tasks, picked); err != nil {
 		return fail(Conflict, "the proposals repeat a task id of the workspace; ask again")
 	}
+	if problem := stillFits(ws, picked); problem != "" {
+		_ = newSSE(c).PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: id, Problem: problem}))
+		return nil
+	}
+	if !e.added.CompareAndSwap(false, true) {
+		_ = newSSE(c).PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: id, Problem: alreadyAdded}))
+		return nil
+	}
 	tasks := append(slices.Clip(ws.Tasks), picked...)
 	ch := change{edit: &Edit{Tasks: tasks, SetTasks: true, Message: fmt.Sprintf("Add %d proposed tasks", len(picked))},
 		tool: -1, tasks: true, select_: -1, click: true}
 	out, err := s.record(c, sg, ch)
 	if err != nil {
+		e.added.Store(false) // nothing was added: the proposals may be added again
 		return s.refused(c, sg, ch, out.ws, err)
 	}
 	if out != nil {
@@ -190,6 +213,33 @@ func (s *Server) proposeAdd(c echo.Context) error {
 	_ = patchDraft(c, views.DraftDone(fmt.Sprintf("Added %d proposed tasks to the task file: 1 revision. Undo takes it back.", len(picked))))
 	return nil
 }
+
+// alreadyAdded answers a second "Add ticked" on the same proposals.
+const alreadyAdded = "These proposals were already added to the task file; Undo takes them back, or ask again for more."
+
+// stillFits says why picked tasks may not be added to ws as it is now ("" when they may): a
+// task whose text the task file already holds (added from another proposal, or typed since),
+// or one that expects a tool the listing no longer has (renamed or removed since the proposal).
+func stillFits(ws Workspace, picked []selection.Task) string {
+	have := map[string]bool{}
+	for _, t := range ws.Tasks {
+		have[taskText(t.Task)] = true
+	}
+	names := ws.Listing.Names()
+	for _, p := range picked {
+		if have[taskText(p.Task)] {
+			return fmt.Sprintf("The task %q is already in the task file; untick it and add the others.", drafting.Excerpt(p.Task))
+		}
+		if x := expectName(p.Expect); x != "" && !slices.Contains(names, x) {
+			return fmt.Sprintf("The task %q expects %s, which the listing no longer has (renamed or removed since the proposal); untick it, or ask again.",
+				drafting.Excerpt(p.Task), drafting.Excerpt(x))
+		}
+	}
+	return ""
+}
+
+// taskText is a task's text as compared for repeats: case and spacing aside.
+func taskText(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
 
 // pickProposals reads the ticked indexes: each a proposal that is not refused, each once.
 func pickProposals(ticks []string, props []drafting.Proposed) ([]selection.Task, string) {

@@ -43,15 +43,22 @@ func (s *Server) rubricDialog(c echo.Context) error {
 	if refused, err := s.draftRefusal(c); err != nil {
 		return err
 	} else if refused == "" {
-		eps, _ := s.endpointChoices(ws)
-		for _, e := range eps {
-			if client, _ := s.runs.Client(e.Name); client != nil {
-				p := drafting.PlanRubric(ws.Listing, drafting.ModelKey(client), s.drafts.rubricCache())
-				v.Endpoints = append(v.Endpoints, views.RubricEndpoint{Name: e.Name, Calls: p.Calls})
-			}
-		}
+		v.Endpoints = s.rubricEndpoints(ws)
 	}
 	return patchDraft(c, views.RubricDialog(v))
+}
+
+// rubricEndpoints are the usable endpoints and the plan of scoring ws's listing with each.
+func (s *Server) rubricEndpoints(ws Workspace) []views.RubricEndpoint {
+	var out []views.RubricEndpoint
+	eps, _ := s.endpointChoices(ws)
+	for _, e := range eps {
+		if client, _ := s.runs.Client(e.Name); client != nil {
+			p := drafting.PlanRubric(ws.Listing, drafting.ModelKey(client), s.drafts.rubricCache())
+			out = append(out, views.RubricEndpoint{Name: e.Name, Calls: p.Calls})
+		}
+	}
+	return out
 }
 
 // rubricScore scores the listing with the form's endpoint and shows tool t's rubric.
@@ -91,6 +98,17 @@ func (s *Server) rubricScore(c echo.Context) error {
 	cache := s.drafts.rubricCache()
 	ep := client.Endpoint()
 	plan := drafting.PlanRubric(ws.Listing, drafting.ModelKey(client), cache)
+	if p := rubricOverCap(plan.Calls); p != "" {
+		_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID, Problem: p}))
+		return nil
+	}
+	leave, busy := s.draftGate.enter(ws.ID)
+	if busy != "" {
+		_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID, Problem: busy}))
+		return nil
+	}
+	defer leave()
+	releaseSlot(ctx) // the gate bounds this ask now (draftgate.go)
 	_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID,
 		Problem: fmt.Sprintf("Asking %s… (%s at most: %s)", ep.Name, callsWord(plan.Calls), plan.What)}))
 	dctx, cancel := draftContext(ctx)
@@ -101,7 +119,20 @@ func (s *Server) rubricScore(c echo.Context) error {
 		return nil
 	}
 	_ = sse.PatchElementTempl(views.RubricResultRegion(rubricView(ws.ID, t, ws.Listing.Tools[t].Get("name").String(), rb)))
+	// The tools scored are kept now: each endpoint's "at most N calls" says so at once.
+	for i, e := range s.rubricEndpoints(ws) {
+		_ = sse.PatchElementTempl(views.RubricPlanLine(i, e))
+	}
 	return nil
+}
+
+// rubricOverCap refuses a rubric of more unscored tools than drafting.MaxCalls: it is one
+// call per tool the cache does not hold, and the listing's score needs every tool, so the page
+// refuses rather than score a part (the offline rubric stays on the page).
+func rubricOverCap(calls int) string {
+	return overCap(calls, fmt.Sprintf("the listing has %d tools not scored by this model before, one call each; "+
+		"the offline rubric above needs no call, or score a smaller listing (split it into workspaces of at most %d tools)",
+		calls, drafting.MaxCalls))
 }
 
 // rubricView is tool t's rubric and the listing's score.

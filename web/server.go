@@ -145,7 +145,8 @@ type Server struct {
 	repairs    *repairCache // the Fix buttons' repairs per tool (fixcache.go), in the costs' budget (CacheBytes)
 	review     *review.Service
 	challenges *challenge.Service
-	drafts     *drafts // the drafting dialogs' answers and the rubric cache (draftcache.go)
+	drafts     *drafts   // the drafting dialogs' answers and the rubric cache (draftcache.go)
+	draftGate  draftGate // the drafting asks in flight (draftgate.go)
 
 	// health is the last answer of HealthPath (health.go).
 	health health
@@ -636,7 +637,10 @@ func (s *Server) bound(next echo.HandlerFunc) echo.HandlerFunc {
 				return failf(Unavailable, "the workbench is busy: it serves at most %d requests at once, "+
 					"and all of them are taken. Try again in a second", cap(l.slots))
 			}
-			defer l.release()
+			h := &heldSlot{l: l} // a drafting ask gives it back while it waits on a model (draftgate.go)
+			defer h.release()
+			r = r.WithContext(context.WithValue(r.Context(), slotKey{}, h))
+			c.SetRequest(r)
 		}
 		if l.timeout <= 0 {
 			return next(c)

@@ -11,7 +11,9 @@ package web
 // rather than being exempt from it: the drafting context ends suggestMargin before the
 // request's, so the answer always has time to say what happened; the endpoint client's own
 // per-call timeout, its retries and the drafting.Budget bound the calls within that. A run of
-// many tasks that cannot finish in time is stopped and said so, with what would work.
+// many tasks that cannot finish in time is stopped and said so, with what would work. While it
+// waits on the model the ask holds a place in the drafting gate (draftgate.go: two per
+// workspace, four per server, "busy" at once past them), not one of the server's request slots.
 
 import (
 	"errors"
@@ -149,10 +151,27 @@ func (s *Server) suggestDialog(c echo.Context) error {
 	return patchDraft(c, views.SuggestDialog(f))
 }
 
-// planLine is the plan of a request, in the page's words.
+// planLine is the plan of a request, in the page's words; a plan over drafting.MaxCalls says
+// so and what to lower.
 func planLine(req drafting.SuggestRequest) views.SuggestPlan {
 	p := drafting.PlanSuggest(req)
-	return views.SuggestPlan{Calls: p.Calls, What: p.What}
+	return views.SuggestPlan{Calls: p.Calls, What: p.What, Problem: suggestOverCap(req, p.Calls)}
+}
+
+// overCap says why a plan of calls is refused ("" when it is within drafting.MaxCalls), with
+// lower, what the person can lower.
+func overCap(calls int, lower string) string {
+	if calls <= drafting.MaxCalls {
+		return ""
+	}
+	return fmt.Sprintf("This asks for %d model calls, more than the %d one ask may make, so nothing was asked: %s.",
+		calls, drafting.MaxCalls, lower)
+}
+
+// suggestOverCap is overCap for a suggestion: a model run costs tasks × samples × (k+1) calls.
+func suggestOverCap(req drafting.SuggestRequest, calls int) string {
+	return overCap(calls, fmt.Sprintf("lower the candidates (now %d), the samples per task (now %d), or untick the model run "+
+		"(it makes %d tasks × samples × (candidates + 1) calls)", req.K, max(req.Samples, 1), len(req.Tasks)))
 }
 
 // suggestPlan answers a change of the form with the plan of what it now asks.

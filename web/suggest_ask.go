@@ -100,6 +100,17 @@ func (s *Server) suggestAsk(c echo.Context) error {
 	}
 	req := f.request(ws, t)
 	plan := drafting.PlanSuggest(req)
+	if p := suggestOverCap(req, plan.Calls); p != "" {
+		patchSuggest(sse, views.SuggestResult{WS: ws.ID, Problem: p})
+		return nil
+	}
+	leave, busy := s.draftGate.enter(ws.ID)
+	if busy != "" {
+		patchSuggest(sse, views.SuggestResult{WS: ws.ID, Problem: busy})
+		return nil
+	}
+	defer leave()
+	releaseSlot(ctx) // the gate bounds this ask now; the request slot goes back to the pages
 	name := client.Endpoint().Name
 	patchSuggest(sse, views.SuggestResult{WS: ws.ID, Asking: fmt.Sprintf("Asking %s… (%s at most)", name, callsWord(plan.Calls))})
 	dctx, cancel := draftContext(ctx)
@@ -113,7 +124,7 @@ func (s *Server) suggestAsk(c echo.Context) error {
 	tool := ws.Listing.Tools[t]
 	sid := NewID()
 	s.drafts.putSuggestion(ws.ID, sid, &suggestEntry{tool: t, name: tool.Get("name").String(),
-		desc: tool.Get("description").String(), cands: sug.Candidates})
+		hash: listing.HashOf(tool), cands: keep(sug.Candidates)})
 	patchSuggest(sse, suggestResult(ws.ID, sid, tool, sug))
 	return nil
 }
@@ -160,7 +171,11 @@ func (s *Server) suggestAccept(c echo.Context) error {
 	switch {
 	case errors.Is(err, errSuggestStale):
 		patchSuggest(newSSE(c), views.SuggestResult{WS: id, Problem: fmt.Sprintf(
-			"%s changed since the suggestion (someone edited or moved it), so the candidate was not applied: it was scored against the old text. Ask again.", e.name)})
+			"%s changed since the suggestion (someone edited or moved it: its description, a parameter or its schema), so the candidate was not applied: it was scored against the old tool. Ask again.", e.name)})
+		return nil
+	case errors.Is(err, errAlreadyAccepted):
+		patchSuggest(newSSE(c), views.SuggestResult{WS: id, Problem: fmt.Sprintf(
+			"Already accepted: %s already reads as candidate %d, so nothing was stored.", e.name, n+1)})
 		return nil
 	case errors.As(err, new(acceptError)):
 		patchSuggest(newSSE(c), views.SuggestResult{WS: id, Problem: "The candidate cannot be applied to the tool as it stands: " +
@@ -185,6 +200,25 @@ func (s *Server) suggestAccept(c echo.Context) error {
 // errSuggestStale is an Accept whose tool changed since the suggestion.
 var errSuggestStale = errors.New("the tool changed since the suggestion")
 
+// errAlreadyAccepted is an Accept of the candidate the tool already reads as (accepted
+// before, by this person or another): nothing to store, and nobody to blame.
+var errAlreadyAccepted = errors.New("the tool already reads as the candidate")
+
+// readsAs reports whether tool t reads as cand: its description, and every parameter
+// description the candidate sets.
+func readsAs(t *listing.Value, cand keptCandidate) bool {
+	if t.Get("description").String() != cand.Description {
+		return false
+	}
+	props := t.Get("inputSchema").Get("properties")
+	for k, v := range cand.Params {
+		if props.Get(k).Get("description").String() != v {
+			return false
+		}
+	}
+	return true
+}
+
 // acceptError is a candidate drafting.Ops cannot make into edits of the tool as it stands
 // (a parameter it describes is gone, say).
 type acceptError struct{ err error }
@@ -193,15 +227,19 @@ func (a acceptError) Error() string { return "accept the candidate: " + a.err.Er
 func (a acceptError) Unwrap() error { return a.err }
 
 // acceptEdit sets the candidate's text, made from the head under the store's lock: the tool
-// must still be at its place with its name and the description the suggestion rewrote.
-func acceptEdit(e *suggestEntry, cand drafting.Candidate) *Edit {
+// must still be at its place with its name and, whole, the content the suggestion rewrote (its
+// hash): a parameter description edited since would otherwise be overwritten without a word.
+func acceptEdit(e *suggestEntry, cand keptCandidate) *Edit {
 	return &Edit{Message: "Accept suggested rewrite of " + e.name, Alone: true,
 		Make: func(head *listing.Listing) ([]listing.Op, []lint.Rename, error) {
 			if e.tool >= len(head.Tools) {
 				return nil, nil, errSuggestStale
 			}
 			t := head.Tools[e.tool]
-			if t.Get("name").String() != e.name || t.Get("description").String() != e.desc {
+			if t.Get("name").String() == e.name && readsAs(t, cand) {
+				return nil, nil, errAlreadyAccepted
+			}
+			if t.Get("name").String() != e.name || listing.HashOf(t) != e.hash {
 				return nil, nil, errSuggestStale
 			}
 			ops, err := drafting.Ops(head, e.tool, cand.Description, cand.Params)
@@ -244,6 +282,7 @@ func scoresView(sc drafting.Scores) views.SuggestScores {
 var markWords = map[string]string{
 	"promotional-wording":   "adds promotional wording",
 	"instructions-to-model": "adds instructions to the model",
+	"hidden-unicode":        "adds hidden characters",
 }
 
 func cardView(i int, tool *listing.Value, cur drafting.Scores, c drafting.Candidate) views.SuggestCard {
