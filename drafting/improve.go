@@ -79,10 +79,14 @@ type ImproveReport struct {
 	TrainBefore int `json:"trainBefore"`
 	TrainAfter  int `json:"trainAfter"`
 	TrainCalls  int `json:"trainCalls"`
-	// Improved is true only when held-out accuracy rose; the report never claims more.
-	Improved bool   `json:"improved"`
-	Verdict  string `json:"verdict"` // one sentence
-	Rounds   int    `json:"rounds"`  // rounds begun
+	// Improved is true only when a rewrite was kept (Changed is not empty) and held-out
+	// accuracy rose; the report never claims more. With nothing changed, a held-out difference
+	// is the model's sampling.
+	Improved bool `json:"improved"`
+	// Significant is true when the paired 95% interval of the held-out difference lies above 0.
+	Significant bool   `json:"significant"`
+	Verdict     string `json:"verdict"` // one sentence
+	Rounds      int    `json:"rounds"`  // rounds begun
 	// Stopped says why the loop ended before its last round ("" when it did not).
 	Stopped  string           `json:"stopped,omitempty"`
 	Calls    int              `json:"calls"`

@@ -30,6 +30,17 @@ func verdict(r *ImproveReport, heldTasks int) string {
 	}
 	figures := fmt.Sprintf("%+.0f points, 95%% CI %s, McNemar p = %.3g", (r.After-r.Before)*100, ci, p)
 	switch {
+	case len(r.Changed) == 0:
+		// The final run measured the listing the baseline did: a difference is sampling.
+		why := "no rewrite was kept"
+		if r.Stopped != "" {
+			why += " (" + r.Stopped + ")"
+		}
+		same := "the same listing got the same held-out calls right"
+		if r.HeldAfter != r.HeldBefore {
+			same = "the difference is the model's sampling, not a change"
+		}
+		return fmt.Sprintf("No improvement on held-out tasks (%s → %s): %s, so the listing is unchanged and %s.", before, after, why, same)
 	case r.HeldAfter > r.HeldBefore:
 		s := fmt.Sprintf("Held-out accuracy rose from %s to %s (%s)", before, after, figures)
 		switch {
@@ -42,12 +53,6 @@ func verdict(r *ImproveReport, heldTasks int) string {
 		}
 	case r.HeldAfter < r.HeldBefore:
 		return fmt.Sprintf("Held-out accuracy fell from %s to %s (%s): the revised listing is not better.", before, after, figures)
-	case len(r.Changed) == 0:
-		why := "no rewrite was kept"
-		if r.Stopped != "" {
-			why += " (" + r.Stopped + ")"
-		}
-		return fmt.Sprintf("No improvement on held-out tasks (%s → %s): %s.", before, after, why)
 	default:
 		return fmt.Sprintf("No improvement on held-out tasks (%s → %s): the rewrites won training tasks only.", before, after)
 	}

@@ -432,7 +432,8 @@ func (lp *loop) conclude(cmp *runner.Comparison) {
 	r.HeldBefore = cmp.Pairs.BothRight + cmp.Pairs.BaseOnly
 	r.HeldAfter = cmp.Pairs.BothRight + cmp.Pairs.CurrentOnly
 	r.Before, r.After = cmp.BaselineAccuracy, cmp.CurrentAccuracy
-	r.Improved = r.HeldPairs > 0 && r.HeldAfter > r.HeldBefore
+	// Without a kept rewrite the final run measured the baseline's listing again.
+	r.Improved = r.HeldPairs > 0 && r.HeldAfter > r.HeldBefore && len(r.Changed) > 0
 	r.Verdict = verdict(r, len(lp.heldIdx))
 	lp.progress("final: %s", r.Verdict)
 }
