@@ -97,11 +97,13 @@ func TestVerdict(t *testing.T) {
 		want string
 	}{
 		{"a rise on few tasks", ImproveReport{HeldBefore: 1, HeldAfter: 4, HeldPairs: 4, Before: 0.25, After: 1, Changed: []string{"a"}, Compare: cmp(0.25, 0.1, 0.9)}, 4,
-			"Held-out accuracy rose from 1/4 to 4/4 (+75 points, 95% CI +0.100 to +0.900, McNemar p = 0.25); 4 held-out tasks is too few to call it significant."},
+			"Held-out accuracy rose from 1/4 to 4/4 (+75 points, 95% CI +0.100 to +0.900, McNemar p = 0.25); significant: the paired 95% interval lies above 0."},
 		{"a significant rise", ImproveReport{HeldBefore: 10, HeldAfter: 30, HeldPairs: 40, Before: 0.25, After: 0.75, Changed: []string{"a"}, Compare: cmp(0.0001, 0.3, 0.6)}, 40,
-			"Held-out accuracy rose from 10/40 to 30/40 (+50 points, 95% CI +0.300 to +0.600, McNemar p = 0.0001); the rise is significant at the 5% level."},
+			"Held-out accuracy rose from 10/40 to 30/40 (+50 points, 95% CI +0.300 to +0.600, McNemar p = 0.0001); significant: the paired 95% interval lies above 0."},
 		{"a rise that is not significant on many tasks", ImproveReport{HeldBefore: 20, HeldAfter: 22, HeldPairs: 40, Before: 0.5, After: 0.55, Changed: []string{"a"}, Compare: cmp(0.5, -0.1, 0.2)}, 40,
-			"Held-out accuracy rose from 20/40 to 22/40 (+5 points, 95% CI -0.100 to +0.200, McNemar p = 0.5); it is not significant at the 5% level."},
+			"Held-out accuracy rose from 20/40 to 22/40 (+5 points, 95% CI -0.100 to +0.200, McNemar p = 0.5); not significant: 40 held-out tasks, and the paired 95% interval reaches 0 or below."},
+		{"a rise on too few tasks", ImproveReport{HeldBefore: 1, HeldAfter: 2, HeldPairs: 4, Before: 0.25, After: 0.5, Changed: []string{"a"}, Compare: cmp(1, -0.3, 0.7)}, 4,
+			"Held-out accuracy rose from 1/4 to 2/4 (+25 points, 95% CI -0.300 to +0.700, McNemar p = 1); not significant: 4 held-out tasks, and the paired 95% interval reaches 0 or below."},
 		{"training only", ImproveReport{HeldBefore: 2, HeldAfter: 2, HeldPairs: 4, Before: 0.5, After: 0.5, Changed: []string{"a"}, Compare: cmp(1, -0.2, 0.2)}, 4,
 			"No improvement on held-out tasks (2/4 → 2/4): the rewrites won training tasks only."},
 		{"nothing kept", ImproveReport{HeldBefore: 2, HeldAfter: 2, HeldPairs: 4, Before: 0.5, After: 0.5, Stopped: "the call budget is spent", Compare: cmp(1, -0.2, 0.2)}, 4,
@@ -113,8 +115,13 @@ func TestVerdict(t *testing.T) {
 		{"no pairs", ImproveReport{}, 4, "No verdict: no held-out call got an answer in both the baseline and the final run."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			tc.r.Significant = significant(&tc.r)
 			if got := verdict(&tc.r, tc.held); got != tc.want {
 				t.Errorf("verdict:\n got %s\nwant %s", got, tc.want)
+			}
+			// Significant is the interval's low end above 0, and only for a kept rewrite.
+			if want := tc.r.Compare != nil && tc.r.Compare.Interval.Low > 0 && len(tc.r.Changed) > 0; tc.r.Significant != want {
+				t.Errorf("significant %v, want %v", tc.r.Significant, want)
 			}
 		})
 	}

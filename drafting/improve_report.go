@@ -11,9 +11,20 @@ import (
 	"github.com/tool-workbench/workbench/selection/stats"
 )
 
-// significantTasks is the number of held-out tasks under which a result that is not
-// significant is put down to their number rather than to the change.
-const significantTasks = 30
+// significant says whether a kept rewrite's held-out difference is significant: the paired 95%
+// interval of the difference lies above 0.
+func significant(r *ImproveReport) bool {
+	return len(r.Changed) > 0 && r.HeldPairs > 0 && r.Compare != nil && r.Compare.Interval.Low > 0
+}
+
+// NotSignificant says, in a few words, why a rise is not significant ("" when it is, or when
+// the report claims no rise): the number of held-out tasks.
+func (r *ImproveReport) NotSignificant() string {
+	if !r.Improved || r.Significant {
+		return ""
+	}
+	return fmt.Sprintf("not significant: %d held-out tasks", len(r.HeldOut))
+}
 
 // verdict is the report's one sentence: what the held-out tasks show, and nothing more.
 func verdict(r *ImproveReport, heldTasks int) string {
@@ -43,14 +54,10 @@ func verdict(r *ImproveReport, heldTasks int) string {
 		return fmt.Sprintf("No improvement on held-out tasks (%s → %s): %s, so the listing is unchanged and %s.", before, after, why, same)
 	case r.HeldAfter > r.HeldBefore:
 		s := fmt.Sprintf("Held-out accuracy rose from %s to %s (%s)", before, after, figures)
-		switch {
-		case p < 0.05:
-			return s + "; the rise is significant at the 5% level."
-		case heldTasks < significantTasks:
-			return s + fmt.Sprintf("; %d held-out tasks is too few to call it significant.", heldTasks)
-		default:
-			return s + "; it is not significant at the 5% level."
+		if r.Significant {
+			return s + "; significant: the paired 95% interval lies above 0."
 		}
+		return s + fmt.Sprintf("; not significant: %d held-out tasks, and the paired 95%% interval reaches 0 or below.", heldTasks)
 	case r.HeldAfter < r.HeldBefore:
 		return fmt.Sprintf("Held-out accuracy fell from %s to %s (%s): the revised listing is not better.", before, after, figures)
 	default:

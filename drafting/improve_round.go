@@ -434,6 +434,7 @@ func (lp *loop) conclude(cmp *runner.Comparison) {
 	r.Before, r.After = cmp.BaselineAccuracy, cmp.CurrentAccuracy
 	// Without a kept rewrite the final run measured the baseline's listing again.
 	r.Improved = r.HeldPairs > 0 && r.HeldAfter > r.HeldBefore && len(r.Changed) > 0
+	r.Significant = significant(r)
 	r.Verdict = verdict(r, len(lp.heldIdx))
 	lp.progress("final: %s", r.Verdict)
 }

@@ -97,7 +97,12 @@ func TestImproveRecorded(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}
 	}
-	for _, want := range []string{"at most 462 model calls (budget 300)", "wrote the revised listing to " + outFile} {
+	// 4 held-out tasks cannot make a rise significant: the line that says --out was written
+	// says so too.
+	if !strings.Contains(out, "; not significant: 4 held-out tasks") {
+		t.Errorf("the verdict does not say the rise is not significant:\n%s", out)
+	}
+	for _, want := range []string{"at most 462 model calls (budget 300)", "wrote the revised listing to " + outFile + " (not significant: 4 held-out tasks; changed: "} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("standard error lacks %q:\n%s", want, errs)
 		}
@@ -298,7 +303,7 @@ func TestImproveNothingToRewrite(t *testing.T) {
 	s := &fakemodel.Server{}
 	out, errs, code := runWith(t, nil, "improve", fixture(t, "clear-tools.json"), "--tasks", fixture(t, "tasks-clear.json"),
 		"--base-url", fakeEndpoint(t, s), "--model", "m")
-	want := "verdict: No improvement on held-out tasks (4/4 → 4/4): no rewrite was kept (before round 1 the model picks the expected tool for every training task: nothing to rewrite)."
+	want := "verdict: No improvement on held-out tasks (4/4 → 4/4): no rewrite was kept (before round 1 the model picks the expected tool for every training task: nothing to rewrite), so the listing is unchanged"
 	if code != 1 || !strings.Contains(out, want) || len(s.Briefs()) != 0 {
 		t.Errorf("exit %d, %d briefs\n%s%s\nwant exit 1, no brief, and %q", code, len(s.Briefs()), out, errs, want)
 	}
