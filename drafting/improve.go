@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
@@ -88,8 +90,15 @@ type ImproveReport struct {
 	Verdict     string `json:"verdict"` // one sentence
 	Rounds      int    `json:"rounds"`  // rounds begun
 	// Stopped says why the loop ended before its last round ("" when it did not).
-	Stopped  string           `json:"stopped,omitempty"`
-	Calls    int              `json:"calls"`
+	Stopped string `json:"stopped,omitempty"`
+	// Calls counts the calls sent to the model; Cached the answers taken from the response
+	// cache instead (both took their call from the budget). The final held-out run never reads
+	// the cache: the kept candidate's trial run sent the very same requests.
+	Calls  int `json:"calls"`
+	Cached int `json:"cached"`
+	// Caveat says, when candidates went through a model run, that the held-out tasks vetoed
+	// them, so the final comparison is not an independent test.
+	Caveat   string           `json:"caveat,omitempty"`
 	Budget   int              `json:"budget,omitempty"` // the budget's limit (0: none)
 	Revised  *listing.Listing `json:"-"`
 	Changed  []string         `json:"changed"` // tools whose text the revised listing changed
@@ -273,7 +282,11 @@ func newLoop(c Caller, eng *analysis.Engine, l *listing.Listing, tasks []selecti
 	if err := c.Budget.Take(p.final()); err != nil {
 		return nil, fmt.Errorf("%w: reserving the final run's %d calls: %w", ErrCannotImprove, p.final(), err)
 	}
-	lp := &loop{c: c, client: client, eng: eng, opts: o, plan: p, tasks: tasks, orig: l, cur: l,
+	// Rewrite calls go through a counter, so that an answer from the response cache is
+	// reported apart from the calls sent.
+	asks := &cacheCounter{Model: c.Model}
+	c.Model = asks
+	lp := &loop{c: c, asks: asks, client: client, eng: eng, opts: o, plan: p, tasks: tasks, orig: l, cur: l,
 		trainIdx: train, heldIdx: held, isHeld: make([]bool, len(tasks)),
 		rep: &ImproveReport{Plan: p.plan(), Train: train, HeldOut: held, Attempts: []Attempt{}, Changed: []string{}, Budget: c.Budget.Max()}}
 	for _, i := range held {
@@ -288,6 +301,7 @@ func newLoop(c Caller, eng *analysis.Engine, l *listing.Listing, tasks []selecti
 // loop is the state of one Improve.
 type loop struct {
 	c        Caller
+	asks     *cacheCounter // c.Model: counts the rewrite calls answered from the cache
 	client   *runner.Client
 	eng      *analysis.Engine
 	opts     ImproveOptions
@@ -324,17 +338,38 @@ func (lp *loop) stop(why string) {
 	}
 }
 
+// cacheCounter is a Model that counts the answers the response cache gave.
+type cacheCounter struct {
+	Model
+	cached int
+}
+
+func (m *cacheCounter) Complete(ctx context.Context, req openai.ChatCompletionRequest, sample int, noCache bool) (*runner.Reply, error) {
+	r, err := m.Model.Complete(ctx, req, sample, noCache)
+	if err == nil && r != nil && r.Cached {
+		m.cached++
+	}
+	return r, err
+}
+
 // execute runs tasks against l through the model, after taking their calls from the budget
-// unless reserved, and keeps the exchanges.
-func (lp *loop) execute(ctx context.Context, l *listing.Listing, tasks []selection.Task, reserved bool) (*runner.Run, error) {
+// unless reserved, and keeps the exchanges. With fresh, every request goes to the model even
+// when the response cache holds an answer.
+func (lp *loop) execute(ctx context.Context, l *listing.Listing, tasks []selection.Task, reserved, fresh bool) (*runner.Run, error) {
 	if !reserved {
 		if err := lp.c.Budget.Take(len(tasks) * lp.opts.Samples); err != nil {
 			return nil, err
 		}
 	}
-	run, err := runner.Execute(ctx, lp.client, l, tasks, runner.Options{Spec: lp.opts.Spec})
+	run, err := runner.Execute(ctx, lp.client, l, tasks, runner.Options{Spec: lp.opts.Spec, NoCache: fresh})
 	if run != nil {
-		lp.rep.Calls += len(run.Calls)
+		for _, c := range run.Calls {
+			if c.Cached {
+				lp.rep.Cached++
+			} else {
+				lp.rep.Calls++
+			}
+		}
 		lp.c.Record.AddRun(run)
 	}
 	if err == nil && run == nil {
@@ -347,7 +382,7 @@ func (lp *loop) execute(ctx context.Context, l *listing.Listing, tasks []selecti
 func (lp *loop) baseline(ctx context.Context) error {
 	lp.progress("split: %d training tasks, %d held-out tasks", len(lp.trainIdx), len(lp.heldIdx))
 	lp.progress("baseline: running %d tasks, %s each", len(lp.tasks), samplesText(lp.opts.Samples))
-	run, err := lp.execute(ctx, lp.cur, lp.tasks, false)
+	run, err := lp.execute(ctx, lp.cur, lp.tasks, false, false)
 	if err != nil {
 		return fmt.Errorf("the baseline run: %w", err)
 	}

@@ -118,3 +118,46 @@ func TestImproveUnchangedIsNotImproved(t *testing.T) {
 		t.Errorf("verdict %q; want it to say no rewrite was kept and the difference is sampling", r.Verdict)
 	}
 }
+
+// cancelOnBrief cancels the context when the first rewrite brief (a request with no tools)
+// arrives, then answers it: the loop's rewrite call took its call from the budget and was sent.
+type cancelOnBrief struct {
+	s      *fakemodel.Server
+	cancel context.CancelFunc
+	briefs int
+}
+
+func (c *cancelOnBrief) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if !bytes.Contains(body, []byte(`"tools"`)) {
+		c.briefs++
+		c.cancel()
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	c.s.ServeHTTP(w, r)
+}
+
+// A rewrite call cut short by an interruption was sent and paid for: the report counts it
+// among the calls made.
+func TestImproveInterruptedAskCounts(t *testing.T) {
+	l, tasks := confusing(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := &cancelOnBrief{s: &fakemodel.Server{Rewrites: ticketRewrites}, cancel: cancel}
+	cl, err := runner.NewClient(runner.Endpoint{Name: "fake", BaseURL: "http://fake/v1", Model: "fake-model"},
+		runner.ClientOptions{HTTP: runner.HandlerDoer{Handler: h}, Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := drafting.Caller{Model: cl, Budget: drafting.NewBudget(200)}
+	r, _ := drafting.Improve(ctx, c, engine(t), l, tasks, drafting.ImproveOptions{})
+	if r == nil {
+		t.Fatal("no report")
+	}
+	defer logReport(t, r)
+	// The baseline's 8 calls and the rewrite call; the final run is reserved (4 calls) and
+	// may not send them all once interrupted.
+	if h.briefs != 1 || !strings.HasPrefix(r.Stopped, "interrupted") || r.Calls < 9 {
+		t.Errorf("%d briefs, stopped %q, %d calls counted; want 1 brief, interrupted, and at least the baseline's 8 and the rewrite call", h.briefs, r.Stopped, r.Calls)
+	}
+}

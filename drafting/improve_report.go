@@ -83,7 +83,11 @@ func (r *ImproveReport) WriteText(w io.Writer) error {
 	if r.Budget > 0 {
 		budget = fmt.Sprintf("budget %d", r.Budget)
 	}
-	fmt.Fprintf(b, "plan: at most %d model calls (%s); made %d calls\n", r.Plan.Calls, budget, r.Calls)
+	cached := ""
+	if r.Cached > 0 {
+		cached = fmt.Sprintf(", and took %d answers from the response cache", r.Cached)
+	}
+	fmt.Fprintf(b, "plan: at most %d model calls (%s); made %d calls%s\n", r.Plan.Calls, budget, r.Calls, cached)
 	fmt.Fprintf(b, "training: %d/%d calls right before, %d/%d as kept\n", r.TrainBefore, r.TrainCalls, r.TrainAfter, r.TrainCalls)
 	round := 0
 	for k, a := range r.Attempts {
@@ -141,6 +145,9 @@ func (r *ImproveReport) writeHeldOut(b *bufio.Writer) {
 	for _, p := range cmp.Persuasive {
 		fmt.Fprintf(b, "  persuasive? %s takes %s of calls (was %s) without being right more often\n",
 			strconv.Quote(p.Tool), stats.FormatProportion(p.ShareAfter), stats.FormatProportion(p.ShareBefore))
+	}
+	if r.Caveat != "" {
+		fmt.Fprintf(b, "note: %s\n", r.Caveat)
 	}
 }
 

@@ -207,20 +207,26 @@ func (lp *loop) draft(ctx context.Context, round, i int) ([]Candidate, bool) {
 		lp.problem("round %d, %s: the rewrite brief could not be built: %v", round, name, err)
 		return nil, false
 	}
+	cachedBefore := lp.asks.cached
 	text, err := lp.c.Ask(ctx, brief)
 	switch {
 	case errors.Is(err, ErrBudget):
+		// Refused before its call: the budget was not taken.
 		lp.stop("the call budget is spent")
 		return nil, false
+	case lp.asks.cached > cachedBefore:
+		lp.rep.Cached++
+	default:
+		lp.rep.Calls++
+	}
+	switch {
 	case ctx.Err() != nil:
 		lp.stop("interrupted: " + ctx.Err().Error())
 		return nil, false
 	case err != nil:
-		lp.rep.Calls++
 		lp.problem("round %d, %s: the rewrite call failed: %v", round, name, err)
 		return nil, false
 	}
-	lp.rep.Calls++
 	cands, problems := Candidates(text, lp.opts.K, toolDescription(lp.cur, i))
 	for _, p := range problems {
 		lp.problem("round %d, %s: %s", round, name, p)
@@ -346,7 +352,7 @@ func (lp *loop) trial(ctx context.Context, round, i int, cand Candidate, cur sta
 		return a, nil
 	}
 	lp.progress("round %d: running the tasks with candidate %q", round, shortText(cand.Description, 60))
-	run, err := lp.execute(ctx, revised, lp.tasks, false)
+	run, err := lp.execute(ctx, revised, lp.tasks, false, false)
 	if errors.Is(err, ErrBudget) {
 		a.Reason = "not run: the call budget is spent"
 		lp.stop("the call budget is spent")
@@ -406,7 +412,9 @@ func shortText(s string, n int) string {
 func (lp *loop) finish(ctx context.Context) error {
 	heldTasks := pick(lp.tasks, lp.heldIdx)
 	lp.progress("final: running the revised listing on the %d held-out tasks", len(heldTasks))
-	run, err := lp.execute(ctx, lp.cur, heldTasks, true)
+	// The final run is sent afresh: the kept candidate's trial run sent these very requests,
+	// and an answer from the cache would repeat it rather than measure again.
+	run, err := lp.execute(ctx, lp.cur, heldTasks, true, true)
 	lp.rep.Revised = lp.cur
 	lp.rep.Changed = changed(lp.orig, lp.cur)
 	lp.rep.TrainAfter, _ = lp.state.sums(lp.isHeld)
@@ -435,6 +443,12 @@ func (lp *loop) conclude(cmp *runner.Comparison) {
 	// Without a kept rewrite the final run measured the baseline's listing again.
 	r.Improved = r.HeldPairs > 0 && r.HeldAfter > r.HeldBefore && len(r.Changed) > 0
 	r.Significant = significant(r)
+	for _, a := range r.Attempts {
+		if a.Ran {
+			r.Caveat = "The held-out tasks vetoed candidates (one that lost a held-out task was not kept), so this comparison is not an independent test of the kept rewrites."
+			break
+		}
+	}
 	r.Verdict = verdict(r, len(lp.heldIdx))
 	lp.progress("final: %s", r.Verdict)
 }
