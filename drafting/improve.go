@@ -81,6 +81,9 @@ type ImproveReport struct {
 	TrainBefore int `json:"trainBefore"`
 	TrainAfter  int `json:"trainAfter"`
 	TrainCalls  int `json:"trainCalls"`
+	// BaselineErrors counts the baseline's failed calls. A failed call is not a wrong answer:
+	// candidates are judged, task by task, only on the samples both runs answered.
+	BaselineErrors int `json:"baselineErrors"`
 	// Improved is true only when a rewrite was kept (Changed is not empty) and held-out
 	// accuracy rose; the report never claims more. With nothing changed, a held-out difference
 	// is the model's sampling.
@@ -386,7 +389,7 @@ func (lp *loop) baseline(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("the baseline run: %w", err)
 	}
-	st := newRunState(run)
+	st := newRunState(run, lp.tasks)
 	if st.score.Scored == 0 {
 		return fmt.Errorf("%w: the baseline run got no answer from the model (%d calls failed%s); check the endpoint with 'workbench run'",
 			ErrCannotImprove, st.score.Errors, firstCallError(run))
@@ -394,6 +397,10 @@ func (lp *loop) baseline(ctx context.Context) error {
 	lp.base, lp.state = run, st
 	train, held := st.sums(lp.isHeld)
 	lp.rep.TrainBefore, lp.rep.TrainCalls = train, len(lp.trainIdx)*lp.opts.Samples
+	lp.rep.BaselineErrors = st.score.Errors
+	if st.score.Errors > 0 {
+		lp.progress("baseline: %d of %d calls failed; a task is judged only on the samples both runs answered", st.score.Errors, len(run.Calls))
+	}
 	lp.progress("baseline: %d/%d training calls right, %d/%d held-out calls right", train, lp.rep.TrainCalls, held, len(lp.heldIdx)*lp.opts.Samples)
 	return nil
 }
@@ -410,12 +417,77 @@ func firstCallError(run *runner.Run) string {
 // runState is what a model run says per task.
 type runState struct {
 	score *runner.Score
+	tasks []selection.Task // the run's tasks, by index
 }
 
-func newRunState(run *runner.Run) *runState { return &runState{score: runner.ScoreRun(run)} }
+func newRunState(run *runner.Run, tasks []selection.Task) *runState {
+	return &runState{score: runner.ScoreRun(run), tasks: tasks}
+}
 
 // right is the number of right calls of task i.
 func (s *runState) right(i int) int { return s.score.PerTask[i].Correct }
+
+// answered says whether a sample's choice is an answer (not a failed or missing call).
+func answered(choice string) bool { return choice != "" && choice != runner.ErrorChoice }
+
+// tally is one task's right and rejected samples in a run and in the run it is held against,
+// over the samples both answered.
+type tally struct{ right, baseRight, rejected, baseRejected int }
+
+// against counts task i in s and in base over the samples both runs answered: a call that
+// failed in either run is no answer, neither right nor wrong.
+func (s *runState) against(base *runState, i int) tally {
+	var t tally
+	a, b := s.score.PerTask[i], base.score.PerTask[i]
+	for k := range min(len(a.Choices), len(b.Choices)) {
+		ca, cb := a.Choices[k], b.Choices[k]
+		if !answered(ca) || !answered(cb) {
+			continue
+		}
+		t.right += b2i(s.rightChoice(i, ca))
+		t.baseRight += b2i(base.rightChoice(i, cb))
+		t.rejected += b2i(s.rejects(i, ca))
+		t.baseRejected += b2i(base.rejects(i, cb))
+	}
+	return t
+}
+
+// rightChoice says whether choice answers task i, as runner.ScoreRun counts it.
+func (s *runState) rightChoice(i int, choice string) bool {
+	tr := s.score.PerTask[i]
+	if choice == tr.Expected {
+		return true
+	}
+	if i < len(s.tasks) {
+		return s.tasks[i].Accepts(choice) && !s.tasks[i].Rejects(choice)
+	}
+	return tr.Right(choice)
+}
+
+func (s *runState) rejects(i int, choice string) bool {
+	return i < len(s.tasks) && s.tasks[i].Rejects(choice)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// pairedSums counts the right calls of s and of base on the training and the held-out tasks,
+// over the samples both runs answered.
+func (s *runState) pairedSums(base *runState, isHeld []bool) (train, baseTrain, held, baseHeld int) {
+	for i := range s.score.PerTask {
+		t := s.against(base, i)
+		if isHeld[i] {
+			held, baseHeld = held+t.right, baseHeld+t.baseRight
+		} else {
+			train, baseTrain = train+t.right, baseTrain+t.baseRight
+		}
+	}
+	return train, baseTrain, held, baseHeld
+}
 
 // sums counts the right calls on the training and the held-out tasks.
 func (s *runState) sums(isHeld []bool) (train, held int) {

@@ -5,17 +5,46 @@ import (
 	"testing"
 
 	"github.com/tool-workbench/workbench/analysis"
+	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/selection/runner"
 	"github.com/tool-workbench/workbench/selection/stats"
 )
 
-// stateOf is a run state whose tasks had these right calls, and errors failed calls.
+// stateOf is a run state of one sample per task, every task expecting tool "a": a task with a
+// right call chose "a", one without chose "b"; errors counts failed calls besides.
 func stateOf(errors int, right ...int) *runState {
-	s := &runner.Score{Errors: errors}
+	choices := make([]string, len(right))
 	for i, r := range right {
-		s.PerTask = append(s.PerTask, runner.TaskResult{Index: i, Correct: r, Scored: 1})
+		choices[i] = "b"
+		if r > 0 {
+			choices[i] = "a"
+		}
 	}
-	return &runState{score: s}
+	st := stateChoices(choices...)
+	st.score.Errors = errors
+	return st
+}
+
+// stateChoices is a run state of one sample per task, every task expecting tool "a" and
+// rejecting tool "x", with these choices (runner.ErrorChoice for a failed call).
+func stateChoices(choices ...string) *runState {
+	s := &runner.Score{}
+	var tasks []selection.Task
+	for i, ch := range choices {
+		a := "a"
+		tasks = append(tasks, selection.Task{Task: "task", Expect: &a, Reject: []string{"x"}})
+		tr := runner.TaskResult{Index: i, Expected: "a", Choices: []string{ch}}
+		switch {
+		case ch == runner.ErrorChoice:
+			s.Errors++
+		case ch == "a":
+			tr.Correct, tr.Scored = 1, 1
+		default:
+			tr.Scored = 1
+		}
+		s.PerTask = append(s.PerTask, tr)
+	}
+	return &runState{score: s, tasks: tasks}
 }
 
 // judge keeps a candidate only when training gains and no held-out task, taken one by one,
@@ -37,6 +66,36 @@ func TestJudge(t *testing.T) {
 		{"a failed call", stateOf(1, 1, 1, 1, 0), "not kept: 1 of its calls failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			got := lp.judge(tc.cand)
+			if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
+				t.Errorf("judge = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A call that failed as things stand is not a wrong answer: judge compares each task only on
+// the samples both runs answered, so a candidate does not "win" a task whose call had failed,
+// nor "lose" a held-out one. A held-out task that moves to a tool it rejects is lost, even
+// when it was wrong before.
+func TestJudgeAnsweredInBoth(t *testing.T) {
+	e := runner.ErrorChoice
+	// Tasks 1 and 2 train, 3 and 4 are held out.
+	isHeld := []bool{false, false, true, true}
+	for _, tc := range []struct {
+		name      string
+		cur, cand *runState
+		want      string
+	}{
+		{"a training task whose call failed is no win", stateChoices("a", e, "a", "b"), stateChoices("a", "a", "a", "b"),
+			"not kept: it wins no more training calls (1 → 1 right)"},
+		{"a held-out task whose call failed is no loss", stateChoices("b", "b", e, "a"), stateChoices("a", "b", "b", "a"), ""},
+		{"a held-out task moving to a rejected tool is lost", stateChoices("b", "b", "b", "a"), stateChoices("a", "b", "x", "a"),
+			"not kept: it moves held-out task 3 to a tool the task rejects"},
+		{"a held-out task already on a rejected tool stays", stateChoices("b", "b", "x", "a"), stateChoices("a", "b", "x", "a"), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lp := &loop{heldIdx: []int{2, 3}, isHeld: isHeld, state: tc.cur}
 			got := lp.judge(tc.cand)
 			if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
 				t.Errorf("judge = %q, want %q", got, tc.want)

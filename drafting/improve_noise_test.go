@@ -161,3 +161,29 @@ func TestImproveInterruptedAskCounts(t *testing.T) {
 		t.Errorf("%d briefs, stopped %q, %d calls counted; want 1 brief, interrupted, and at least the baseline's 8 and the rewrite call", h.briefs, r.Stopped, r.Calls)
 	}
 }
+
+// A baseline call that failed is not a wrong answer: a rewrite that changes nothing that
+// matters does not "win" that training task and is not kept, and the report says how many
+// baseline calls failed.
+func TestImproveBaselineErrorIsNotAWin(t *testing.T) {
+	l, tasks := twoTools(t, "read the file notes from the disk", "mail the file notes to bob",
+		"read the file todo from the disk", "send an email message to alice")
+	srv := &fakemodel.Server{Rewrites: map[string][]string{
+		"send_email": {"Send an email message to a person, given the address."},
+		"read_file":  {"Read a file from the disk and return its text, given its path."}}}
+	// The baseline's call on training task 1 fails once (HTTP 500, no retry).
+	f := &flaky{s: srv, match: "read the file notes", cue: " [[fail:1]]", times: 1}
+	r, err := drafting.Improve(context.Background(), flakyCaller(t, f, 200), engine(t), l, tasks, drafting.ImproveOptions{Rounds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logReport(t, r)
+	for _, a := range r.Attempts {
+		if a.Kept {
+			t.Errorf("kept a rewrite of %s (training %d → %d) where the baseline's training call had failed, not answered wrong", a.Tool, a.TrainBefore, a.TrainAfter)
+		}
+	}
+	if r.BaselineErrors != 1 {
+		t.Errorf("the report counts %d failed baseline calls, want 1", r.BaselineErrors)
+	}
+}

@@ -89,6 +89,9 @@ func (r *ImproveReport) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(b, "plan: at most %d model calls (%s); made %d calls%s\n", r.Plan.Calls, budget, r.Calls, cached)
 	fmt.Fprintf(b, "training: %d/%d calls right before, %d/%d as kept\n", r.TrainBefore, r.TrainCalls, r.TrainAfter, r.TrainCalls)
+	if r.BaselineErrors > 0 {
+		fmt.Fprintf(b, "baseline: %s failed; each task is judged only on the samples both runs answered\n", plural(r.BaselineErrors, "call"))
+	}
 	round := 0
 	for k, a := range r.Attempts {
 		if a.Round != round {

@@ -366,9 +366,8 @@ func (lp *loop) trial(ctx context.Context, round, i int, cand Candidate, cur sta
 		return a, nil
 	}
 	a.Ran = true
-	st := newRunState(run)
-	a.TrainBefore, a.HeldBefore = lp.state.sums(lp.isHeld)
-	a.TrainAfter, a.HeldAfter = st.sums(lp.isHeld)
+	st := newRunState(run, lp.tasks)
+	a.TrainAfter, a.TrainBefore, a.HeldAfter, a.HeldBefore = st.pairedSums(lp.state, lp.isHeld)
 	if why := lp.judge(st); why != "" {
 		a.Reason = why
 		return a, nil
@@ -377,22 +376,29 @@ func (lp *loop) trial(ctx context.Context, round, i int, cand Candidate, cur sta
 }
 
 // judge says why a candidate's run does not qualify ("" when it does): a failed call, no gain
-// on the training tasks, or any held-out task with fewer right calls than before.
+// on the training tasks, a held-out task with fewer right calls than before, or one moved to a
+// tool it rejects. Each task is compared only on the samples both runs answered: a call that
+// failed as things stand is not a wrong answer a candidate could "win".
 func (lp *loop) judge(st *runState) string {
 	if st.score.Errors > 0 {
 		return fmt.Sprintf("not kept: %d of its calls failed, so the run cannot be compared", st.score.Errors)
 	}
-	var lost []string
+	var lost, rejected []string
 	for _, h := range lp.heldIdx {
-		if st.right(h) < lp.state.right(h) {
-			lost = append(lost, fmt.Sprintf("%d (%d → %d right)", h+1, lp.state.right(h), st.right(h)))
+		t := st.against(lp.state, h)
+		if t.right < t.baseRight {
+			lost = append(lost, fmt.Sprintf("%d (%d → %d right)", h+1, t.baseRight, t.right))
+		}
+		if t.rejected > t.baseRejected {
+			rejected = append(rejected, strconv.Itoa(h+1))
 		}
 	}
-	tb, _ := lp.state.sums(lp.isHeld)
-	ta, _ := st.sums(lp.isHeld)
+	ta, tb, _, _ := st.pairedSums(lp.state, lp.isHeld)
 	switch {
 	case len(lost) > 0:
 		return fmt.Sprintf("not kept: it loses held-out task %s (training %d → %d right)", strings.Join(lost, ", task "), tb, ta)
+	case len(rejected) > 0:
+		return fmt.Sprintf("not kept: it moves held-out task %s to a tool the task rejects (training %d → %d right)", strings.Join(rejected, ", task "), tb, ta)
 	case ta <= tb:
 		return fmt.Sprintf("not kept: it wins no more training calls (%d → %d right)", tb, ta)
 	}
