@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -390,9 +391,15 @@ func (lp *loop) baseline(ctx context.Context) error {
 		return fmt.Errorf("the baseline run: %w", err)
 	}
 	st := newRunState(run, lp.tasks)
-	if st.score.Scored == 0 {
-		return fmt.Errorf("%w: the baseline run got no answer from the model (%d calls failed%s); check the endpoint with 'workbench run'",
-			ErrCannotImprove, st.score.Errors, firstCallError(run))
+	if failed, notRecorded := st.score.Errors, firstNotRecorded(run); failed*2 >= len(run.Calls) || notRecorded != "" {
+		// Half the calls failing leaves too little to compare; a replay without an answer to
+		// a request was recorded with other settings and will not answer the loop either.
+		first := notRecorded
+		if first == "" {
+			first = firstCallError(run)
+		}
+		return fmt.Errorf("%w: the baseline run failed: %d of %d calls; first error: %s; check the endpoint with 'workbench run', or replay with the settings the recording was made with",
+			ErrCannotImprove, failed, len(run.Calls), first)
 	}
 	lp.base, lp.state = run, st
 	train, held := st.sums(lp.isHeld)
@@ -408,7 +415,25 @@ func (lp *loop) baseline(ctx context.Context) error {
 func firstCallError(run *runner.Run) string {
 	for _, c := range run.Calls {
 		if c.Outcome == runner.OutError {
-			return "; the first: " + c.Error
+			return c.Error
+		}
+	}
+	return "none"
+}
+
+// notRecordedText starts the replay's answer to a request its recording has no answer to
+// (runner.Replay, error type not_recorded).
+const notRecordedText = "the recording holds no answer to this request"
+
+// firstNotRecorded is the first failed call's error that says the recording held no answer,
+// from that phrase on ("" when none says so): a replay's 404 is not a missing endpoint.
+func firstNotRecorded(run *runner.Run) string {
+	for _, c := range run.Calls {
+		if c.Outcome != runner.OutError {
+			continue
+		}
+		if i := strings.Index(c.Error, notRecordedText); i >= 0 {
+			return c.Error[i:]
 		}
 	}
 	return ""

@@ -351,3 +351,20 @@ func TestImproveCachedFinal(t *testing.T) {
 		}
 	}
 }
+
+// A replay whose settings differ from the recording's (here --samples 2 on a recording of one
+// sample a task) gets no answer to most of its calls: improve stops after the baseline with
+// exit 2, says how many calls failed, and says first that the recording holds no answer.
+func TestImproveReplayMismatch(t *testing.T) {
+	tools, tasks := fixture(t, "confusing-tools.json"), fixture(t, "tasks-confusing.json")
+	recording := filepath.Join(improveTD, "confusing.recording.json")
+	out, errs, code := runWith(t, nil, "improve", tools, "--tasks", tasks, "--replay", recording, "--samples", "2", "--max-calls", "300")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"the baseline run failed: ", " of 16 calls; first error: the recording holds no answer to this request: "} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("standard error lacks %q:\n%s", want, errs)
+		}
+	}
+}
