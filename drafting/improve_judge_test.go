@@ -1,10 +1,12 @@
 package drafting
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tool-workbench/workbench/analysis"
+	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/selection/runner"
 	"github.com/tool-workbench/workbench/selection/stats"
@@ -183,5 +185,25 @@ func TestVerdict(t *testing.T) {
 				t.Errorf("significant %v, want %v", tc.r.Significant, want)
 			}
 		})
+	}
+}
+
+// targets rewrites the tools of the training tasks the model gets wrong, then the tools it
+// chose instead. A task that any of several tools answers is lost by every one of them, not
+// only by the first.
+func TestTargetsSeveralAnswers(t *testing.T) {
+	l, err := listing.Parse([]byte(`[{"name":"a","description":"A."},{"name":"b","description":"B."},{"name":"c","description":"C."},{"name":"d","description":"D."}]`), listing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &runState{score: &runner.Score{PerTask: []runner.TaskResult{
+		// Task 1 takes b or c; the model chose d.
+		{Index: 0, Expected: "b", Answers: []string{"b", "c"}, Choices: []string{"d"}, Scored: 1, Modal: "d"},
+		// Task 2 takes a and the model chose it.
+		{Index: 1, Expected: "a", Choices: []string{"a"}, Scored: 1, Correct: 1, Modal: "a"},
+	}}}
+	lp := &loop{cur: l, trainIdx: []int{0, 1}, state: st}
+	if got, want := lp.targets(), []int{1, 2, 3}; !slices.Equal(got, want) {
+		t.Errorf("targets = %v, want %v (b and c lose task 1, d takes it)", got, want)
 	}
 }

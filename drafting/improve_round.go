@@ -61,7 +61,8 @@ func (lp *loop) rounds(ctx context.Context) {
 }
 
 // targets are the tools (indexes in cur) whose training tasks the model's most common choice
-// gets wrong, then the tools it chose instead, most tasks first, then in listing order.
+// gets wrong (every right answer's tool, for a task several tools answer), then the tools it
+// chose instead, most tasks first, then in listing order.
 func (lp *loop) targets() []int {
 	index := map[string]int{}
 	for i, n := range lp.cur.Names() {
@@ -75,8 +76,14 @@ func (lp *loop) targets() []int {
 		if tr.Scored == 0 || tr.Right(tr.Modal) {
 			continue
 		}
-		if i, ok := index[tr.Expected]; ok {
-			lost[i]++
+		// A task that several tools answer is lost by each of them: any may be the one whose
+		// text fails to claim it.
+		seen := map[int]bool{}
+		for _, name := range append([]string{tr.Expected}, tr.Answers...) {
+			if i, ok := index[name]; ok && !seen[i] {
+				seen[i] = true
+				lost[i]++
+			}
 		}
 		if i, ok := index[tr.Modal]; ok {
 			stole[i]++
