@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/listing"
@@ -79,13 +82,27 @@ type ImproveReport struct {
 	TrainBefore int `json:"trainBefore"`
 	TrainAfter  int `json:"trainAfter"`
 	TrainCalls  int `json:"trainCalls"`
-	// Improved is true only when held-out accuracy rose; the report never claims more.
-	Improved bool   `json:"improved"`
-	Verdict  string `json:"verdict"` // one sentence
-	Rounds   int    `json:"rounds"`  // rounds begun
+	// BaselineErrors counts the baseline's failed calls. A failed call is not a wrong answer:
+	// candidates are judged, task by task, only on the samples both runs answered.
+	BaselineErrors int `json:"baselineErrors"`
+	// Improved is true only when a rewrite was kept (Changed is not empty) and held-out
+	// accuracy rose; the report never claims more. With nothing changed, a held-out difference
+	// is the model's sampling.
+	Improved bool `json:"improved"`
+	// Significant is true when the paired 95% interval of the held-out difference lies above 0.
+	Significant bool   `json:"significant"`
+	Verdict     string `json:"verdict"` // one sentence
+	Rounds      int    `json:"rounds"`  // rounds begun
 	// Stopped says why the loop ended before its last round ("" when it did not).
-	Stopped  string           `json:"stopped,omitempty"`
-	Calls    int              `json:"calls"`
+	Stopped string `json:"stopped,omitempty"`
+	// Calls counts the calls sent to the model; Cached the answers taken from the response
+	// cache instead (both took their call from the budget). The final held-out run never reads
+	// the cache: the kept candidate's trial run sent the very same requests.
+	Calls  int `json:"calls"`
+	Cached int `json:"cached"`
+	// Caveat says, when candidates went through a model run, that the held-out tasks vetoed
+	// them, so the final comparison is not an independent test.
+	Caveat   string           `json:"caveat,omitempty"`
 	Budget   int              `json:"budget,omitempty"` // the budget's limit (0: none)
 	Revised  *listing.Listing `json:"-"`
 	Changed  []string         `json:"changed"` // tools whose text the revised listing changed
@@ -269,7 +286,11 @@ func newLoop(c Caller, eng *analysis.Engine, l *listing.Listing, tasks []selecti
 	if err := c.Budget.Take(p.final()); err != nil {
 		return nil, fmt.Errorf("%w: reserving the final run's %d calls: %w", ErrCannotImprove, p.final(), err)
 	}
-	lp := &loop{c: c, client: client, eng: eng, opts: o, plan: p, tasks: tasks, orig: l, cur: l,
+	// Rewrite calls go through a counter, so that an answer from the response cache is
+	// reported apart from the calls sent.
+	asks := &cacheCounter{Model: c.Model}
+	c.Model = asks
+	lp := &loop{c: c, asks: asks, client: client, eng: eng, opts: o, plan: p, tasks: tasks, orig: l, cur: l,
 		trainIdx: train, heldIdx: held, isHeld: make([]bool, len(tasks)),
 		rep: &ImproveReport{Plan: p.plan(), Train: train, HeldOut: held, Attempts: []Attempt{}, Changed: []string{}, Budget: c.Budget.Max()}}
 	for _, i := range held {
@@ -284,6 +305,7 @@ func newLoop(c Caller, eng *analysis.Engine, l *listing.Listing, tasks []selecti
 // loop is the state of one Improve.
 type loop struct {
 	c        Caller
+	asks     *cacheCounter // c.Model: counts the rewrite calls answered from the cache
 	client   *runner.Client
 	eng      *analysis.Engine
 	opts     ImproveOptions
@@ -320,17 +342,38 @@ func (lp *loop) stop(why string) {
 	}
 }
 
+// cacheCounter is a Model that counts the answers the response cache gave.
+type cacheCounter struct {
+	Model
+	cached int
+}
+
+func (m *cacheCounter) Complete(ctx context.Context, req openai.ChatCompletionRequest, sample int, noCache bool) (*runner.Reply, error) {
+	r, err := m.Model.Complete(ctx, req, sample, noCache)
+	if err == nil && r != nil && r.Cached {
+		m.cached++
+	}
+	return r, err
+}
+
 // execute runs tasks against l through the model, after taking their calls from the budget
-// unless reserved, and keeps the exchanges.
-func (lp *loop) execute(ctx context.Context, l *listing.Listing, tasks []selection.Task, reserved bool) (*runner.Run, error) {
+// unless reserved, and keeps the exchanges. With fresh, every request goes to the model even
+// when the response cache holds an answer.
+func (lp *loop) execute(ctx context.Context, l *listing.Listing, tasks []selection.Task, reserved, fresh bool) (*runner.Run, error) {
 	if !reserved {
 		if err := lp.c.Budget.Take(len(tasks) * lp.opts.Samples); err != nil {
 			return nil, err
 		}
 	}
-	run, err := runner.Execute(ctx, lp.client, l, tasks, runner.Options{Spec: lp.opts.Spec})
+	run, err := runner.Execute(ctx, lp.client, l, tasks, runner.Options{Spec: lp.opts.Spec, NoCache: fresh})
 	if run != nil {
-		lp.rep.Calls += len(run.Calls)
+		for _, c := range run.Calls {
+			if c.Cached {
+				lp.rep.Cached++
+			} else {
+				lp.rep.Calls++
+			}
+		}
 		lp.c.Record.AddRun(run)
 	}
 	if err == nil && run == nil {
@@ -343,18 +386,28 @@ func (lp *loop) execute(ctx context.Context, l *listing.Listing, tasks []selecti
 func (lp *loop) baseline(ctx context.Context) error {
 	lp.progress("split: %d training tasks, %d held-out tasks", len(lp.trainIdx), len(lp.heldIdx))
 	lp.progress("baseline: running %d tasks, %s each", len(lp.tasks), samplesText(lp.opts.Samples))
-	run, err := lp.execute(ctx, lp.cur, lp.tasks, false)
+	run, err := lp.execute(ctx, lp.cur, lp.tasks, false, false)
 	if err != nil {
 		return fmt.Errorf("the baseline run: %w", err)
 	}
-	st := newRunState(run)
-	if st.score.Scored == 0 {
-		return fmt.Errorf("%w: the baseline run got no answer from the model (%d calls failed%s); check the endpoint with 'workbench run'",
-			ErrCannotImprove, st.score.Errors, firstCallError(run))
+	st := newRunState(run, lp.tasks)
+	if failed, notRecorded := st.score.Errors, firstNotRecorded(run); failed*2 >= len(run.Calls) || notRecorded != "" {
+		// Half the calls failing leaves too little to compare; a replay without an answer to
+		// a request was recorded with other settings and will not answer the loop either.
+		first := notRecorded
+		if first == "" {
+			first = firstCallError(run)
+		}
+		return fmt.Errorf("%w: the baseline run failed: %d of %d calls; first error: %s; check the endpoint with 'workbench run', or replay with the settings the recording was made with",
+			ErrCannotImprove, failed, len(run.Calls), first)
 	}
 	lp.base, lp.state = run, st
 	train, held := st.sums(lp.isHeld)
 	lp.rep.TrainBefore, lp.rep.TrainCalls = train, len(lp.trainIdx)*lp.opts.Samples
+	lp.rep.BaselineErrors = st.score.Errors
+	if st.score.Errors > 0 {
+		lp.progress("baseline: %d of %d calls failed; a task is judged only on the samples both runs answered", st.score.Errors, len(run.Calls))
+	}
 	lp.progress("baseline: %d/%d training calls right, %d/%d held-out calls right", train, lp.rep.TrainCalls, held, len(lp.heldIdx)*lp.opts.Samples)
 	return nil
 }
@@ -362,7 +415,25 @@ func (lp *loop) baseline(ctx context.Context) error {
 func firstCallError(run *runner.Run) string {
 	for _, c := range run.Calls {
 		if c.Outcome == runner.OutError {
-			return "; the first: " + c.Error
+			return c.Error
+		}
+	}
+	return "none"
+}
+
+// notRecordedText starts the replay's answer to a request its recording has no answer to
+// (runner.Replay, error type not_recorded).
+const notRecordedText = "the recording holds no answer to this request"
+
+// firstNotRecorded is the first failed call's error that says the recording held no answer,
+// from that phrase on ("" when none says so): a replay's 404 is not a missing endpoint.
+func firstNotRecorded(run *runner.Run) string {
+	for _, c := range run.Calls {
+		if c.Outcome != runner.OutError {
+			continue
+		}
+		if i := strings.Index(c.Error, notRecordedText); i >= 0 {
+			return c.Error[i:]
 		}
 	}
 	return ""
@@ -371,12 +442,77 @@ func firstCallError(run *runner.Run) string {
 // runState is what a model run says per task.
 type runState struct {
 	score *runner.Score
+	tasks []selection.Task // the run's tasks, by index
 }
 
-func newRunState(run *runner.Run) *runState { return &runState{score: runner.ScoreRun(run)} }
+func newRunState(run *runner.Run, tasks []selection.Task) *runState {
+	return &runState{score: runner.ScoreRun(run), tasks: tasks}
+}
 
 // right is the number of right calls of task i.
 func (s *runState) right(i int) int { return s.score.PerTask[i].Correct }
+
+// answered says whether a sample's choice is an answer (not a failed or missing call).
+func answered(choice string) bool { return choice != "" && choice != runner.ErrorChoice }
+
+// tally is one task's right and rejected samples in a run and in the run it is held against,
+// over the samples both answered.
+type tally struct{ right, baseRight, rejected, baseRejected int }
+
+// against counts task i in s and in base over the samples both runs answered: a call that
+// failed in either run is no answer, neither right nor wrong.
+func (s *runState) against(base *runState, i int) tally {
+	var t tally
+	a, b := s.score.PerTask[i], base.score.PerTask[i]
+	for k := range min(len(a.Choices), len(b.Choices)) {
+		ca, cb := a.Choices[k], b.Choices[k]
+		if !answered(ca) || !answered(cb) {
+			continue
+		}
+		t.right += b2i(s.rightChoice(i, ca))
+		t.baseRight += b2i(base.rightChoice(i, cb))
+		t.rejected += b2i(s.rejects(i, ca))
+		t.baseRejected += b2i(base.rejects(i, cb))
+	}
+	return t
+}
+
+// rightChoice says whether choice answers task i, as runner.ScoreRun counts it.
+func (s *runState) rightChoice(i int, choice string) bool {
+	tr := s.score.PerTask[i]
+	if choice == tr.Expected {
+		return true
+	}
+	if i < len(s.tasks) {
+		return s.tasks[i].Accepts(choice) && !s.tasks[i].Rejects(choice)
+	}
+	return tr.Right(choice)
+}
+
+func (s *runState) rejects(i int, choice string) bool {
+	return i < len(s.tasks) && s.tasks[i].Rejects(choice)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// pairedSums counts the right calls of s and of base on the training and the held-out tasks,
+// over the samples both runs answered.
+func (s *runState) pairedSums(base *runState, isHeld []bool) (train, baseTrain, held, baseHeld int) {
+	for i := range s.score.PerTask {
+		t := s.against(base, i)
+		if isHeld[i] {
+			held, baseHeld = held+t.right, baseHeld+t.baseRight
+		} else {
+			train, baseTrain = train+t.right, baseTrain+t.baseRight
+		}
+	}
+	return train, baseTrain, held, baseHeld
+}
 
 // sums counts the right calls on the training and the held-out tasks.
 func (s *runState) sums(isHeld []bool) (train, held int) {

@@ -11,9 +11,20 @@ import (
 	"github.com/tool-workbench/workbench/selection/stats"
 )
 
-// significantTasks is the number of held-out tasks under which a result that is not
-// significant is put down to their number rather than to the change.
-const significantTasks = 30
+// significant says whether a kept rewrite's held-out difference is significant: the paired 95%
+// interval of the difference lies above 0.
+func significant(r *ImproveReport) bool {
+	return len(r.Changed) > 0 && r.HeldPairs > 0 && r.Compare != nil && r.Compare.Interval.Low > 0
+}
+
+// NotSignificant says, in a few words, why a rise is not significant ("" when it is, or when
+// the report claims no rise): the number of held-out tasks.
+func (r *ImproveReport) NotSignificant() string {
+	if !r.Improved || r.Significant {
+		return ""
+	}
+	return fmt.Sprintf("not significant: %d held-out tasks", len(r.HeldOut))
+}
 
 // verdict is the report's one sentence: what the held-out tasks show, and nothing more.
 func verdict(r *ImproveReport, heldTasks int) string {
@@ -30,24 +41,25 @@ func verdict(r *ImproveReport, heldTasks int) string {
 	}
 	figures := fmt.Sprintf("%+.0f points, 95%% CI %s, McNemar p = %.3g", (r.After-r.Before)*100, ci, p)
 	switch {
-	case r.HeldAfter > r.HeldBefore:
-		s := fmt.Sprintf("Held-out accuracy rose from %s to %s (%s)", before, after, figures)
-		switch {
-		case p < 0.05:
-			return s + "; the rise is significant at the 5% level."
-		case heldTasks < significantTasks:
-			return s + fmt.Sprintf("; %d held-out tasks is too few to call it significant.", heldTasks)
-		default:
-			return s + "; it is not significant at the 5% level."
-		}
-	case r.HeldAfter < r.HeldBefore:
-		return fmt.Sprintf("Held-out accuracy fell from %s to %s (%s): the revised listing is not better.", before, after, figures)
 	case len(r.Changed) == 0:
+		// The final run measured the listing the baseline did: a difference is sampling.
 		why := "no rewrite was kept"
 		if r.Stopped != "" {
 			why += " (" + r.Stopped + ")"
 		}
-		return fmt.Sprintf("No improvement on held-out tasks (%s → %s): %s.", before, after, why)
+		same := "the same listing got the same held-out calls right"
+		if r.HeldAfter != r.HeldBefore {
+			same = "the difference is the model's sampling, not a change"
+		}
+		return fmt.Sprintf("No improvement on held-out tasks (%s → %s): %s, so the listing is unchanged and %s.", before, after, why, same)
+	case r.HeldAfter > r.HeldBefore:
+		s := fmt.Sprintf("Held-out accuracy rose from %s to %s (%s)", before, after, figures)
+		if r.Significant {
+			return s + "; significant: the paired 95% interval lies above 0."
+		}
+		return s + fmt.Sprintf("; not significant: %d held-out tasks, and the paired 95%% interval reaches 0 or below.", heldTasks)
+	case r.HeldAfter < r.HeldBefore:
+		return fmt.Sprintf("Held-out accuracy fell from %s to %s (%s): the revised listing is not better.", before, after, figures)
 	default:
 		return fmt.Sprintf("No improvement on held-out tasks (%s → %s): the rewrites won training tasks only.", before, after)
 	}
@@ -71,8 +83,15 @@ func (r *ImproveReport) WriteText(w io.Writer) error {
 	if r.Budget > 0 {
 		budget = fmt.Sprintf("budget %d", r.Budget)
 	}
-	fmt.Fprintf(b, "plan: at most %d model calls (%s); made %d calls\n", r.Plan.Calls, budget, r.Calls)
+	cached := ""
+	if r.Cached > 0 {
+		cached = fmt.Sprintf(", and took %d answers from the response cache", r.Cached)
+	}
+	fmt.Fprintf(b, "plan: at most %d model calls (%s); made %d calls%s\n", r.Plan.Calls, budget, r.Calls, cached)
 	fmt.Fprintf(b, "training: %d/%d calls right before, %d/%d as kept\n", r.TrainBefore, r.TrainCalls, r.TrainAfter, r.TrainCalls)
+	if r.BaselineErrors > 0 {
+		fmt.Fprintf(b, "baseline: %s failed; each task is judged only on the samples both runs answered\n", plural(r.BaselineErrors, "call"))
+	}
 	round := 0
 	for k, a := range r.Attempts {
 		if a.Round != round {
@@ -129,6 +148,9 @@ func (r *ImproveReport) writeHeldOut(b *bufio.Writer) {
 	for _, p := range cmp.Persuasive {
 		fmt.Fprintf(b, "  persuasive? %s takes %s of calls (was %s) without being right more often\n",
 			strconv.Quote(p.Tool), stats.FormatProportion(p.ShareAfter), stats.FormatProportion(p.ShareBefore))
+	}
+	if r.Caveat != "" {
+		fmt.Fprintf(b, "note: %s\n", r.Caveat)
 	}
 }
 

@@ -61,7 +61,8 @@ func (lp *loop) rounds(ctx context.Context) {
 }
 
 // targets are the tools (indexes in cur) whose training tasks the model's most common choice
-// gets wrong, then the tools it chose instead, most tasks first, then in listing order.
+// gets wrong (every right answer's tool, for a task several tools answer), then the tools it
+// chose instead, most tasks first, then in listing order.
 func (lp *loop) targets() []int {
 	index := map[string]int{}
 	for i, n := range lp.cur.Names() {
@@ -75,8 +76,14 @@ func (lp *loop) targets() []int {
 		if tr.Scored == 0 || tr.Right(tr.Modal) {
 			continue
 		}
-		if i, ok := index[tr.Expected]; ok {
-			lost[i]++
+		// A task that several tools answer is lost by each of them: any may be the one whose
+		// text fails to claim it.
+		seen := map[int]bool{}
+		for _, name := range append([]string{tr.Expected}, tr.Answers...) {
+			if i, ok := index[name]; ok && !seen[i] {
+				seen[i] = true
+				lost[i]++
+			}
 		}
 		if i, ok := index[tr.Modal]; ok {
 			stole[i]++
@@ -207,20 +214,26 @@ func (lp *loop) draft(ctx context.Context, round, i int) ([]Candidate, bool) {
 		lp.problem("round %d, %s: the rewrite brief could not be built: %v", round, name, err)
 		return nil, false
 	}
+	cachedBefore := lp.asks.cached
 	text, err := lp.c.Ask(ctx, brief)
 	switch {
 	case errors.Is(err, ErrBudget):
+		// Refused before its call: the budget was not taken.
 		lp.stop("the call budget is spent")
 		return nil, false
+	case lp.asks.cached > cachedBefore:
+		lp.rep.Cached++
+	default:
+		lp.rep.Calls++
+	}
+	switch {
 	case ctx.Err() != nil:
 		lp.stop("interrupted: " + ctx.Err().Error())
 		return nil, false
 	case err != nil:
-		lp.rep.Calls++
 		lp.problem("round %d, %s: the rewrite call failed: %v", round, name, err)
 		return nil, false
 	}
-	lp.rep.Calls++
 	cands, problems := Candidates(text, lp.opts.K, toolDescription(lp.cur, i))
 	for _, p := range problems {
 		lp.problem("round %d, %s: %s", round, name, p)
@@ -346,7 +359,7 @@ func (lp *loop) trial(ctx context.Context, round, i int, cand Candidate, cur sta
 		return a, nil
 	}
 	lp.progress("round %d: running the tasks with candidate %q", round, shortText(cand.Description, 60))
-	run, err := lp.execute(ctx, revised, lp.tasks, false)
+	run, err := lp.execute(ctx, revised, lp.tasks, false, false)
 	if errors.Is(err, ErrBudget) {
 		a.Reason = "not run: the call budget is spent"
 		lp.stop("the call budget is spent")
@@ -360,9 +373,8 @@ func (lp *loop) trial(ctx context.Context, round, i int, cand Candidate, cur sta
 		return a, nil
 	}
 	a.Ran = true
-	st := newRunState(run)
-	a.TrainBefore, a.HeldBefore = lp.state.sums(lp.isHeld)
-	a.TrainAfter, a.HeldAfter = st.sums(lp.isHeld)
+	st := newRunState(run, lp.tasks)
+	a.TrainAfter, a.TrainBefore, a.HeldAfter, a.HeldBefore = st.pairedSums(lp.state, lp.isHeld)
 	if why := lp.judge(st); why != "" {
 		a.Reason = why
 		return a, nil
@@ -371,22 +383,29 @@ func (lp *loop) trial(ctx context.Context, round, i int, cand Candidate, cur sta
 }
 
 // judge says why a candidate's run does not qualify ("" when it does): a failed call, no gain
-// on the training tasks, or any held-out task with fewer right calls than before.
+// on the training tasks, a held-out task with fewer right calls than before, or one moved to a
+// tool it rejects. Each task is compared only on the samples both runs answered: a call that
+// failed as things stand is not a wrong answer a candidate could "win".
 func (lp *loop) judge(st *runState) string {
 	if st.score.Errors > 0 {
 		return fmt.Sprintf("not kept: %d of its calls failed, so the run cannot be compared", st.score.Errors)
 	}
-	var lost []string
+	var lost, rejected []string
 	for _, h := range lp.heldIdx {
-		if st.right(h) < lp.state.right(h) {
-			lost = append(lost, fmt.Sprintf("%d (%d → %d right)", h+1, lp.state.right(h), st.right(h)))
+		t := st.against(lp.state, h)
+		if t.right < t.baseRight {
+			lost = append(lost, fmt.Sprintf("%d (%d → %d right)", h+1, t.baseRight, t.right))
+		}
+		if t.rejected > t.baseRejected {
+			rejected = append(rejected, strconv.Itoa(h+1))
 		}
 	}
-	tb, _ := lp.state.sums(lp.isHeld)
-	ta, _ := st.sums(lp.isHeld)
+	ta, tb, _, _ := st.pairedSums(lp.state, lp.isHeld)
 	switch {
 	case len(lost) > 0:
 		return fmt.Sprintf("not kept: it loses held-out task %s (training %d → %d right)", strings.Join(lost, ", task "), tb, ta)
+	case len(rejected) > 0:
+		return fmt.Sprintf("not kept: it moves held-out task %s to a tool the task rejects (training %d → %d right)", strings.Join(rejected, ", task "), tb, ta)
 	case ta <= tb:
 		return fmt.Sprintf("not kept: it wins no more training calls (%d → %d right)", tb, ta)
 	}
@@ -406,7 +425,9 @@ func shortText(s string, n int) string {
 func (lp *loop) finish(ctx context.Context) error {
 	heldTasks := pick(lp.tasks, lp.heldIdx)
 	lp.progress("final: running the revised listing on the %d held-out tasks", len(heldTasks))
-	run, err := lp.execute(ctx, lp.cur, heldTasks, true)
+	// The final run is sent afresh: the kept candidate's trial run sent these very requests,
+	// and an answer from the cache would repeat it rather than measure again.
+	run, err := lp.execute(ctx, lp.cur, heldTasks, true, true)
 	lp.rep.Revised = lp.cur
 	lp.rep.Changed = changed(lp.orig, lp.cur)
 	lp.rep.TrainAfter, _ = lp.state.sums(lp.isHeld)
@@ -432,7 +453,15 @@ func (lp *loop) conclude(cmp *runner.Comparison) {
 	r.HeldBefore = cmp.Pairs.BothRight + cmp.Pairs.BaseOnly
 	r.HeldAfter = cmp.Pairs.BothRight + cmp.Pairs.CurrentOnly
 	r.Before, r.After = cmp.BaselineAccuracy, cmp.CurrentAccuracy
-	r.Improved = r.HeldPairs > 0 && r.HeldAfter > r.HeldBefore
+	// Without a kept rewrite the final run measured the baseline's listing again.
+	r.Improved = r.HeldPairs > 0 && r.HeldAfter > r.HeldBefore && len(r.Changed) > 0
+	r.Significant = significant(r)
+	for _, a := range r.Attempts {
+		if a.Ran {
+			r.Caveat = "The held-out tasks vetoed candidates (one that lost a held-out task was not kept), so this comparison is not an independent test of the kept rewrites."
+			break
+		}
+	}
 	r.Verdict = verdict(r, len(lp.heldIdx))
 	lp.progress("final: %s", r.Verdict)
 }

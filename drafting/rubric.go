@@ -2,6 +2,8 @@ package drafting
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -79,19 +81,21 @@ const (
 	maxNeighbourDesc   = 2000     // bytes of a neighbour's description in a brief
 )
 
-// RubricCache keeps tool rubrics by model and tool content hash, so that only edited tools
-// are scored again. Bounded; safe for concurrent use.
+// RubricCache keeps tool rubrics by model, tool content hash and a hash of the neighbours its
+// brief shows (their names and descriptions), so that only edited tools, and the tools whose
+// neighbours were edited, are scored again. Bounded; safe for concurrent use.
 //
-// A tool's score also reads its neighbours, which the key leaves out: a tool keeps its cached
-// score when only a neighbour is edited. Scoring only edited tools again is the point of the
-// cache; the page's "score again" (a new cache) rereads everything.
+// The neighbours are in the key because the cache is shared by every workspace of a server and
+// a model's reasons may name what the brief showed: a tool that two listings share must not
+// carry into one listing reasons written about the other's tools.
 type RubricCache struct{ entries *rubricLRU }
 
 type rubricLRU struct {
 	c *lru.Cache[rubricKey, ToolRubric]
 }
 
-type rubricKey struct{ model, hash string }
+// rubricKey is a model's score of a tool (hash) seen among neighbours (near: neighbourHash).
+type rubricKey struct{ model, hash, near string }
 
 // rubricCacheBytes bounds the bytes of a rubric cache; n bounds its entries.
 const rubricCacheBytes = 16 << 20
@@ -112,14 +116,14 @@ func (rc *RubricCache) Len() int {
 	return rc.entries.c.Len()
 }
 
-func (rc *RubricCache) get(model, hash string) (ToolRubric, bool) {
+func (rc *RubricCache) get(model, hash, near string) (ToolRubric, bool) {
 	if rc == nil || model == "" {
 		return ToolRubric{}, false
 	}
-	return rc.entries.c.Get(rubricKey{model, hash})
+	return rc.entries.c.Get(rubricKey{model, hash, near})
 }
 
-func (rc *RubricCache) add(model string, tr ToolRubric) {
+func (rc *RubricCache) add(model, near string, tr ToolRubric) {
 	if rc == nil || model == "" || tr.Offline {
 		return
 	}
@@ -127,7 +131,7 @@ func (rc *RubricCache) add(model string, tr ToolRubric) {
 	for _, d := range tr.Dims {
 		size += int64(len(d.ID) + len(d.Reason) + 48)
 	}
-	rc.entries.c.Add(rubricKey{model, tr.Hash}, tr, size)
+	rc.entries.c.Add(rubricKey{model, tr.Hash, near}, tr, size)
 }
 
 // ModelKey is the name a rubric cache keeps a model's scores under: its endpoint's name and
@@ -150,8 +154,9 @@ func PlanRubric(l *listing.Listing, model string, cache *RubricCache) Plan {
 		return Plan{What: "no call: scored offline from the findings"}
 	}
 	n, cached := 0, 0
-	for _, h := range listing.ToolHashes(l) {
-		if _, ok := cache.get(model, h.Hash); ok {
+	near := neighbourHashes(l, nil, cache)
+	for i, h := range listing.ToolHashes(l) {
+		if _, ok := cache.get(model, h.Hash, near[i]); ok {
 			cached++
 		} else {
 			n++
@@ -178,6 +183,8 @@ func ScoreRubric(ctx context.Context, c Caller, eng *analysis.Engine, l *listing
 	model := ModelKey(c.Model)
 	out := &Rubric{Tools: make([]ToolRubric, len(l.Tools)), Plan: PlanRubric(l, model, cache)}
 	hashes := listing.ToolHashes(l)
+	ranker := selection.NewRanker(l.Tools)
+	near := neighbourHashes(l, ranker, cache)
 	var todo []int
 	for i := range l.Tools {
 		off := offlineScore(res.Tools[i], toolWide(res.Listing, res.Tools[i].Name))
@@ -186,7 +193,7 @@ func ScoreRubric(ctx context.Context, c Caller, eng *analysis.Engine, l *listing
 		if model == "" {
 			continue
 		}
-		if tr, ok := cache.get(model, hashes[i].Hash); ok {
+		if tr, ok := cache.get(model, hashes[i].Hash, near[i]); ok {
 			tr.Tool, tr.Cached = res.Tools[i].Name, true
 			out.Tools[i] = tr
 			continue
@@ -194,14 +201,14 @@ func ScoreRubric(ctx context.Context, c Caller, eng *analysis.Engine, l *listing
 		todo = append(todo, i)
 	}
 	if len(todo) > 0 {
-		s := &rubricScorer{c: c, l: l, res: res, ranker: selection.NewRanker(l.Tools)}
+		s := &rubricScorer{c: c, l: l, res: res, ranker: ranker}
 		calls := s.run(ctx, todo, out.Tools)
 		out.Calls = int(calls)
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("scoring the rubric: %w", err)
 		}
 		for _, i := range todo {
-			cache.add(model, out.Tools[i])
+			cache.add(model, near[i], out.Tools[i])
 		}
 	}
 	out.summarise(c.Model)
@@ -281,18 +288,45 @@ func (s *rubricScorer) brief(i int) Brief {
 		}
 		findings = append(findings, clipToRunes(f.Rule+": "+f.Message, MaxReason))
 	}
-	b := Brief{Job: JobRubric, Tool: &bt, Findings: findings, Neighbours: s.neighbours(i)}
+	b := Brief{Job: JobRubric, Tool: &bt, Findings: findings, Neighbours: rubricNeighbours(s.l, s.ranker, i)}
 	for _, d := range Dimensions {
 		b.Dimensions = append(b.Dimensions, BriefDimension{ID: d.ID, Question: d.Question})
 	}
 	return b
 }
 
-// neighbours are the tools the ranker scores highest for tool i's own name and description:
-// the tools a model could take it for.
-func (s *rubricScorer) neighbours(i int) []BriefTool {
-	t := s.l.Tools[i]
-	scores := s.ranker.Scores(t.Get("name").String() + " " + clipToBytes(t.Get("description").String(), maxRubricDesc))
+// neighbourHashes are the neighbourHash of each tool of l, by ranker (nil: one of l's tools);
+// all "" without a cache to look in.
+func neighbourHashes(l *listing.Listing, ranker *selection.Ranker, cache *RubricCache) []string {
+	near := make([]string, len(l.Tools))
+	if cache == nil {
+		return near
+	}
+	if ranker == nil {
+		ranker = selection.NewRanker(l.Tools)
+	}
+	for i := range l.Tools {
+		near[i] = neighbourHash(rubricNeighbours(l, ranker, i))
+	}
+	return near
+}
+
+// neighbourHash is a hash of the neighbours a rubric brief shows, names and descriptions as
+// sent: part of the rubric cache's key.
+func neighbourHash(ns []BriefTool) string {
+	h := sha256.New()
+	for _, n := range ns {
+		// Lengths first, so that no two lists write the same bytes.
+		fmt.Fprintf(h, "%d:%s%d:%s", len(n.Name), n.Name, len(n.Description), n.Description)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// rubricNeighbours are the tools the ranker scores highest for tool i's own name and
+// description: the tools a model could take it for.
+func rubricNeighbours(l *listing.Listing, ranker *selection.Ranker, i int) []BriefTool {
+	t := l.Tools[i]
+	scores := ranker.Scores(t.Get("name").String() + " " + clipToBytes(t.Get("description").String(), maxRubricDesc))
 	idx := make([]int, 0, len(scores))
 	for j, sc := range scores {
 		if j != i && sc > 0 {
@@ -302,7 +336,7 @@ func (s *rubricScorer) neighbours(i int) []BriefTool {
 	slices.SortStableFunc(idx, func(a, b int) int { return -cmpFloat(scores[a], scores[b]) })
 	var out []BriefTool
 	for _, j := range idx[:min(len(idx), maxRubricNeighbour)] {
-		n := s.l.Tools[j]
+		n := l.Tools[j]
 		out = append(out, BriefTool{Name: n.Get("name").String(), Description: clipToBytes(n.Get("description").String(), maxNeighbourDesc)})
 	}
 	return out

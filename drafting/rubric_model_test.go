@@ -86,13 +86,28 @@ func TestRubricCache(t *testing.T) {
 	if _, err := drafting.ScoreRubric(context.Background(), c, eng, l, cache); err != nil {
 		t.Fatal(err)
 	}
+	// A tool's brief shows its neighbours, and the cache key holds them (a model's reasons may
+	// name them): editing tickets_get scores it again, and every tool whose brief showed it.
+	showsGet := 0
+	for _, b := range srv.Briefs() {
+		for _, n := range b.Neighbours {
+			if n.Name == "tickets_get" {
+				showsGet++
+			}
+		}
+	}
+	if showsGet == 0 {
+		t.Fatal("no brief shows tickets_get as a neighbour; the step below would not test neighbours")
+	}
 	steps := []struct {
 		name    string
 		listing *listing.Listing
 		calls   int
 	}{
 		{"the same listing", seedListing(t, "clear-tools.json"), 0},
-		{"one tool edited", seedListing(t, "clear-tools.json", "Reads tickets only.", "Reads tickets only; it never sends mail."), 1},
+		{"one tool edited, a neighbour of none", seedListing(t, "clear-tools.json", "Reads tickets only.", "Reads tickets only; it never sends mail."), 1},
+		{"a neighbour edited", seedListing(t, "clear-tools.json", "Reads tickets only.", "Reads tickets only; it never sends mail.",
+			"Show one support ticket", "Show a single support ticket"), 1 + showsGet},
 	}
 	for _, s := range steps {
 		before := srv.Requests()

@@ -166,24 +166,24 @@ var _ = os.ReadFile
 func TestRubricCacheBounds(t *testing.T) {
 	rc := NewRubricCache(2)
 	for _, h := range []string{"a", "b", "c"} {
-		rc.add("m", ToolRubric{Tool: h, Hash: h, Dims: []DimScore{{ID: "purpose", Score: 3, Reason: "r"}}})
+		rc.add("m", "", ToolRubric{Tool: h, Hash: h, Dims: []DimScore{{ID: "purpose", Score: 3, Reason: "r"}}})
 	}
-	rc.add("m", ToolRubric{Tool: "d", Hash: "d", Offline: true})
-	if _, ok := rc.get("m", "a"); ok || rc.Len() != 2 {
+	rc.add("m", "", ToolRubric{Tool: "d", Hash: "d", Offline: true})
+	if _, ok := rc.get("m", "a", ""); ok || rc.Len() != 2 {
 		t.Errorf("%d entries, the oldest kept: %v", rc.Len(), ok)
 	}
-	if _, ok := rc.get("m", "c"); !ok {
+	if _, ok := rc.get("m", "c", ""); !ok {
 		t.Error("the newest is gone")
 	}
-	if _, ok := rc.get("other", "c"); ok {
+	if _, ok := rc.get("other", "c", ""); ok {
 		t.Error("another model reads this one's score")
 	}
-	if _, ok := rc.get("m", "d"); ok {
+	if _, ok := rc.get("m", "d", ""); ok {
 		t.Error("an offline score was kept")
 	}
 	var none *RubricCache
-	none.add("m", ToolRubric{Hash: "x"})
-	if _, ok := none.get("m", "x"); ok || none.Len() != 0 {
+	none.add("m", "", ToolRubric{Hash: "x"})
+	if _, ok := none.get("m", "x", ""); ok || none.Len() != 0 {
 		t.Error("a nil cache keeps something")
 	}
 }

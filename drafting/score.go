@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/lint"
@@ -149,38 +150,94 @@ func sortedKeys(m map[string]string) []string {
 	return ks
 }
 
-// markRules are the lint rules whose findings mark a candidate, whatever it scores: wording that
-// persuades or orders the model, and characters a reader cannot see.
+// markRules are the kinds of mark, in the order marks are listed: wording that persuades or
+// orders the model, and characters a reader cannot see.
 var markRules = []string{"promotional-wording", "instructions-to-model", "hidden-unicode"}
 
-// marker lints one tool at a time with the rules above, independent of how the engine is
-// configured, so that a mark never depends on which rules a workspace enabled.
+// marker finds what marks a tool's text, independent of how the engine is configured, so that
+// a mark never depends on which rules a workspace enabled: the hidden-unicode findings of a
+// linter of its own, and every persuasive phrase (lint.Persuasion) of the tool's strings.
 type marker struct{ lt *lint.Linter }
 
 func newMarker() marker { return marker{lint.New(lint.Config{})} }
 
-// findings are tool's findings of the mark rules, keyed by rule and message.
-func (m marker) findings(ctx context.Context, tool *listing.Value) (map[string]Mark, error) {
+// markSet is what marks one tool's text: hidden-unicode findings keyed by message, and how
+// often each persuasive phrase occurs, keyed by rule and phrase. The lint reports one finding
+// per string (its first phrase), so phrases are counted: a candidate that keeps the current
+// text's "the best tool" and adds "always use this tool" adds a phrase.
+type markSet struct {
+	hidden  map[string]Mark
+	phrases map[string]int
+}
+
+// findings are what marks tool.
+func (m marker) findings(ctx context.Context, tool *listing.Value) (markSet, error) {
 	fs, err := m.lt.LintContext(ctx, &listing.Listing{Tools: []*listing.Value{tool}})
 	if err != nil {
-		return nil, fmt.Errorf("checking the candidate's wording: %w", err)
+		return markSet{}, fmt.Errorf("checking the candidate's wording: %w", err)
 	}
-	out := map[string]Mark{}
+	out := markSet{hidden: map[string]Mark{}, phrases: map[string]int{}}
 	for _, f := range fs {
-		if slices.Contains(markRules, f.Rule) {
-			out[f.Rule+"\x00"+f.Message] = Mark{Rule: f.Rule, Message: f.Message}
+		if f.Rule == "hidden-unicode" {
+			out.hidden[f.Message] = Mark{Rule: f.Rule, Message: f.Message}
 		}
 	}
+	eachString(tool, 0, func(str string) {
+		promo, instr := lint.Persuasion(str)
+		for _, p := range promo {
+			out.phrases["promotional-wording\x00"+p]++
+		}
+		for _, p := range instr {
+			out.phrases["instructions-to-model\x00"+p]++
+		}
+	})
 	return out, nil
 }
 
-// marks are the mark findings of cand that cur does not have, in rule order.
-func marks(cur, cand map[string]Mark) []Mark {
+// maxMarkDepth bounds how deep eachString looks into a tool: a description sits at depth 1 and a
+// parameter's at 4; nested schemas rarely go past a dozen.
+const maxMarkDepth = 32
+
+// eachString calls f with every string value of v, to maxMarkDepth levels.
+func eachString(v *listing.Value, depth int, f func(string)) {
+	if v == nil || depth > maxMarkDepth {
+		return
+	}
+	switch v.Kind {
+	case listing.String:
+		f(v.Str)
+	case listing.Array:
+		for _, it := range v.Items {
+			eachString(it, depth+1, f)
+		}
+	case listing.Object:
+		for _, m := range v.Members {
+			eachString(m.Value, depth+1, f)
+		}
+	}
+}
+
+// marks are what cand adds to cur, in rule order: a hidden-unicode finding cur does not have,
+// and a persuasive phrase cand holds more often than cur.
+func marks(cur, cand markSet) []Mark {
 	var out []Mark
-	for k, m := range cand {
-		if _, ok := cur[k]; !ok {
+	for k, m := range cand.hidden {
+		if _, ok := cur.hidden[k]; !ok {
 			out = append(out, m)
 		}
+	}
+	for k, n := range cand.phrases {
+		if n <= cur.phrases[k] {
+			continue
+		}
+		rule, phrase, _ := strings.Cut(k, "\x00")
+		msg := fmt.Sprintf("%q, %d in the candidate and %d in the current text: ", phrase, n, cur.phrases[k])
+		if rule == "promotional-wording" {
+			msg += "assertive wording that pushes the model to this tool; say when the tool is the right one instead"
+		} else {
+			msg += "text aimed at the model, not a description of the tool"
+		}
+		out = append(out, Mark{Rule: rule, Message: msg})
 	}
 	sort.Slice(out, func(a, b int) bool {
 		ra, rb := slices.Index(markRules, out[a].Rule), slices.Index(markRules, out[b].Rule)

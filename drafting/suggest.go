@@ -189,7 +189,7 @@ func Suggest(ctx context.Context, c Caller, eng *analysis.Engine, req SuggestReq
 
 // scoreCandidate fills cd's diff, scores, flips against the current text's verdicts and marks,
 // and returns the listing with it applied.
-func scoreCandidate(ctx context.Context, eng *analysis.Engine, mk marker, req SuggestRequest, cd *Candidate, current string, curPass []bool, curMarks map[string]Mark) (*listing.Listing, error) {
+func scoreCandidate(ctx context.Context, eng *analysis.Engine, mk marker, req SuggestRequest, cd *Candidate, current string, curPass []bool, curMarks markSet) (*listing.Listing, error) {
 	l2, err := Apply(req.Listing, req.Tool, cd.Description, cd.Params)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -218,7 +219,20 @@ var conditionRe = regexp.MustCompile(`\b(?:when|whenever|if|unless|over|in\s+cas
 // lower-cased text: matching it with case-sensitive patterns is several times faster than
 // case-folding patterns on the original.
 func promotion(s string) string {
+	if all := promotions(s, 1); len(all) > 0 {
+		return all[0]
+	}
+	return ""
+}
+
+// promotions returns the assertive phrases of s that no condition limits, in order, at most n
+// of them (n < 0: every one). s is lower-cased text, as promotion says.
+func promotions(s string, n int) []string {
+	var out []string
 	for _, loc := range promoMatches(s) {
+		if n >= 0 && len(out) >= n {
+			break
+		}
 		m := s[loc[0]:loc[1]]
 		// The condition that limits a phrase follows it closely: read the rest of its
 		// sentence up to conditionWindow bytes, so that a text of many phrases in one long
@@ -230,10 +244,10 @@ func promotion(s string) string {
 		low := strings.ToLower(m)
 		absolute := strings.Contains(low, "best") || strings.Contains(low, "only") || strings.Contains(low, "most") || strings.Contains(low, "other")
 		if absolute || !conditionRe.MatchString(m+rest) {
-			return m
+			out = append(out, m)
 		}
 	}
-	return ""
+	return out
 }
 
 func exampleHost(s string) bool {
@@ -328,6 +342,51 @@ func instruction(s string, hints hintMask) string {
 		}
 	}
 	return first
+}
+
+// instructions returns every phrase of s aimed at the model (lower-cased), in the order they
+// appear: the matches of every pattern instruction tries.
+func instructions(s string, hints hintMask) []string {
+	type at struct {
+		i int
+		m string
+	}
+	var found []at
+	low := ""
+	for _, p := range instructionPatterns {
+		if !p.may(hints, s) {
+			continue
+		}
+		if low == "" {
+			low = strings.ToLower(s)
+		}
+		for _, loc := range p.re.FindAllStringIndex(low, -1) {
+			found = append(found, at{loc[0], low[loc[0]:loc[1]]})
+		}
+	}
+	sort.SliceStable(found, func(a, b int) bool { return found[a].i < found[b].i })
+	out := make([]string, len(found))
+	for k, f := range found {
+		out[k] = f.m
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// Persuasion returns every phrase of text that promotional-wording would report (assertive
+// wording no condition limits) and every phrase instructions-to-model would report, lower-cased
+// and in order, a phrase as often as it occurs. The rules report one finding per string, naming
+// its first phrase; Persuasion lets a caller tell a text that adds a phrase from one that already
+// had it. It uses the rules' own patterns.
+func Persuasion(text string) (promo, instr []string) {
+	low := strings.ToLower(text)
+	hints := lowHints.scan(low)
+	if hints.any(hintPromo) && hints.any(hintPromoWords) {
+		promo = promotions(low, -1)
+	}
+	return promo, instructions(text, lowHints.scanLower(text))
 }
 
 func checkPoisonText(c *toolCtx) {

@@ -19,7 +19,8 @@ func init() {
 	register(command{
 		name: "improve",
 		summary: "rewrite the tools that lose training tasks with a model, keep a rewrite only when held-out tasks lose nothing, " +
-			"and report held-out accuracy before and after (exit 0 improved, 1 not improved, 2 on bad input or a failed run)",
+			"and report held-out accuracy before and after (exit 0 improved: a rewrite was kept and held-out accuracy rose, significant or not, " +
+			"which the verdict and the --out line say; 1 not improved; 2 on bad input or a failed run)",
 		usage: "SOURCE --tasks FILE (--endpoint NAME [--endpoints FILE] | --base-url URL --model NAME [--api-key-env NAME] | --replay RECORDING)\n" +
 			"       [--rounds N] [--max-calls N] [--samples K] [--held-out SHARE] [--max-tokens N] [--out FILE] [--record FILE]\n" +
 			"       [--format text|json] [--concurrency N] [--retries N] [--timeout D] [--yes]",
@@ -51,7 +52,7 @@ func runImprove(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&r.keyEnv, "api-key-env", "", "NAME of the environment variable holding the key, with --base-url")
 	fs.StringVar(&r.replay, "replay", "", "answer from this recording (written with --record) instead of an endpoint: no key, no network")
 	fs.StringVar(&r.record, "record", "", "write a recording of every exchange here (replay it with --replay)")
-	fs.StringVar(&r.out, "out", "", "write the revised listing here, only when held-out accuracy rose")
+	fs.StringVar(&r.out, "out", "", "write the revised listing here, only when a kept rewrite raised held-out accuracy (significant or not: the report says which)")
 	fs.StringVar(&r.format, "format", "text", "output: text or json")
 	fs.IntVar(&r.samples, "samples", 1, "samples per task of each model run")
 	fs.IntVar(&o.rounds, "rounds", drafting.DefaultRounds, fmt.Sprintf("rounds of rewrites (1 to %d)", drafting.MaxRounds))
@@ -249,6 +250,10 @@ func improveOut(e *env, o improveOptions, rep *drafting.ImproveReport) error {
 	if err := os.WriteFile(o.run.out, append(b, '\n'), 0o644); err != nil {
 		return improveFail(e, fmt.Errorf("writing the revised listing: %w", err))
 	}
-	fmt.Fprintf(e.stderr, "workbench improve: wrote the revised listing to %s (changed: %s)\n", o.run.out, strings.Join(rep.Changed, ", "))
+	sig := "significant"
+	if ns := rep.NotSignificant(); ns != "" {
+		sig = ns
+	}
+	fmt.Fprintf(e.stderr, "workbench improve: wrote the revised listing to %s (%s; changed: %s)\n", o.run.out, sig, strings.Join(rep.Changed, ", "))
 	return nil
 }

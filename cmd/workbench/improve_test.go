@@ -97,7 +97,12 @@ func TestImproveRecorded(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}
 	}
-	for _, want := range []string{"at most 462 model calls (budget 300)", "wrote the revised listing to " + outFile} {
+	// 4 held-out tasks cannot make a rise significant: the line that says --out was written
+	// says so too.
+	if !strings.Contains(out, "; not significant: 4 held-out tasks") {
+		t.Errorf("the verdict does not say the rise is not significant:\n%s", out)
+	}
+	for _, want := range []string{"at most 462 model calls (budget 300)", "wrote the revised listing to " + outFile + " (not significant: 4 held-out tasks; changed: "} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("standard error lacks %q:\n%s", want, errs)
 		}
@@ -298,8 +303,68 @@ func TestImproveNothingToRewrite(t *testing.T) {
 	s := &fakemodel.Server{}
 	out, errs, code := runWith(t, nil, "improve", fixture(t, "clear-tools.json"), "--tasks", fixture(t, "tasks-clear.json"),
 		"--base-url", fakeEndpoint(t, s), "--model", "m")
-	want := "verdict: No improvement on held-out tasks (4/4 → 4/4): no rewrite was kept (before round 1 the model picks the expected tool for every training task: nothing to rewrite)."
+	want := "verdict: No improvement on held-out tasks (4/4 → 4/4): no rewrite was kept (before round 1 the model picks the expected tool for every training task: nothing to rewrite), so the listing is unchanged"
 	if code != 1 || !strings.Contains(out, want) || len(s.Briefs()) != 0 {
 		t.Errorf("exit %d, %d briefs\n%s%s\nwant exit 1, no brief, and %q", code, len(s.Briefs()), out, errs, want)
+	}
+}
+
+// With the response cache on (the command's default), the kept candidate's trial run has
+// already sent the final run's requests: the final held-out run goes to the model all the same,
+// and the report counts cached answers apart from the calls it made. A second improve with the
+// same cache takes its baseline from the cache and says so. The report also says that the
+// held-out tasks vetoed candidates, so the final comparison is not an independent test.
+func TestImproveCachedFinal(t *testing.T) {
+	tools, tasks := fixture(t, "confusing-tools.json"), fixture(t, "tasks-confusing.json")
+	env := map[string]string{"WORKBENCH_CACHE_DIR": t.TempDir()}
+	type report struct {
+		Calls    int    `json:"calls"`
+		Cached   int    `json:"cached"`
+		Improved bool   `json:"improved"`
+		Caveat   string `json:"caveat"`
+	}
+	s := &fakemodel.Server{Rewrites: ticketRewrites(t)}
+	url := fakeEndpoint(t, s)
+	served := 0
+	for n := 1; n <= 2; n++ {
+		out, errs, code := runWith(t, env, "improve", tools, "--tasks", tasks, "--base-url", url, "--model", "m", "--format", "json")
+		var r report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("run %d: %v\n%s\n%s", n, err, out, errs)
+		}
+		if code != 0 || !r.Improved {
+			t.Fatalf("run %d: exit %d, improved %v; want 0 and true\n%s", n, code, r.Improved, errs)
+		}
+		if r.Calls != s.Requests()-served {
+			t.Errorf("run %d: the report says %d calls were made; the endpoint served %d", n, r.Calls, s.Requests()-served)
+		}
+		served = s.Requests()
+		if n == 1 && r.Cached != 0 {
+			t.Errorf("run 1: %d answers from an empty cache", r.Cached)
+		}
+		// The baseline (8 calls) comes from the cache the second time; the final run never does.
+		if n == 2 && (r.Cached < 8 || r.Calls < 4) {
+			t.Errorf("run 2: %d calls made, %d cached; want the baseline's 8 cached and the final run's 4 made", r.Calls, r.Cached)
+		}
+		if !strings.Contains(r.Caveat, "not an independent test") {
+			t.Errorf("run %d: caveat %q", n, r.Caveat)
+		}
+	}
+}
+
+// A replay whose settings differ from the recording's (here --samples 2 on a recording of one
+// sample a task) gets no answer to most of its calls: improve stops after the baseline with
+// exit 2, says how many calls failed, and says first that the recording holds no answer.
+func TestImproveReplayMismatch(t *testing.T) {
+	tools, tasks := fixture(t, "confusing-tools.json"), fixture(t, "tasks-confusing.json")
+	recording := filepath.Join(improveTD, "confusing.recording.json")
+	out, errs, code := runWith(t, nil, "improve", tools, "--tasks", tasks, "--replay", recording, "--samples", "2", "--max-calls", "300")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"the baseline run failed: ", " of 16 calls; first error: the recording holds no answer to this request: "} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("standard error lacks %q:\n%s", want, errs)
+		}
 	}
 }
