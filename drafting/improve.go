@@ -449,9 +449,6 @@ func newRunState(run *runner.Run, tasks []selection.Task) *runState {
 	return &runState{score: runner.ScoreRun(run), tasks: tasks}
 }
 
-// right is the number of right calls of task i.
-func (s *runState) right(i int) int { return s.score.PerTask[i].Correct }
-
 // answered says whether a sample's choice is an answer (not a failed or missing call).
 func answered(choice string) bool { return choice != "" && choice != runner.ErrorChoice }
 

@@ -78,7 +78,6 @@ type Server struct {
 	requests atomic.Int64
 	mu       sync.Mutex
 	briefs   []drafting.Brief
-	bad      int
 }
 
 // Requests is the number of requests that arrived, drafting and tool choice alike.
