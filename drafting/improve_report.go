@@ -98,7 +98,7 @@ func (r *ImproveReport) WriteText(w io.Writer) error {
 			round = a.Round
 			fmt.Fprintf(b, "\nround %d:\n", round)
 		}
-		fmt.Fprintf(b, "  %d. %s %s\n", k+1, strconv.Quote(a.Tool), a.Reason)
+		fmt.Fprintf(b, "  %d. %s %s\n", k+1, strconv.Quote(a.Tool), printable(a.Reason))
 		fmt.Fprintf(b, "     %s\n", strconv.Quote(a.Description))
 	}
 	if r.Stopped != "" {
