@@ -153,11 +153,13 @@ func clampK(k int) int {
 
 // Candidates reads a rewrite answer: at most k usable candidates, and problems in words for
 // what was wrong (not JSON, no candidates, a candidate empty, over MaxDescriptionBytes, or the
-// same as the current text), never more than one line each.
+// same as the current text), never more than one line each. Parameter descriptions are kept
+// only when params says the brief asked for them: a model that sends them anyway is not
+// measured on them (Improve asks with params false and scores the description alone).
 //
 // A candidate that cannot be used is returned with Refused set (the page shows what the model
 // tried), after the usable ones it came among; at most 2×MaxK candidates of an answer are read.
-func Candidates(text string, k int, current string) (cands []Candidate, problems []string) {
+func Candidates(text string, k int, current string, params bool) (cands []Candidate, problems []string) {
 	k = clampK(k)
 	var a RewriteAnswer
 	if err := Decode(text, &a); err != nil {
@@ -186,7 +188,12 @@ func Candidates(text string, k int, current string) (cands []Candidate, problems
 			usable++
 			seen[c.Description] = true
 			var dropped int
-			c.Params, dropped = readParams(ac.Parameters)
+			switch {
+			case !params && len(ac.Parameters) > 0:
+				problems = append(problems, fmt.Sprintf("candidate %d: its %d parameter descriptions were not asked for and were left out", n+1, len(ac.Parameters)))
+			case params:
+				c.Params, dropped = readParams(ac.Parameters)
+			}
 			if dropped > 0 {
 				problems = append(problems, fmt.Sprintf("candidate %d: %d parameter descriptions were left out (empty, or over %d bytes, or past the first %d)", n+1, dropped, MaxDescriptionBytes, maxParamsPerAns))
 			}

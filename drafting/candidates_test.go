@@ -34,7 +34,7 @@ func TestCandidates(t *testing.T) {
 		{"none", `{"candidates":[]}`, 3, 0, nil, []string{"sent no candidates"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cands, problems := drafting.Candidates(tc.answer, tc.k, "Current.")
+			cands, problems := drafting.Candidates(tc.answer, tc.k, "Current.", true)
 			usable, refused := 0, []string(nil)
 			for _, c := range cands {
 				if c.Refused == "" {

@@ -234,7 +234,7 @@ func (lp *loop) draft(ctx context.Context, round, i int) ([]Candidate, bool) {
 		lp.problem("round %d, %s: the rewrite call failed: %v", round, name, err)
 		return nil, false
 	}
-	cands, problems := Candidates(text, lp.opts.K, toolDescription(lp.cur, i))
+	cands, problems := Candidates(text, lp.opts.K, toolDescription(lp.cur, i), false)
 	for _, p := range problems {
 		lp.problem("round %d, %s: %s", round, name, p)
 	}
@@ -266,6 +266,8 @@ func (s lintScores) has(rule string) bool {
 type standing struct {
 	lint   lintScores
 	tokens int
+	mk     marker  // finds the marks of a candidate's tool, as the page's marks do
+	marks  markSet // what marks the tool as it stands
 }
 
 func (lp *loop) current(ctx context.Context, i int) (standing, error) {
@@ -274,7 +276,32 @@ func (lp *loop) current(ctx context.Context, i int) (standing, error) {
 		return standing{}, err
 	}
 	ls, err := lp.lintOf(ctx, lp.cur)
-	return standing{lint: ls, tokens: sc.Tokens}, err
+	if err != nil {
+		return standing{}, err
+	}
+	mk := newMarker()
+	ms, err := mk.findings(ctx, lp.cur.Tools[i])
+	return standing{lint: ls, tokens: sc.Tokens, mk: mk, marks: ms}, err
+}
+
+// markRefusal says why a candidate is refused for its wording: it adds a persuasive phrase
+// (lint.Persuasion, counted per phrase against the current text) or hidden characters. The
+// workspace's lint may not report these (a rule turned off, one finding per string), and the
+// loop must not keep what the page would mark.
+func markRefusal(ctx context.Context, cur standing, tool *listing.Value) (string, error) {
+	cand, err := cur.mk.findings(ctx, tool)
+	if err != nil {
+		return "", err
+	}
+	ms := marks(cur.marks, cand)
+	if len(ms) == 0 {
+		return "", nil
+	}
+	why := make([]string, len(ms))
+	for n, m := range ms {
+		why[n] = fmt.Sprintf("%s (%s)", m.Message, m.Rule)
+	}
+	return "refused: it adds " + strings.Join(why, "; "), nil
 }
 
 // tokenRefusal says why a candidate breaks the token bound: over MaxTokens when one is given;
@@ -340,7 +367,7 @@ func (lp *loop) trial(ctx context.Context, round, i int, cand Candidate, cur sta
 		a.Reason = "refused: " + cand.Refused
 		return a, nil
 	}
-	sc, revised, err := ScoreText(ctx, lp.eng, lp.cur, lp.train, i, cand.Description, cand.Params)
+	sc, revised, err := ScoreText(ctx, lp.eng, lp.cur, lp.train, i, cand.Description, nil) // the brief asked for no parameters
 	if err != nil {
 		a.Reason = "not scored: " + err.Error()
 		return a, nil
@@ -352,6 +379,13 @@ func (lp *loop) trial(ctx context.Context, round, i int, cand Candidate, cur sta
 	}
 	if why := lintRefusal(cur.lint, ls, a.Tool); why != "" {
 		a.Reason = why
+		return a, nil
+	}
+	if why, err := markRefusal(ctx, cur, revised.Tools[i]); err != nil || why != "" {
+		a.Reason = why
+		if err != nil {
+			a.Reason = "not scored: " + err.Error()
+		}
 		return a, nil
 	}
 	if why := lp.tokenRefusal(cur, sc.Tokens, ls); why != "" {

@@ -157,7 +157,7 @@ func Suggest(ctx context.Context, c Caller, eng *analysis.Engine, req SuggestReq
 		return nil, fmt.Errorf("suggesting rewrites of %s: %w", Excerpt(name), err)
 	}
 	s.Calls = 1
-	cands, problems := Candidates(text, k, current)
+	cands, problems := Candidates(text, k, current, req.Params)
 	s.Problems = append(s.Problems, problems...)
 	mk := newMarker()
 	curMarks, err := mk.findings(ctx, tool)

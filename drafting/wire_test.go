@@ -108,7 +108,7 @@ func FuzzCandidates(f *testing.F) {
 		f.Add(s, 2)
 	}
 	f.Fuzz(func(t *testing.T, s string, k int) {
-		cands, problems := Candidates(s, k, "Current.")
+		cands, problems := Candidates(s, k, "Current.", k%2 == 0)
 		usable := 0
 		for _, c := range cands {
 			if c.Refused == "" {
