@@ -116,3 +116,17 @@ func TestImproveRefusesAddedPersuasion(t *testing.T) {
 		t.Errorf("changed %v: a promotional rewrite was kept", r.Changed)
 	}
 }
+
+// Candidates keeps a candidate's parameter descriptions only when the brief asked for them.
+func TestCandidatesUnaskedParameters(t *testing.T) {
+	answer := `{"candidates":[{"description":"A.","parameters":{"id":"The ticket's id."}}]}`
+	for _, params := range []bool{true, false} {
+		cands, problems := drafting.Candidates(answer, 1, "Current.", params)
+		if len(cands) != 1 || (len(cands[0].Params) > 0) != params {
+			t.Errorf("params %v: candidates %+v", params, cands)
+		}
+		if !params && (len(problems) != 1 || !strings.Contains(problems[0], "not asked for")) {
+			t.Errorf("params false: problems %q; want the unasked parameters named", problems)
+		}
+	}
+}
