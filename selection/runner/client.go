@@ -161,29 +161,80 @@ func (c *Client) redactString(s string) string { return string(c.redact([]byte(s
 
 // redactJSON is redact for a JSON body, which may also spell the key with escapes
 // ("\u0073k-…", or "\/" for a slash): such a body (any with a backslash) is re-encoded, escapes
-// resolved, before the key is replaced. A body that holds no key decoded is returned as it came.
+// resolved, before the key is replaced. A tool call's arguments, and often a message's content,
+// are JSON text inside a JSON string, one escape deeper ("\\u0073k-…" in the body): every such
+// string is re-encoded and redacted too (see redactNested). A body that holds no key decoded is
+// returned as it came.
 func (c *Client) redactJSON(b []byte) []byte {
 	b = c.redact(b)
 	if len(c.key) < 4 || !bytes.ContainsRune(b, '\\') {
 		return b
 	}
-	plain, ok := plainJSON(b)
-	if !ok || !bytes.Contains(plain, []byte(c.key)) {
+	v, ok := decodeJSON(b)
+	if !ok {
+		return b
+	}
+	v, nested := c.redactNested(v, 0)
+	plain, ok := encodeJSON(v)
+	if !ok || (!nested && !bytes.Contains(plain, []byte(c.key))) {
 		return b
 	}
 	return c.redact(plain)
 }
 
-// plainJSON re-encodes a JSON text with its string escapes resolved, so that what it spells
-// can be searched byte for byte: numbers as written, no HTML escapes (which would hide a key
-// holding < > or &).
-func plainJSON(b []byte) ([]byte, bool) {
+// maxNestedJSON bounds how many JSON texts deep redactNested looks: arguments inside a body is
+// one; a model that nests further gains nothing but work.
+const maxNestedJSON = 3
+
+// redactNested walks a decoded JSON value and replaces every string that holds a backslash and
+// reads as JSON by its re-encoding with escapes resolved, redacted, when that holds the key. It
+// says whether it replaced any.
+func (c *Client) redactNested(v any, depth int) (any, bool) {
+	changed := false
+	switch x := v.(type) {
+	case string:
+		if depth >= maxNestedJSON || !strings.Contains(x, `\`) {
+			return x, false
+		}
+		inner, ok := decodeJSON([]byte(x))
+		if !ok {
+			return x, false
+		}
+		inner, deeper := c.redactNested(inner, depth+1)
+		plain, ok := encodeJSON(inner)
+		if !ok || (!deeper && !bytes.Contains(plain, []byte(c.key))) {
+			return x, false
+		}
+		return string(c.redact(plain)), true
+	case []any:
+		for i, it := range x {
+			var ch bool
+			x[i], ch = c.redactNested(it, depth)
+			changed = changed || ch
+		}
+	case map[string]any:
+		for k, it := range x {
+			var ch bool
+			x[k], ch = c.redactNested(it, depth)
+			changed = changed || ch
+		}
+	}
+	return v, changed
+}
+
+// decodeJSON reads one JSON value, numbers as written.
+func decodeJSON(b []byte) (any, bool) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var v any
 	if d.Decode(&v) != nil || d.More() {
 		return nil, false
 	}
+	return v, true
+}
+
+// encodeJSON writes v with no HTML escapes (which would hide a key holding < > or &).
+func encodeJSON(v any) ([]byte, bool) {
 	var out bytes.Buffer
 	e := json.NewEncoder(&out)
 	e.SetEscapeHTML(false)
