@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -215,21 +218,86 @@ func (c Caller) unescaped(text string) string {
 	}
 	raw, cut := outerObject(stripFence(strings.TrimSpace(text)))
 	if raw == nil || cut {
-		return text
+		return c.resolvedRedacted(text)
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber() // numbers as the model wrote them
 	var v any
 	if d.Decode(&v) != nil {
-		return text
+		return c.resolvedRedacted(text)
 	}
 	var out bytes.Buffer
 	e := json.NewEncoder(&out)
 	e.SetEscapeHTML(false)
 	if e.Encode(v) != nil {
-		return text
+		return c.resolvedRedacted(text)
 	}
 	return c.Model.Redact(strings.TrimSuffix(out.String(), "\n"))
+}
+
+// resolvedRedacted is for an answer that cannot be re-encoded (cut off, or not JSON): its \uXXXX
+// and \/ escapes are resolved by hand and the result redacted. The text is returned as it came
+// when that finds no key, so a harmless answer reaches Decode (and its problem) unchanged.
+func (c Caller) resolvedRedacted(text string) string {
+	plain := resolveEscapes(text)
+	if red := c.Model.Redact(plain); red != plain {
+		return red
+	}
+	return text
+}
+
+// resolveEscapes resolves the JSON escapes that can spell a key's characters, \uXXXX (surrogate
+// pairs joined) and \/, in one pass over s; every other escape (\\, \", \n…) is kept as written,
+// so "\\u0073" stays a backslash followed by "u0073".
+func resolveEscapes(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch s[i+1] {
+		case '/':
+			b.WriteByte('/')
+			i++
+			continue
+		case 'u':
+			if r, n := hexRune(s[i:]); n > 0 {
+				b.WriteRune(r)
+				i += n - 1
+				continue
+			}
+		}
+		b.WriteString(s[i : i+2]) // an escape kept as written
+		i++
+	}
+	return b.String()
+}
+
+// hexRune reads a \uXXXX escape at the start of s, joined with a \uXXXX low surrogate after a
+// high one, and says how many bytes it took (0: not an escape).
+func hexRune(s string) (rune, int) {
+	read := func(s string) (rune, bool) {
+		if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(s[2:6], 16, 16)
+		return rune(n), err == nil
+	}
+	r, ok := read(s)
+	if !ok {
+		return 0, 0
+	}
+	if utf16.IsSurrogate(r) {
+		if lo, ok := read(s[6:]); ok {
+			if j := utf16.DecodeRune(r, lo); j != utf8.RuneError {
+				return j, 12
+			}
+		}
+		return utf8.RuneError, 6
+	}
+	return r, 6
 }
 
 // jobWords says what a brief asks, for error messages.

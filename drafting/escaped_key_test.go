@@ -123,3 +123,45 @@ func jsonEscapeAll(s string) string {
 	}
 	return b.String()
 }
+
+// An answer cut off before its end cannot be re-encoded, so Ask resolves its \u and \/ escapes
+// by hand before redacting: neither the problem that quotes the answer nor the recording (which
+// a replay, knowing no key, reads back) spells the key with an escape.
+func TestEscapedKeyInCutAnswerRedacted(t *testing.T) {
+	spellings := map[string]func(string) string{
+		"first byte \\u":      func(k string) string { return `\u0073` + k[1:] },
+		"slash as \\/":        func(k string) string { return strings.ReplaceAll(k, "/", `\/`) },
+		"every byte \\u":      func(k string) string { return jsonEscapeAll(k) },
+		"\\u and \\/ at once": func(k string) string { return `\u0073` + strings.ReplaceAll(k[1:], "/", `\/`) },
+	}
+	l, tasks := confusing(t)
+	for name, spell := range spellings {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			k := spell(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+			resp, _ := json.Marshal(map[string]any{"id": "x", "object": "chat.completion", "choices": []any{map[string]any{
+				"index": 0, "finish_reason": "length", "message": map[string]any{"role": "assistant",
+					"content": `{"candidates":[{"description":"` + k + ` and the text goes on without end`}}}})
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(resp)
+		})
+		cl, err := runner.NewClient(runner.Endpoint{Name: "echo", BaseURL: "http://echo.invalid/v1", Model: "m", APIKeyEnv: "K"},
+			runner.ClientOptions{Retries: -1, Getenv: func(string) string { return escapedKey }, HTTP: runner.HandlerDoer{Handler: h}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &drafting.Recorder{}
+		s, err := drafting.Suggest(context.Background(), drafting.Caller{Model: cl, Record: rec}, engine(t), drafting.SuggestRequest{Listing: l, Tool: 1, Tasks: tasks, K: 1})
+		if err != nil {
+			t.Fatalf("%s: suggest: %v", name, err)
+		}
+		tail := escapedKey[len(escapedKey)-12:] // what every spelling above leaves as written
+		for what, v := range map[string]any{"problems": s.Problems, "recording": rec.Recording(runner.Spec{})} {
+			if b, _ := json.Marshal(v); strings.Contains(string(b), tail) {
+				t.Errorf("key spelt %s: the %s spell the key: %s", name, what, b)
+			}
+		}
+		if len(s.Problems) == 0 {
+			t.Errorf("key spelt %s: the cut-off answer was not named as a problem", name)
+		}
+	}
+}
