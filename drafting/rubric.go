@@ -88,7 +88,18 @@ const (
 // The neighbours are in the key because the cache is shared by every workspace of a server and
 // a model's reasons may name what the brief showed: a tool that two listings share must not
 // carry into one listing reasons written about the other's tools.
-type RubricCache struct{ entries *rubricLRU }
+//
+// tools indexes the (model, tool hash) pairs the entries hold, so that PlanRubric works out a
+// tool's neighbours (a pass of the ranker over every tool) only for a tool scored before: a
+// cold cache costs one hash per tool. It is an LRU of its own, touched with the entries; one it
+// dropped first makes a plan count a call the cache would answer, never the other way.
+type RubricCache struct {
+	entries *rubricLRU
+	tools   *lru.Cache[toolKey, struct{}]
+}
+
+// toolKey is a model's score of a tool (hash) among any neighbours.
+type toolKey struct{ model, hash string }
 
 type rubricLRU struct {
 	c *lru.Cache[rubricKey, ToolRubric]
@@ -100,12 +111,17 @@ type rubricKey struct{ model, hash, near string }
 // rubricCacheBytes bounds the bytes of a rubric cache; n bounds its entries.
 const rubricCacheBytes = 16 << 20
 
+// rubricIndexBytes bounds the bytes of a rubric cache's index of tools: a few hundred bytes an
+// entry, for the default 4096 entries.
+const rubricIndexBytes = 4 << 20
+
 // NewRubricCache keeps at most n tool rubrics (default 4096 when n ≤ 0).
 func NewRubricCache(n int) *RubricCache {
 	if n <= 0 {
 		n = 4096
 	}
-	return &RubricCache{entries: &rubricLRU{c: lru.New[rubricKey, ToolRubric](lru.NewBudget(rubricCacheBytes), n)}}
+	return &RubricCache{entries: &rubricLRU{c: lru.New[rubricKey, ToolRubric](lru.NewBudget(rubricCacheBytes), n)},
+		tools: lru.New[toolKey, struct{}](lru.NewBudget(rubricIndexBytes), n)}
 }
 
 // Len is the number of tool rubrics kept.
@@ -120,7 +136,21 @@ func (rc *RubricCache) get(model, hash, near string) (ToolRubric, bool) {
 	if rc == nil || model == "" {
 		return ToolRubric{}, false
 	}
-	return rc.entries.c.Get(rubricKey{model, hash, near})
+	tr, ok := rc.entries.c.Get(rubricKey{model, hash, near})
+	if ok {
+		rc.tools.Get(toolKey{model, hash}) // keep the index's entry as fresh as the rubric's
+	}
+	return tr, ok
+}
+
+// scored says whether the cache may hold a rubric of the tool (hash) by model, among any
+// neighbours.
+func (rc *RubricCache) scored(model, hash string) bool {
+	if rc == nil || model == "" {
+		return false
+	}
+	_, ok := rc.tools.Get(toolKey{model, hash})
+	return ok
 }
 
 func (rc *RubricCache) add(model, near string, tr ToolRubric) {
@@ -132,6 +162,7 @@ func (rc *RubricCache) add(model, near string, tr ToolRubric) {
 		size += int64(len(d.ID) + len(d.Reason) + 48)
 	}
 	rc.entries.c.Add(rubricKey{model, tr.Hash, near}, tr, size)
+	rc.tools.Add(toolKey{model, tr.Hash}, struct{}{}, int64(len(model)+len(tr.Hash)))
 }
 
 // ModelKey is the name a rubric cache keeps a model's scores under: its endpoint's name and
@@ -154,9 +185,13 @@ func PlanRubric(l *listing.Listing, model string, cache *RubricCache) Plan {
 		return Plan{What: "no call: scored offline from the findings"}
 	}
 	n, cached := 0, 0
-	near := neighbourHashes(l, nil, cache)
-	for i, h := range listing.ToolHashes(l) {
-		if _, ok := cache.get(model, h.Hash, near[i]); ok {
+	hashes := listing.ToolHashes(l)
+	// Only a tool scored before has neighbours worth working out.
+	near := neighbourHashes(l, nil, cache, func(i int) bool { return cache.scored(model, hashes[i].Hash) })
+	for i, h := range hashes {
+		if near[i] == "" {
+			n++
+		} else if _, ok := cache.get(model, h.Hash, near[i]); ok {
 			cached++
 		} else {
 			n++
@@ -184,7 +219,7 @@ func ScoreRubric(ctx context.Context, c Caller, eng *analysis.Engine, l *listing
 	out := &Rubric{Tools: make([]ToolRubric, len(l.Tools)), Plan: PlanRubric(l, model, cache)}
 	hashes := listing.ToolHashes(l)
 	ranker := selection.NewRanker(l.Tools)
-	near := neighbourHashes(l, ranker, cache)
+	near := neighbourHashes(l, ranker, cache, nil)
 	var todo []int
 	for i := range l.Tools {
 		off := offlineScore(res.Tools[i], toolWide(res.Listing, res.Tools[i].Name))
@@ -295,17 +330,21 @@ func (s *rubricScorer) brief(i int) Brief {
 	return b
 }
 
-// neighbourHashes are the neighbourHash of each tool of l, by ranker (nil: one of l's tools);
-// all "" without a cache to look in.
-func neighbourHashes(l *listing.Listing, ranker *selection.Ranker, cache *RubricCache) []string {
+// neighbourHashes are the neighbourHash of each tool of l that need says to work out (nil:
+// every one), by ranker (nil: one of l's tools, built only when a tool needs it); "" for the
+// others, and all "" without a cache to look in.
+func neighbourHashes(l *listing.Listing, ranker *selection.Ranker, cache *RubricCache, need func(int) bool) []string {
 	near := make([]string, len(l.Tools))
 	if cache == nil {
 		return near
 	}
-	if ranker == nil {
-		ranker = selection.NewRanker(l.Tools)
-	}
 	for i := range l.Tools {
+		if need != nil && !need(i) {
+			continue
+		}
+		if ranker == nil {
+			ranker = selection.NewRanker(l.Tools)
+		}
 		near[i] = neighbourHash(rubricNeighbours(l, ranker, i))
 	}
 	return near
