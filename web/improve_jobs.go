@@ -28,9 +28,12 @@ const (
 	maxImproveLines = 200
 )
 
-// origTool is a tool as the job found it: Apply refuses when the head's differs.
+// origTool is a tool as the job found it: Apply refuses when the head's differs, in its
+// description or anywhere else (hash: its schema, title, annotations), since the loop judged
+// the rewrites against the tool as it was.
 type origTool struct {
 	name, desc string
+	hash       listing.Hash
 }
 
 // improveJob is one improvement of one workspace.
@@ -46,6 +49,10 @@ type improveJob struct {
 	rep      *drafting.ImproveReport
 	problem  string
 	applied  string
+	// applying is set while an Apply stores the job's revision, and stays set once it stored
+	// it: a job applies once (a second tab, a replayed POST, or Apply after Undo would store
+	// the same rewrites again over a listing they were not judged against).
+	applying bool
 	ended    time.Time
 }
 
@@ -145,6 +152,7 @@ func (js *improveJobs) add(j *improveJob, now time.Time) string {
 type changedTool struct {
 	index          int
 	name, old, new string
+	hash           listing.Hash // the tool's content when the job started
 }
 
 func (j *improveJob) changed(rep *drafting.ImproveReport) []changedTool {
@@ -158,7 +166,7 @@ func (j *improveJob) changed(rep *drafting.ImproveReport) []changedTool {
 		}
 		d := t.Get("description").String()
 		if o := j.orig[i]; t.Get("name").String() == o.name && d != o.desc {
-			out = append(out, changedTool{index: i, name: o.name, old: o.desc, new: d})
+			out = append(out, changedTool{index: i, name: o.name, old: o.desc, new: d, hash: o.hash})
 		}
 	}
 	return out
@@ -168,7 +176,7 @@ func (j *improveJob) changed(rep *drafting.ImproveReport) []changedTool {
 func snapshotTools(l *listing.Listing) []origTool {
 	out := make([]origTool, len(l.Tools))
 	for i, t := range l.Tools {
-		out[i] = origTool{name: t.Get("name").String(), desc: t.Get("description").String()}
+		out[i] = origTool{name: t.Get("name").String(), desc: t.Get("description").String(), hash: listing.HashOf(t)}
 	}
 	return out
 }
