@@ -84,6 +84,15 @@ type Options struct {
 	// Rubrics keeps tool rubrics between requests, so that only edited tools are scored again;
 	// nil keeps none.
 	Rubrics *drafting.RubricCache
+	// DraftGate lets a drafting request that is about to call a model in, or says in words why
+	// not (the model is busy): the gate the pages' drafting asks pass too, so that the API
+	// cannot call past their bound. leave is called when the request is done. nil lets every
+	// request in (a server with no pages).
+	DraftGate func(r *http.Request) (leave func(), busy string)
+	// Release gives back the request slot the server's middleware holds for r, called once a
+	// drafting request passed DraftGate and before it waits on the model: the gate, not the
+	// slots, bounds those requests, and the slots stay for the pages. nil does nothing.
+	Release func(r *http.Request)
 }
 
 // API serves the endpoints.

@@ -203,6 +203,31 @@ func modelError(ctx context.Context, err error) error {
 	return err
 }
 
+// draftRetryAfter is the Retry-After, in seconds, of a drafting request the gate refused.
+const draftRetryAfter = "5"
+
+// enterDraft lets a drafting request about to call a model through the drafting gate
+// (Options.DraftGate), and then gives back its request slot (Options.Release) while it waits
+// on the model. A full gate is a 429 at once, with Retry-After and the gate's words. leave must
+// be called when the request is done.
+func (a *API) enterDraft(c echo.Context) (leave func(), err error) {
+	leave = func() {}
+	r := c.Request()
+	if a.opts.DraftGate != nil {
+		l, busy := a.opts.DraftGate(r)
+		if busy != "" {
+			c.Response().Header().Set("Retry-After", draftRetryAfter)
+			return nil, &Error{Code: CodeRateLimited, Message: busy,
+				Hint: "wait for one of your drafting requests to end (or " + draftRetryAfter + " seconds) and send it again"}
+		}
+		leave = l
+	}
+	if a.opts.Release != nil {
+		a.opts.Release(r)
+	}
+	return leave, nil
+}
+
 // suggest answers POST /suggest: k rewrites of one tool's description, each scored.
 func (a *API) suggest(c echo.Context) error {
 	req, err := a.read(c, suggestFields...)
@@ -248,6 +273,11 @@ func (a *API) suggest(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	leave, err := a.enterDraft(c)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	s, err := drafting.Suggest(c.Request().Context(), drafting.Caller{Model: in.model, Budget: b}, eng, sr)
 	if err != nil {
 		return modelError(c.Request().Context(), fmt.Errorf("suggest: %w", err))
@@ -280,6 +310,11 @@ func (a *API) generateTasks(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	leave, err := a.enterDraft(c)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	p, err := drafting.GenerateTasks(c.Request().Context(), drafting.Caller{Model: in.model, Budget: b}, tr)
 	if err != nil {
 		return modelError(c.Request().Context(), fmt.Errorf("generate tasks: %w", err))
@@ -306,6 +341,13 @@ func (a *API) rubric(c echo.Context) error {
 	eng, err := a.engine()
 	if err != nil {
 		return err
+	}
+	if in.model != nil { // offline scoring calls no model, and passes no gate
+		leave, err := a.enterDraft(c)
+		if err != nil {
+			return err
+		}
+		defer leave()
 	}
 	r, err := drafting.ScoreRubric(c.Request().Context(), drafting.Caller{Model: in.model, Budget: b}, eng, in.listing, cache)
 	if err != nil {

@@ -39,7 +39,7 @@ const (
 	CodeMethodNotAllowed     Code = "method_not_allowed"     // the route exists, the method does not
 	CodeConflict             Code = "conflict"               // the change collides with another
 	CodeWrongHost            Code = "wrong_host"             // a Host this server does not answer to (DNS rebinding)
-	CodeRateLimited          Code = "rate_limited"           // too many wrong tokens from this client; see Retry-After
+	CodeRateLimited          Code = "rate_limited"           // too many wrong tokens from this client, or drafting requests in flight; see Retry-After
 	CodeInternal             Code = "internal"               // a bug or an outage; the message says no more
 	CodeUnavailable          Code = "unavailable"            // every request slot taken, or past the request's deadline
 	CodeNoEndpoint           Code = "no_endpoint"            // no model endpoint configured, or none by that name

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
 )
 
@@ -61,6 +62,26 @@ func (g *draftGate) enter(ws string) (leave func(), busy string) {
 func modelBusy(n int) string {
 	return fmt.Sprintf("The model is busy with %d other requests; try again in a moment.", n)
 }
+
+// APIDraftGate lets the API's drafting request r in through the pages' gate (the API's
+// Options.DraftGate), or says in words why not: one gate bounds the asks of the pages and of
+// the API, four on the server. The API's asks are counted by caller, two each as a workspace's
+// are: by the signed-in person or chosen name, and under one "api" for callers with neither.
+func (s *Server) APIDraftGate(r *http.Request) (leave func(), busy string) {
+	key := "api"
+	if p, err := s.auth.who(r); err == nil && (p.signed || p.named) {
+		id := p.authorID
+		if id == "" {
+			id = p.name
+		}
+		key = "api:" + id // a workspace's key is 32 hex digits: these never meet
+	}
+	return s.draftGate.enter(key)
+}
+
+// ReleaseSlot gives back the request slot r holds, if any (the API's Options.Release): called
+// by the API's drafting request once it passed APIDraftGate, before it waits on the model.
+func (s *Server) ReleaseSlot(r *http.Request) { releaseSlot(r.Context()) }
 
 // slotKey is the context key of a request's slot (bound puts it there).
 type slotKey struct{}

@@ -196,10 +196,17 @@ func (s *Server) improveStart(c echo.Context) error {
 		return err
 	}
 	ep := client.Endpoint()
+	life, done, open := s.drafts.improves.life.start()
+	if !open {
+		return patchImprove(c, views.ImproveStatus{WS: ws.ID, Problem: "The server is shutting down; start the improvement again once it is back."})
+	}
 	jctx, cancel := context.WithTimeout(s.runs.Context(), improveTimeout)
+	stop := context.AfterFunc(life, cancel) // Server.Close ends the loop
 	j := &improveJob{id: NewID(), ws: ws.ID, endpoint: ep.Name, orig: snapshotTools(ws.Listing), cancel: cancel, running: true}
 	if why := s.drafts.improves.add(j, s.drafts.now()); why != "" {
 		cancel()
+		stop()
+		done()
 		// The workspace's own job, running, stays in view (its poll goes on) with why.
 		st := views.ImproveStatus{WS: ws.ID}
 		if o := s.drafts.improves.get(ws.ID, s.drafts.now()); o != nil {
@@ -214,6 +221,8 @@ func (s *Server) improveStart(c echo.Context) error {
 	caller := drafting.Caller{Model: client, Budget: drafting.NewBudget(budget)}
 	l, tasks := ws.Listing, ws.Tasks
 	go func() {
+		defer done() // last: Close waits for this
+		defer stop()
 		defer cancel()
 		rep, problem := s.runImprove(jctx, caller, eng, l, tasks, opts, ep.Name)
 		j.finish(rep, problem, s.drafts.now())
@@ -302,7 +311,7 @@ func (s *Server) improveCancel(c echo.Context) error {
 	j.mu.Lock()
 	if j.running {
 		j.canceled = true
-		j.lines = append(j.lines, "cancelling…")
+		j.addLine("cancelling…")
 	}
 	j.mu.Unlock()
 	j.cancel()

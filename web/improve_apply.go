@@ -63,6 +63,27 @@ func improveRefusal(st views.ImproveStatus, why string) views.ImproveStatus {
 	return st
 }
 
+// improveAppliedOnce refuses a job's second Apply.
+const improveAppliedOnce = "Already applied: this improvement was already applied once; run the improvement again to apply its rewrites anew (Undo takes back a revision, not the job)."
+
+// startApply marks j as applying, or says false when it is applying or applied already.
+func (j *improveJob) startApply() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.applying || j.applied != "" {
+		return false
+	}
+	j.applying = true
+	return true
+}
+
+// endApply lets j be applied again, after an Apply that stored nothing.
+func (j *improveJob) endApply() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.applying = false
+}
+
 // errImproveStale is an Apply whose tools changed since the loop read them.
 type errImproveStale struct{ names []string }
 
@@ -71,7 +92,8 @@ func (e errImproveStale) Error() string {
 }
 
 // improveEdit sets the changed tools' descriptions, made from the head under the store's lock:
-// each tool must still be at its place with its name and the description the loop read.
+// each tool must still be at its place with its name, and its content (schema included) as the
+// loop read it.
 func improveEdit(changed []changedTool) *Edit {
 	names := make([]string, len(changed))
 	for i, ch := range changed {
@@ -86,7 +108,7 @@ func improveEdit(changed []changedTool) *Edit {
 					continue
 				}
 				t := head.Tools[ch.index]
-				if t.Get("name").String() != ch.name || t.Get("description").String() != ch.old {
+				if t.Get("name").String() != ch.name || t.Get("description").String() != ch.old || listing.HashOf(t) != ch.hash {
 					stale = append(stale, ch.name)
 				}
 			}
@@ -130,12 +152,20 @@ func (s *Server) improveApply(c echo.Context) error {
 	if sn.running || sn.rep == nil || !sn.rep.Improved || sn.problem != "" || len(changed) == 0 {
 		return patchImprove(c, views.ImproveStatus{WS: id, Problem: "This improvement has nothing to apply: only a listing the held-out tasks show better is offered."})
 	}
+	if !j.startApply() {
+		st := s.improveView(j)
+		st.Done = "" // the refusal, not the first Apply's "stored", answers this one
+		return patchImprove(c, improveRefusal(st, improveAppliedOnce))
+	}
 	tool := changed[0].index
 	if sg.Tool >= 0 {
 		tool = sg.Tool
 	}
 	ch := change{edit: improveEdit(changed), tool: tool, structure: true, select_: -1, click: true}
 	out, err := s.record(c, sg, ch)
+	if err != nil || out == nil {
+		j.endApply() // nothing stored: Apply may be tried again
+	}
 	var stale errImproveStale
 	switch {
 	case errors.As(err, &stale):
@@ -150,14 +180,14 @@ func (s *Server) improveApply(c echo.Context) error {
 	case out == nil:
 		return patchImprove(c, views.ImproveStatus{WS: id, Problem: "The descriptions already read as revised: nothing to change."})
 	}
+	msg := fmt.Sprintf("Applied the revised descriptions of %d %s: 1 revision stored. Undo takes it back.", len(changed), plural(len(changed), "tool", "tools"))
+	j.mu.Lock()
+	j.applied = msg // stored: whatever the answer does, the job is applied
+	j.mu.Unlock()
 	s.follow(id, sg, ch, out)
 	if err := s.answer(c, sg, ch, out); err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("Applied the revised descriptions of %d %s: 1 revision stored. Undo takes it back.", len(changed), plural(len(changed), "tool", "tools"))
-	j.mu.Lock()
-	j.applied = msg
-	j.mu.Unlock()
 	_ = newSSE(c).PatchElementTempl(views.DraftDone(msg), datastar.WithModeReplace())
 	return nil
 }

@@ -26,11 +26,17 @@ const (
 	improveTimeout = 30 * time.Minute
 	// maxImproveLines bounds the progress lines a job keeps (the newest).
 	maxImproveLines = 200
+	// improveCloseWait bounds how long Server.Close waits for the cancelled loops to end (a
+	// loop ends at its next model call or task run, which see the cancelled context).
+	improveCloseWait = 10 * time.Second
 )
 
-// origTool is a tool as the job found it: Apply refuses when the head's differs.
+// origTool is a tool as the job found it: Apply refuses when the head's differs, in its
+// description or anywhere else (hash: its schema, title, annotations), since the loop judged
+// the rewrites against the tool as it was.
 type origTool struct {
 	name, desc string
+	hash       listing.Hash
 }
 
 // improveJob is one improvement of one workspace.
@@ -46,17 +52,26 @@ type improveJob struct {
 	rep      *drafting.ImproveReport
 	problem  string
 	applied  string
+	// applying is set while an Apply stores the job's revision, and stays set once it stored
+	// it: a job applies once (a second tab, a replayed POST, or Apply after Undo would store
+	// the same rewrites again over a listing they were not judged against).
+	applying bool
 	ended    time.Time
+}
+
+// addLine keeps a line of the job's progress, the newest maxImproveLines only; j.mu is held.
+func (j *improveJob) addLine(line string) {
+	j.lines = append(j.lines, oneLine(line, 300))
+	if n := len(j.lines); n > maxImproveLines {
+		j.lines = append(j.lines[:0:0], j.lines[n-maxImproveLines:]...)
+	}
 }
 
 // progress keeps a line of the loop's progress (the loop may tell it from its own goroutines).
 func (j *improveJob) progress(line string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.lines = append(j.lines, oneLine(line, 300))
-	if n := len(j.lines); n > maxImproveLines {
-		j.lines = append(j.lines[:0:0], j.lines[n-maxImproveLines:]...)
-	}
+	j.addLine(line)
 }
 
 // finish records how the loop ended.
@@ -85,6 +100,56 @@ func (j *improveJob) snapshot() improveSnapshot {
 type improveJobs struct {
 	mu   sync.Mutex
 	byWS map[string]*improveJob
+	life improveLife
+}
+
+// improveLife is the loops' lifetime, the server's: Server.Close cancels every loop and waits
+// for them to end, so that none calls a model after the server closed.
+type improveLife struct {
+	mu     sync.Mutex
+	closed bool
+	ctx    context.Context
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func (l *improveLife) init() {
+	if l.ctx == nil {
+		l.ctx, l.stop = context.WithCancel(context.Background())
+	}
+}
+
+// start counts a loop in and returns the context that Close cancels, with done to call when
+// the loop ended; false once the server closed.
+func (l *improveLife) start() (ctx context.Context, done func(), ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.init()
+	if l.closed {
+		return nil, nil, false
+	}
+	l.wg.Add(1)
+	return l.ctx, l.wg.Done, true
+}
+
+// close cancels the loops and waits up to wait for them to end; false when some did not.
+func (l *improveLife) close(wait time.Duration) bool {
+	l.mu.Lock()
+	l.init()
+	l.closed = true
+	l.mu.Unlock()
+	l.stop()
+	ended := make(chan struct{})
+	go func() {
+		l.wg.Wait()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+		return true
+	case <-time.After(wait):
+		return false
+	}
 }
 
 // get returns ws's job (running or ended, while kept), or nil.
@@ -145,6 +210,7 @@ func (js *improveJobs) add(j *improveJob, now time.Time) string {
 type changedTool struct {
 	index          int
 	name, old, new string
+	hash           listing.Hash // the tool's content when the job started
 }
 
 func (j *improveJob) changed(rep *drafting.ImproveReport) []changedTool {
@@ -158,7 +224,7 @@ func (j *improveJob) changed(rep *drafting.ImproveReport) []changedTool {
 		}
 		d := t.Get("description").String()
 		if o := j.orig[i]; t.Get("name").String() == o.name && d != o.desc {
-			out = append(out, changedTool{index: i, name: o.name, old: o.desc, new: d})
+			out = append(out, changedTool{index: i, name: o.name, old: o.desc, new: d, hash: o.hash})
 		}
 	}
 	return out
@@ -168,7 +234,7 @@ func (j *improveJob) changed(rep *drafting.ImproveReport) []changedTool {
 func snapshotTools(l *listing.Listing) []origTool {
 	out := make([]origTool, len(l.Tools))
 	for i, t := range l.Tools {
-		out[i] = origTool{name: t.Get("name").String(), desc: t.Get("description").String()}
+		out[i] = origTool{name: t.Get("name").String(), desc: t.Get("description").String(), hash: listing.HashOf(t)}
 	}
 	return out
 }

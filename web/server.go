@@ -240,8 +240,15 @@ func (s *Server) Handler() http.Handler {
 }
 
 // Close stops the server's background work that outlives requests: the challenges' watchers
-// (their scores are stored; the next server starts watching again when asked).
-func (s *Server) Close() { s.challenges.Close() }
+// (their scores are stored; the next server starts watching again when asked) and the
+// improvement loops, cancelled (their reports say so) and waited for, up to improveCloseWait,
+// so that none calls a model after Close.
+func (s *Server) Close() {
+	s.challenges.Close()
+	if !s.drafts.improves.life.close(improveCloseWait) {
+		s.log.Warn("an improvement loop had not ended when the server closed", "waited", improveCloseWait)
+	}
+}
 
 // Hub returns the live hub (tests count pages with it).
 func (s *Server) Hub() *Hub { return s.hub }

@@ -97,6 +97,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		// The Runs tab's clients, built by the server below: one bound on calls in flight
 		// per endpoint for runs, pages and the API together.
 		return srv.DraftingModel(name)
+	}, DraftGate: func(r *http.Request) (func(), string) {
+		// The pages' drafting gate: one bound on the asks in flight for pages and API together,
+		// and, as the pages' asks do, an API ask gives back its request slot while it waits.
+		return srv.APIDraftGate(r)
+	}, Release: func(r *http.Request) {
+		srv.ReleaseSlot(r)
 	}, Rubrics: rubrics})
 	runsCfg, err := serveRunsConfig(ctx, e, o.endpoints, o.cacheDir)
 	if err != nil {
