@@ -189,12 +189,18 @@ func (h *Hub) onPresence(r *room, ev store.Event) {
 	}
 }
 
+// minPresenceExpiry is the least silence that drops a page from the roster: with a short
+// keep-alive (tests, a proxy that needs one), three missed ticks are a GC pause or a busy
+// machine, not a dead replica, and dropping a live page sends every page two needless patches.
+const minPresenceExpiry = 2 * time.Second
+
 // expire drops pages that stopped sending heartbeats (a replica that died).
 func (h *Hub) expire(r *room) {
 	h.mu.Lock()
 	changed := false
+	limit := max(3*h.host.keepAlive(), minPresenceExpiry)
 	for pid, pr := range r.roster {
-		if time.Since(pr.seen) > 3*h.host.keepAlive() {
+		if time.Since(pr.seen) > limit {
 			delete(r.roster, pid)
 			changed = true
 		}
