@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tool-workbench/workbench/internal/termsafe"
 	"github.com/tool-workbench/workbench/selection/stats"
 )
 
@@ -98,7 +99,7 @@ func (r *ImproveReport) WriteText(w io.Writer) error {
 			round = a.Round
 			fmt.Fprintf(b, "\nround %d:\n", round)
 		}
-		fmt.Fprintf(b, "  %d. %s %s\n", k+1, strconv.Quote(a.Tool), printable(a.Reason))
+		fmt.Fprintf(b, "  %d. %s %s\n", k+1, strconv.Quote(a.Tool), termsafe.Escape(a.Reason))
 		fmt.Fprintf(b, "     %s\n", strconv.Quote(a.Description))
 	}
 	if r.Stopped != "" {
@@ -107,7 +108,7 @@ func (r *ImproveReport) WriteText(w io.Writer) error {
 	if len(r.Problems) > 0 {
 		fmt.Fprintln(b, "\nproblems:")
 		for _, p := range r.Problems {
-			fmt.Fprintf(b, "  - %s\n", printable(p))
+			fmt.Fprintf(b, "  - %s\n", termsafe.Escape(p))
 		}
 	}
 	r.writeHeldOut(b)
@@ -172,18 +173,4 @@ func quoteJoin(ss []string) string {
 		q[i] = strconv.Quote(s)
 	}
 	return strings.Join(q, ", ")
-}
-
-// printable is s with the characters a terminal would act on or hide escaped as Go quotes them:
-// a problem may quote what the model wrote.
-func printable(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strconv.IsPrint(r) {
-			b.WriteRune(r)
-		} else {
-			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
-		}
-	}
-	return b.String()
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tool-workbench/workbench/internal/termsafe"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/listing/remote"
 )
@@ -183,22 +184,8 @@ func (o *fetchOptions) target(e *env, pos []string) (remote.Target, error) {
 
 // fetchFailed prints a failed fetch and ends with exit status 2, keeping 1 for "changed".
 func fetchFailed(e *env, err error) error {
-	fmt.Fprintln(e.stderr, "workbench fetch:", printable(err.Error()))
+	fmt.Fprintln(e.stderr, "workbench fetch:", termsafe.Escape(err.Error()))
 	return exitError{2}
-}
-
-// printable escapes what a hostile server could put in an error message to act on a terminal:
-// control characters, bidirectional overrides and other invisible characters.
-func printable(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strconv.IsPrint(r) {
-			b.WriteRune(r)
-		} else {
-			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
-		}
-	}
-	return b.String()
 }
 
 func writeFetchOut(path string, data []byte) error {

@@ -246,17 +246,3 @@ func TestFetchCommandStdio(t *testing.T) {
 		t.Errorf("missing command: exit %d, stderr %q", code, errOut)
 	}
 }
-
-func TestPrintable(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain text", "plain text"},
-		{"esc \x1b[31mred", `esc \x1b[31mred`},
-		{"bidi \u202e", `bidi \u202e`},
-		{"é ✓", "é ✓"},
-	}
-	for _, tt := range tests {
-		if got := printable(tt.in); got != tt.want {
-			t.Errorf("printable(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}

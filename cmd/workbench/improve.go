@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tool-workbench/workbench/drafting"
+	"github.com/tool-workbench/workbench/internal/termsafe"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/selection/runner"
@@ -126,7 +127,7 @@ func (o *improveOptions) check() error {
 
 // improveFail prints why improve cannot go on and exits 2.
 func improveFail(e *env, err error) error {
-	fmt.Fprintf(e.stderr, "workbench improve: %s\n", printable(err.Error()))
+	fmt.Fprintf(e.stderr, "workbench improve: %s\n", termsafe.Escape(err.Error()))
 	return exitError{2}
 }
 
@@ -150,7 +151,7 @@ func doImprove(ctx context.Context, e *env, o improveOptions) error {
 	if err := improvePlan(e, o, l, tasks, opts); err != nil {
 		return err
 	}
-	opts.Progress = func(s string) { fmt.Fprintf(e.stderr, "workbench improve: %s\n", printable(s)) }
+	opts.Progress = func(s string) { fmt.Fprintf(e.stderr, "workbench improve: %s\n", termsafe.Escape(s)) }
 	eng, err := serveEngine()
 	if err != nil {
 		return improveFail(e, err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tool-workbench/workbench/analysis"
+	"github.com/tool-workbench/workbench/internal/termsafe"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 )
@@ -47,7 +48,7 @@ func runOverlap(ctx context.Context, e *env, args []string) error {
 		return usageError{"--top takes 0 (every pair) or a positive number"}
 	}
 	fail := func(err error) error {
-		fmt.Fprintf(e.stderr, "workbench overlap: %s\n", printable(err.Error()))
+		fmt.Fprintf(e.stderr, "workbench overlap: %s\n", termsafe.Escape(err.Error()))
 		return exitError{2}
 	}
 	src, err := readSource(e, pos[0])
@@ -127,10 +128,10 @@ func writeOverlapText(w io.Writer, m *selection.OverlapMap, tasks, top int, ran 
 	fmt.Fprintln(w)
 	writeRunNote(w, ran, len(m.Names))
 	for k, p := range ps {
-		fmt.Fprintf(w, "\n%2d. %.2f  %s / %s\n", k+1, p.Strength, printable(m.Names[p.I]), printable(m.Names[p.J]))
+		fmt.Fprintf(w, "\n%2d. %.2f  %s / %s\n", k+1, p.Strength, termsafe.Escape(m.Names[p.I]), termsafe.Escape(m.Names[p.J]))
 		fmt.Fprintf(w, "    descriptions %.2f (%.2f, %.2f), shared words %.2f, tasks %.2f%s\n", p.Desc, p.DescI, p.DescJ, p.Shared, p.Tasks, modelPart(p))
 		if ws := sharedWords(m, p); len(ws) > 0 {
-			fmt.Fprintf(w, "    shared: %s\n", printable(strings.Join(ws, ", ")))
+			fmt.Fprintf(w, "    shared: %s\n", termsafe.Escape(strings.Join(ws, ", ")))
 		}
 		if len(p.Lost) > 0 {
 			fmt.Fprintf(w, "    tasks lost: %s\n", numbers(p.Lost))
@@ -138,7 +139,7 @@ func writeOverlapText(w io.Writer, m *selection.OverlapMap, tasks, top int, ran 
 		if len(p.Close) > 0 {
 			fmt.Fprintf(w, "    tasks close: %s\n", numbers(p.Close))
 		}
-		fmt.Fprintf(w, "    %s\n", printable(m.Advice(p)))
+		fmt.Fprintf(w, "    %s\n", termsafe.Escape(m.Advice(p)))
 	}
 }
 

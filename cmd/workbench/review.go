@@ -15,6 +15,7 @@ import (
 
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/cost"
+	"github.com/tool-workbench/workbench/internal/termsafe"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/review"
@@ -95,7 +96,7 @@ func runReview(ctx context.Context, e *env, args []string) error {
 		ans, err = localReview(ctx, e, *db, t.id, *require)
 	}
 	if err != nil {
-		fmt.Fprintln(e.stderr, "workbench review:", printable(err.Error()))
+		fmt.Fprintln(e.stderr, "workbench review:", termsafe.Escape(err.Error()))
 		return exitError{2}
 	}
 	if *format == "json" {
@@ -282,7 +283,7 @@ func storeErrors(st store.Store, e *env) func(ctx context.Context, ws string, l 
 				p = ""
 			}
 			if _, err := lint.LookupProfile(p); err != nil {
-				fmt.Fprintf(e.stderr, "workbench review: the workspace's profile is unknown (%s); counting errors without one, as its pages do\n", printable(err.Error()))
+				fmt.Fprintf(e.stderr, "workbench review: the workspace's profile is unknown (%s); counting errors without one, as its pages do\n", termsafe.Escape(err.Error()))
 				p = ""
 			}
 		}
@@ -381,7 +382,7 @@ func shortHash(h string) string {
 // spaces, control and invisible characters are escaped (printable), longer text ends in "…".
 func line(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	return printable(clip(s, n))
+	return termsafe.Escape(clip(s, n))
 }
 
 // clip cuts s to n characters, marking the cut with "…".

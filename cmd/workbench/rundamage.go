@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tool-workbench/workbench/internal/termsafe"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/selection/runner"
@@ -130,12 +131,12 @@ func writeRunDamageText(w io.Writer, r *modelDamageReport) {
 			carried = "its name alone carries it"
 		}
 		fmt.Fprintf(w, "  %s: %d tasks, right %d/%d intact, %d/%d without its description, fall %.0f%%: %s\n",
-			printable(d.Tool), d.Tasks, d.IntactCorrect, d.IntactScored, d.BlankCorrect, d.BlankScored, 100*d.Fall, carried)
+			termsafe.Escape(d.Tool), d.Tasks, d.IntactCorrect, d.IntactScored, d.BlankCorrect, d.BlankScored, 100*d.Fall, carried)
 	}
 	if len(r.Skipped) > 0 {
 		names := make([]string, len(r.Skipped))
 		for k, n := range r.Skipped {
-			names[k] = printable(n)
+			names[k] = termsafe.Escape(n)
 		}
 		fmt.Fprintf(w, "  not tested (no description, or over --max-calls): %s\n", strings.Join(names, ", "))
 	}
