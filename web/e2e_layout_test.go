@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -309,5 +310,40 @@ func shoot(t *testing.T, ctx context.Context, path string) {
 	}
 	if err != nil {
 		t.Errorf("screenshot %s: %v", path, err)
+	}
+}
+
+// TestBrowserNoShiftOnLoad: nothing moves when the page's stream connects and the first
+// patches arrive (the roster, with the person themselves; the selection): a click a moment after
+// the page appears lands where the person aimed. Where things are is read as the document is
+// parsed, before any patch can arrive (they come in later tasks, after a round trip).
+func TestBrowserNoShiftOnLoad(t *testing.T) {
+	ctx, base := browser(t)
+	const watch = `document.addEventListener('DOMContentLoaded', () => {
+	  if (!document.querySelector('[data-testid=workspace]')) return;
+	  const where = () => ['tab-tasks', 'findings-scope-tool', 'tool-list', 'editor'].map((id) => {
+	    const e = document.querySelector('[data-testid=' + id + ']'); if (!e) return id + ': none';
+	    const r = e.getBoundingClientRect(); return id + ': ' + Math.round(r.x) + ',' + Math.round(r.y); });
+	  // A pixel of rounding as fonts and styles settle is not a move a person would notice.
+	  const far = (a, b) => a.some((s, i) => { const p = s.split(/[ ,]/), q = b[i].split(/[ ,]/); return Math.abs(p[1] - q[1]) > 2 || Math.abs(p[2] - q[2]) > 2; });
+	  window.__first = where(); window.__moved = [];
+	  new MutationObserver(() => { const now = where(); if (far(now, window.__first)) window.__moved.push(now.join('; ')); })
+	    .observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+	})`
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: watch})
+		return err
+	}), chromedp.Navigate(base+"/"), chromedp.Click(chromedp.CSS("[data-testid=example-library-2-draft]")),
+		chromedp.WaitVisible(chromedp.CSS("[data-testid=workspace]")),
+		// The stream is open once Datastar runs and the hub counts the page; patches follow.
+		poll("document.querySelector('[data-testid=datastar-missing]').style.display === 'none' && !!window.__first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	first, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__first`))
+	moved, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__moved`))
+	if err != nil || len(moved) > 0 {
+		t.Errorf("the page moved after it was drawn (%v): first %q, then %q", err, first, moved)
 	}
 }

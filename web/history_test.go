@@ -639,3 +639,17 @@ func FuzzRevNumber(f *testing.F) {
 		}
 	})
 }
+
+// TestPageShowsItsOwnPersonAtOnce: the page names the person who opened it before its stream
+// joins the roster, so the header does not grow (and move the page under their pointer) a
+// moment after it appears.
+func TestPageShowsItsOwnPersonAtOnce(t *testing.T) {
+	s := serverOn(t, newTestStore(t))
+	id := openExample(t, s, "library-2-draft")
+	page := getPageAs(t, s, ana, "/w/"+id+"?tool=2")
+	_, roster, _ := strings.Cut(page, `data-testid="presence"`)
+	roster, _, _ = strings.Cut(roster, "</div>")
+	if !strings.Contains(roster, ">ana<") || !strings.Contains(roster, "loans_check_out") {
+		t.Errorf("the first paint's roster does not name ana on tool 2: %q", roster)
+	}
+}

@@ -151,15 +151,17 @@ func (h *Hub) Present(ws string) []string {
 	return out
 }
 
-// presenceRows is who the hub knows to be on a workspace, for a page being rendered.
-func (h *Hub) presenceRows(ws string, names []string) []views.PresenceRow {
+// presenceRows is who the hub knows to be on a workspace, and self, for a page being rendered.
+// The page's own person is there from the first paint: its stream joins the roster a moment
+// later, and a header that grew then would move everything under the person's pointer.
+func (h *Hub) presenceRows(ws string, names []string, self presence) []views.PresenceRow {
 	h.mu.Lock()
 	var list []presence
 	if r := h.rooms[ws]; r != nil {
 		list = r.rosterList()
 	}
 	h.mu.Unlock()
-	return presenceModel(list, names)
+	return presenceModel(append(list, self), names)
 }
 
 // expect stashes the notice of an edit this process made, until its event arrives. Without an

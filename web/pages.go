@@ -5,13 +5,13 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -168,16 +168,20 @@ func (s *Server) openExample(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/w/"+ws.ID)
 }
 
-func (s *Server) workspaceModel(ctx context.Context, ws Workspace, st *state, selected int, problem string) views.Workspace {
+// workspaceModel is the whole page of workspace ws for who, with tool selected.
+func (s *Server) workspaceModel(c echo.Context, ws Workspace, st *state, selected int, problem string) views.Workspace {
 	if selected >= len(ws.Listing.Tools) {
 		selected = len(ws.Listing.Tools) - 1
 	}
 	selected = max(selected, 0)
 	tasks := st.tasks
 	tasks.Problem = problem
+	pid, who := NewID(), s.who(c)
+	self := presence{PID: pid, Name: who.Name, AuthorID: who.ID, Field: "/tools/" + strconv.Itoa(selected), seen: time.Now()}
 	return views.Workspace{Page: s.page, ID: ws.ID, Name: ws.Name, Version: ws.Version, CanUndo: ws.CanUndo, CanRedo: ws.CanRedo,
-		PID: NewID(), Tools: st.rows, Selected: selected, Editor: s.editorModel(ws, st.res, selected),
-		Findings: st.findings, Cost: st.cost, Tasks: tasks, Damage: st.damage, Server: s.serverPanel(ctx, ws.ID, nil), Presence: s.hub.presenceRows(ws.ID, st.names)}
+		PID: pid, Tools: st.rows, Selected: selected, Editor: s.editorModel(ws, st.res, selected),
+		Findings: st.findings, Cost: st.cost, Tasks: tasks, Damage: st.damage, Server: s.serverPanel(c.Request().Context(), ws.ID, nil),
+		Presence: s.hub.presenceRows(ws.ID, st.names, self)}
 }
 
 func (s *Server) workspacePage(c echo.Context) error {
@@ -190,7 +194,7 @@ func (s *Server) workspacePage(c echo.Context) error {
 		return err
 	}
 	sel, _ := strconv.Atoi(c.QueryParam("tool"))
-	m := s.workspaceModel(c.Request().Context(), ws, st, sel, "")
+	m := s.workspaceModel(c, ws, st, sel, "")
 	m.Page.Title = ws.Name + " · Tool Workbench"
 	m.Challenge = s.challengeBar(c.Request().Context(), ws.ID)
 	return htmlPage(c, http.StatusOK, views.WorkspacePage(m))

@@ -128,7 +128,7 @@ func (s *Server) importTasks(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		m := s.workspaceModel(r.Context(), ws, st, 0, msg)
+		m := s.workspaceModel(c, ws, st, 0, msg)
 		m.Panel = "tasks" // the refusal is said in the task panel
 		return htmlPage(c, k.Status(), views.WorkspacePage(m))
 	}
@@ -192,7 +192,7 @@ func (s *Server) importedPage(c echo.Context, n *views.TaskImported) error {
 	if err != nil {
 		return err
 	}
-	m := s.workspaceModel(c.Request().Context(), ws, st, 0, "")
+	m := s.workspaceModel(c, ws, st, 0, "")
 	m.Tasks.Imported, m.Panel = n, "tasks"
 	m.Page.Title = ws.Name + " · Tool Workbench"
 	return htmlPage(c, http.StatusOK, views.WorkspacePage(m))
