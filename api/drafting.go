@@ -228,6 +228,30 @@ func (a *API) enterDraft(c echo.Context) (leave func(), err error) {
 	return leave, nil
 }
 
+// answerDraft runs one drafting action and answers with its result: the budget ("maxCalls",
+// refused before any call when the plan is over it), the drafting gate (only when there is a
+// model: offline scoring calls none), and what went wrong as modelError says.
+func answerDraft[T any](a *API, c echo.Context, req *request, model drafting.Model, plan drafting.Plan, what string,
+	run func(ctx context.Context, caller drafting.Caller) (T, error)) error {
+	b, err := req.budget(plan)
+	if err != nil {
+		return err
+	}
+	if model != nil {
+		leave, err := a.enterDraft(c)
+		if err != nil {
+			return err
+		}
+		defer leave()
+	}
+	ctx := c.Request().Context()
+	v, err := run(ctx, drafting.Caller{Model: model, Budget: b})
+	if err != nil {
+		return modelError(ctx, fmt.Errorf("%s: %w", what, err))
+	}
+	return c.JSON(http.StatusOK, v)
+}
+
 // suggest answers POST /suggest: k rewrites of one tool's description, each scored.
 func (a *API) suggest(c echo.Context) error {
 	req, err := a.read(c, suggestFields...)
@@ -265,24 +289,13 @@ func (a *API) suggest(c echo.Context) error {
 		return &Error{Code: CodeMissingField, Field: "tasks", Pointer: "/tasks", Message: "\"run\" needs tasks to run",
 			Hint: "send the task file in \"tasks\", or leave out \"run\""}
 	}
-	b, err := req.budget(drafting.PlanSuggest(sr))
-	if err != nil {
-		return err
-	}
 	eng, err := a.engine()
 	if err != nil {
 		return err
 	}
-	leave, err := a.enterDraft(c)
-	if err != nil {
-		return err
-	}
-	defer leave()
-	s, err := drafting.Suggest(c.Request().Context(), drafting.Caller{Model: in.model, Budget: b}, eng, sr)
-	if err != nil {
-		return modelError(c.Request().Context(), fmt.Errorf("suggest: %w", err))
-	}
-	return c.JSON(http.StatusOK, s)
+	return answerDraft(a, c, req, in.model, drafting.PlanSuggest(sr), "suggest", func(ctx context.Context, caller drafting.Caller) (*drafting.Suggestion, error) {
+		return drafting.Suggest(ctx, caller, eng, sr)
+	})
 }
 
 // generateTasks answers POST /tasks/generate: proposed tasks, each checked.
@@ -306,20 +319,9 @@ func (a *API) generateTasks(c echo.Context) error {
 	if in.tool >= 0 {
 		tr.Tools = []string{in.listing.Names()[in.tool]}
 	}
-	b, err := req.budget(drafting.PlanTasks(tr))
-	if err != nil {
-		return err
-	}
-	leave, err := a.enterDraft(c)
-	if err != nil {
-		return err
-	}
-	defer leave()
-	p, err := drafting.GenerateTasks(c.Request().Context(), drafting.Caller{Model: in.model, Budget: b}, tr)
-	if err != nil {
-		return modelError(c.Request().Context(), fmt.Errorf("generate tasks: %w", err))
-	}
-	return c.JSON(http.StatusOK, p)
+	return answerDraft(a, c, req, in.model, drafting.PlanTasks(tr), "generate tasks", func(ctx context.Context, caller drafting.Caller) (*drafting.Proposals, error) {
+		return drafting.GenerateTasks(ctx, caller, tr)
+	})
 }
 
 // rubric answers POST /rubric: every tool's rubric and the listing's score; offline, labelled,
@@ -333,25 +335,13 @@ func (a *API) rubric(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	cache := a.opts.Rubrics
-	b, err := req.budget(drafting.PlanRubric(in.listing, drafting.ModelKey(in.model), cache))
-	if err != nil {
-		return err
-	}
 	eng, err := a.engine()
 	if err != nil {
 		return err
 	}
-	if in.model != nil { // offline scoring calls no model, and passes no gate
-		leave, err := a.enterDraft(c)
-		if err != nil {
-			return err
-		}
-		defer leave()
-	}
-	r, err := drafting.ScoreRubric(c.Request().Context(), drafting.Caller{Model: in.model, Budget: b}, eng, in.listing, cache)
-	if err != nil {
-		return modelError(c.Request().Context(), fmt.Errorf("rubric: %w", err))
-	}
-	return c.JSON(http.StatusOK, r)
+	cache := a.opts.Rubrics
+	plan := drafting.PlanRubric(in.listing, drafting.ModelKey(in.model), cache)
+	return answerDraft(a, c, req, in.model, plan, "rubric", func(ctx context.Context, caller drafting.Caller) (*drafting.Rubric, error) {
+		return drafting.ScoreRubric(ctx, caller, eng, in.listing, cache)
+	})
 }

@@ -174,21 +174,15 @@ func patchImprove(c echo.Context, st views.ImproveStatus) error {
 
 // improveStart starts the loop in the background and answers with its status at once.
 func (s *Server) improveStart(c echo.Context) error {
-	ws, err := s.getWS(c)
+	ws, refused, err := s.draftWorkspace(c)
 	if err != nil {
 		return err
 	}
-	refused, err := s.draftRefusal(c)
-	if err != nil {
-		return err
-	}
-	f, problem := readImproveForm(c) // before the answer starts (readSuggestForm says why)
+	f, problem := readImproveForm(c) // before the answer starts (draftask.go says why)
 	plan, budget := f.plan(ws)
 	client, noClient := s.runs.Client(f.endpoint)
-	for _, p := range []string{refused, problem, plan.Problem, noClient} {
-		if p != "" {
-			return patchImprove(c, views.ImproveStatus{WS: ws.ID, Problem: p})
-		}
+	if p := firstProblem(refused, problem, plan.Problem, noClient); p != "" {
+		return patchImprove(c, views.ImproveStatus{WS: ws.ID, Problem: p})
 	}
 	ctx := c.Request().Context()
 	eng, err := s.engineFor(s.profileOf(ctx, ws.ID))

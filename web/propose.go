@@ -6,6 +6,7 @@ package web
 // the indexes it ticked, and the ticked ones land in the task file as one revision.
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -81,49 +82,32 @@ func (s *Server) proposeDialog(c echo.Context) error {
 
 // proposeAsk answers the form: its plan (plan=1, as the form changes), or the proposals.
 func (s *Server) proposeAsk(c echo.Context) error {
-	ws, err := s.getWS(c)
+	ws, refused, err := s.draftWorkspace(c)
 	if err != nil {
 		return err
 	}
-	refused, err := s.draftRefusal(c)
-	if err != nil {
-		return err
-	}
-	ep, req, problem := proposeReq(c, ws) // before the answer starts (readSuggestForm says why)
+	ep, req, problem := proposeReq(c, ws) // before the answer starts (draftask.go says why)
 	sse := newSSE(c)
-	if c.QueryParam("plan") == "1" {
-		p := drafting.PlanTasks(req)
-		_ = sse.PatchElementTempl(views.ProposePlanLine(views.SuggestPlan{Calls: p.Calls, What: p.What, Problem: problem}))
-		return nil
-	}
-	client, noClient := s.runs.Client(ep)
-	for _, p := range []string{refused, problem, noClient} {
-		if p != "" {
-			_ = sse.PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: ws.ID, Problem: p}))
-			return nil
-		}
-	}
 	plan := drafting.PlanTasks(req)
-	if p := overCap(plan.Calls, "ask for fewer tasks per tool, or only for one tool"); p != "" {
-		_ = sse.PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: ws.ID, Problem: p}))
+	if c.QueryParam("plan") == "1" {
+		_ = sse.PatchElementTempl(views.ProposePlanLine(views.SuggestPlan{Calls: plan.Calls, What: plan.What, Problem: problem}))
 		return nil
 	}
-	leave, busy := s.draftGate.enter(ws.ID)
-	if busy != "" {
-		_ = sse.PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: ws.ID, Problem: busy}))
+	show := func(r views.ProposeResult) { r.WS = ws.ID; _ = sse.PatchElementTempl(views.ProposeResultRegion(r)) }
+	client, noClient := s.runs.Client(ep)
+	if p := firstProblem(refused, problem, noClient); p != "" {
+		show(views.ProposeResult{Problem: p})
 		return nil
 	}
-	defer leave()
-	releaseSlot(c.Request().Context()) // the gate bounds this ask now (draftgate.go)
-	name := client.Endpoint().Name
-	_ = sse.PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: ws.ID,
-		Asking: fmt.Sprintf("Asking %s… (%s at most)", name, callsWord(plan.Calls))}))
-	dctx, cancel := draftContext(c.Request().Context())
-	defer cancel()
-	props, err := drafting.GenerateTasks(dctx, drafting.Caller{Model: client, Budget: drafting.NewBudget(plan.Calls)}, req)
-	if err != nil {
-		s.log.Info("a task proposal failed", "workspace", ws.ID, "endpoint", name, "err", err)
-		_ = sse.PatchElementTempl(views.ProposeResultRegion(views.ProposeResult{WS: ws.ID, Problem: draftProblem(dctx, err, name)}))
+	var props *drafting.Proposals
+	if p := s.askModel(c, modelAsk{job: "a task proposal", ws: ws.ID, client: client, calls: plan.Calls,
+		overCap: overCap(plan.Calls, "ask for fewer tasks per tool, or only for one tool"),
+		asking:  func(line string) { show(views.ProposeResult{Asking: line}) }},
+		func(ctx context.Context, caller drafting.Caller) (err error) {
+			props, err = drafting.GenerateTasks(ctx, caller, req)
+			return err
+		}); p != "" {
+		show(views.ProposeResult{Problem: p})
 		return nil
 	}
 	pid := NewID()

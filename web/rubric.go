@@ -6,6 +6,7 @@ package web
 // server-wide RubricCache does not hold for that model and the tool's content.
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -63,16 +64,12 @@ func (s *Server) rubricEndpoints(ws Workspace) []views.RubricEndpoint {
 
 // rubricScore scores the listing with the form's endpoint and shows tool t's rubric.
 func (s *Server) rubricScore(c echo.Context) error {
-	ws, err := s.getWS(c)
+	ws, refused, err := s.draftWorkspace(c)
 	if err != nil {
 		return err
 	}
-	refused, err := s.draftRefusal(c)
-	if err != nil {
-		return err
-	}
-	// The form is read before the answer starts (readSuggestForm says why), up to 16 KiB as
-	// the other drafting forms are: it holds an endpoint's name and nothing more.
+	// The form is read before the answer starts (draftask.go says why), up to 16 KiB as the
+	// other drafting forms are: it holds an endpoint's name and nothing more.
 	why := ""
 	c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, 16<<10)
 	if err := c.Request().ParseForm(); err != nil {
@@ -80,42 +77,29 @@ func (s *Server) rubricScore(c echo.Context) error {
 	}
 	client, noClient := s.runs.Client(c.Request().PostForm.Get("endpoint"))
 	sse := newSSE(c)
+	show := func(r views.RubricView) { r.WS = ws.ID; _ = sse.PatchElementTempl(views.RubricResultRegion(r)) }
 	t, err := strconv.Atoi(c.QueryParam("t"))
 	if why == "" && (err != nil || t < 0 || t >= len(ws.Listing.Tools)) {
 		why = "That tool no longer exists; pick a tool and open the rubric again."
 	}
-	for _, p := range []string{refused, why, noClient} {
-		if p != "" {
-			_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID, Problem: p}))
-			return nil
-		}
+	if p := firstProblem(refused, why, noClient); p != "" {
+		show(views.RubricView{Problem: p})
+		return nil
 	}
-	ctx := c.Request().Context()
-	eng, err := s.engineFor(s.profileOf(ctx, ws.ID))
+	eng, err := s.engineFor(s.profileOf(c.Request().Context(), ws.ID))
 	if err != nil {
 		return err
 	}
 	cache := s.drafts.rubricCache()
-	ep := client.Endpoint()
 	plan := drafting.PlanRubric(ws.Listing, drafting.ModelKey(client), cache)
-	if p := rubricOverCap(plan.Calls); p != "" {
-		_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID, Problem: p}))
-		return nil
-	}
-	leave, busy := s.draftGate.enter(ws.ID)
-	if busy != "" {
-		_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID, Problem: busy}))
-		return nil
-	}
-	defer leave()
-	releaseSlot(ctx) // the gate bounds this ask now (draftgate.go)
-	_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID,
-		Problem: fmt.Sprintf("Asking %s… (%s at most: %s)", ep.Name, callsWord(plan.Calls), plan.What)}))
-	dctx, cancel := draftContext(ctx)
-	defer cancel()
-	rb, err := drafting.ScoreRubric(dctx, drafting.Caller{Model: client, Budget: drafting.NewBudget(plan.Calls)}, eng, ws.Listing, cache)
-	if err != nil {
-		_ = sse.PatchElementTempl(views.RubricResultRegion(views.RubricView{WS: ws.ID, Problem: draftProblem(dctx, err, ep.Name)}))
+	var rb *drafting.Rubric
+	if p := s.askModel(c, modelAsk{job: "a rubric", ws: ws.ID, client: client, calls: plan.Calls, what: plan.What,
+		overCap: rubricOverCap(plan.Calls), asking: func(line string) { show(views.RubricView{Problem: line}) }},
+		func(ctx context.Context, caller drafting.Caller) (err error) {
+			rb, err = drafting.ScoreRubric(ctx, caller, eng, ws.Listing, cache)
+			return err
+		}); p != "" {
+		show(views.RubricView{Problem: p})
 		return nil
 	}
 	_ = sse.PatchElementTempl(views.RubricResultRegion(rubricView(ws.ID, t, ws.Listing.Tools[t].Get("name").String(), rb)))

@@ -73,52 +73,33 @@ func oneLine(s string, n int) string {
 // suggestAsk asks the endpoint for rewrites of the tool and answers over SSE: first "Asking…"
 // with the plan, then the scored candidates or what went wrong.
 func (s *Server) suggestAsk(c echo.Context) error {
-	ws, err := s.getWS(c)
+	ws, refused, err := s.draftWorkspace(c)
 	if err != nil {
 		return err
 	}
-	refused, err := s.draftRefusal(c)
-	if err != nil {
-		return err
-	}
-	// The form is read before the answer starts: HTTP/1 ends the request body once the
-	// response is flushed.
 	f, problem := readSuggestForm(c)
 	sse := newSSE(c)
+	show := func(r views.SuggestResult) { r.WS = ws.ID; patchSuggest(sse, r) }
 	t, why := draftTool(c, ws)
 	client, noClient := s.runs.Client(f.endpoint)
-	for _, p := range []string{refused, problem, why, noClient} {
-		if p != "" {
-			patchSuggest(sse, views.SuggestResult{WS: ws.ID, Problem: p})
-			return nil
-		}
+	if p := firstProblem(refused, problem, why, noClient); p != "" {
+		show(views.SuggestResult{Problem: p})
+		return nil
 	}
-	ctx := c.Request().Context()
-	eng, err := s.engineFor(s.profileOf(ctx, ws.ID))
+	eng, err := s.engineFor(s.profileOf(c.Request().Context(), ws.ID))
 	if err != nil {
 		return err
 	}
 	req := f.request(ws, t)
 	plan := drafting.PlanSuggest(req)
-	if p := suggestOverCap(req, plan.Calls); p != "" {
-		patchSuggest(sse, views.SuggestResult{WS: ws.ID, Problem: p})
-		return nil
-	}
-	leave, busy := s.draftGate.enter(ws.ID)
-	if busy != "" {
-		patchSuggest(sse, views.SuggestResult{WS: ws.ID, Problem: busy})
-		return nil
-	}
-	defer leave()
-	releaseSlot(ctx) // the gate bounds this ask now; the request slot goes back to the pages
-	name := client.Endpoint().Name
-	patchSuggest(sse, views.SuggestResult{WS: ws.ID, Asking: fmt.Sprintf("Asking %s… (%s at most)", name, callsWord(plan.Calls))})
-	dctx, cancel := draftContext(ctx)
-	defer cancel()
-	sug, err := drafting.Suggest(dctx, drafting.Caller{Model: client, Budget: drafting.NewBudget(plan.Calls)}, eng, req)
-	if err != nil {
-		s.log.Info("a suggestion failed", "workspace", ws.ID, "endpoint", name, "err", err)
-		patchSuggest(sse, views.SuggestResult{WS: ws.ID, Problem: draftProblem(dctx, err, name)})
+	var sug *drafting.Suggestion
+	if p := s.askModel(c, modelAsk{job: "a suggestion", ws: ws.ID, client: client, calls: plan.Calls,
+		overCap: suggestOverCap(req, plan.Calls), asking: func(line string) { show(views.SuggestResult{Asking: line}) }},
+		func(ctx context.Context, caller drafting.Caller) (err error) {
+			sug, err = drafting.Suggest(ctx, caller, eng, req)
+			return err
+		}); p != "" {
+		show(views.SuggestResult{Problem: p})
 		return nil
 	}
 	tool := ws.Listing.Tools[t]
