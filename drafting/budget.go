@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,38 +92,16 @@ type Recorder struct {
 	xs []runner.Exchange
 }
 
-// Add keeps one exchange (those without a request or a status are dropped). A response over
-// MaxAnswerBytes, once its padding is compacted away, is not kept: a note takes its place,
-// which a replay answers as an error that says so (no drafting answer that large is read).
+// Add keeps one exchange (those without a request or a status are dropped), its response
+// bounded as a run's are (runner.BoundExchange).
 func (r *Recorder) Add(x runner.Exchange) {
 	if r == nil || len(x.Request) == 0 || x.Status == 0 {
 		return
 	}
-	if len(x.Response) > MaxAnswerBytes {
-		x = boundedExchange(x)
-	}
+	x = runner.BoundExchange(x)
 	r.mu.Lock()
 	r.xs = append(r.xs, x)
 	r.mu.Unlock()
-}
-
-// notRecordedStatus is the status a recording gives an answer it left out for its size, so that
-// a replay fails that call with the note's words rather than retrying it.
-const notRecordedStatus = http.StatusUnprocessableEntity
-
-// boundedExchange is x with its response compacted, or, when that is still over MaxAnswerBytes,
-// replaced by an error that says what was left out.
-func boundedExchange(x runner.Exchange) runner.Exchange {
-	var b bytes.Buffer
-	if json.Compact(&b, x.Response) == nil && b.Len() <= MaxAnswerBytes {
-		x.Response = b.Bytes()
-		return x
-	}
-	msg := fmt.Sprintf("the recording left out this answer: it was %d bytes (HTTP %d), more than the %d a recording keeps of one answer; ask the live endpoint again",
-		len(x.Response), x.Status, MaxAnswerBytes)
-	note, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "not_recorded"}})
-	x.Response, x.Status = note, notRecordedStatus
-	return x
 }
 
 // AddRun keeps a model run's exchanges.

@@ -37,6 +37,32 @@ func NewRecording(r *Run) *Recording {
 	return rec
 }
 
+// MaxRecordedBytes bounds the response a run or a recording keeps of one call: a chat answer
+// is a few kilobytes, and an endpoint may send up to MaxResponseBytes for every call of a run.
+const MaxRecordedBytes = 256 << 10
+
+// notRecordedStatus is the status a recording gives a response it left out for its size, so
+// that a replay fails that call with the note's words rather than retrying it.
+const notRecordedStatus = http.StatusUnprocessableEntity
+
+// BoundExchange is x with a response over MaxRecordedBytes compacted, or, when that is still
+// over, replaced by an error that says what was left out (a replay answers it as that error).
+func BoundExchange(x Exchange) Exchange {
+	if len(x.Response) <= MaxRecordedBytes {
+		return x
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, x.Response) == nil && b.Len() <= MaxRecordedBytes {
+		x.Response = b.Bytes()
+		return x
+	}
+	msg := fmt.Sprintf("the recording left out this answer: it was %d bytes (HTTP %d), more than the %d a recording keeps of one answer; ask the live endpoint again",
+		len(x.Response), x.Status, MaxRecordedBytes)
+	note, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "not_recorded"}})
+	x.Response, x.Status = note, notRecordedStatus
+	return x
+}
+
 // MaxRecordingBytes bounds a recording read back.
 const MaxRecordingBytes = 1 << 30
 

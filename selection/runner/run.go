@@ -424,9 +424,9 @@ func callOnce(ctx context.Context, c *Client, ts *toolSet, t selection.Task, tas
 	if reply != nil {
 		cl.Hash, cl.Cached, cl.Attempts = reply.Hash, reply.Cached, reply.Attempts
 		cl.LatencyMS = float64(reply.Latency.Microseconds()) / 1000
-		ex := reply.Exchange
+		ex := BoundExchange(reply.Exchange) // a run of many calls keeps each one's
 		cl.Exchange = &ex
-		cl.Status = ex.Status
+		cl.Status = reply.Exchange.Status
 	}
 	if err != nil {
 		var ce *CallError
