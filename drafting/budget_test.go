@@ -12,7 +12,7 @@ import (
 	"github.com/tool-workbench/workbench/selection/runner"
 )
 
-func fakeCaller(t *testing.T, s *fakemodel.Server, budget *drafting.Budget, opts runner.ClientOptions) drafting.Caller {
+func fakeCaller(t testing.TB, s *fakemodel.Server, budget *drafting.Budget, opts runner.ClientOptions) drafting.Caller {
 	t.Helper()
 	if opts.Retries == 0 {
 		opts.Retries = -1

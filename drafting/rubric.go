@@ -366,29 +366,29 @@ func neighbourHash(ns []BriefTool) string {
 func rubricNeighbours(l *listing.Listing, ranker *selection.Ranker, i int) []BriefTool {
 	t := l.Tools[i]
 	scores := ranker.Scores(t.Get("name").String() + " " + clipToBytes(t.Get("description").String(), maxRubricDesc))
-	idx := make([]int, 0, len(scores))
+	// The best few by score, ties to the earlier tool: a pass that keeps them in order, since
+	// sorting every tool with a score, for every tool of a listing of similar ones, was most
+	// of a warm rubric plan.
+	idx := make([]int, 0, maxRubricNeighbour+1)
 	for j, sc := range scores {
-		if j != i && sc > 0 {
-			idx = append(idx, j)
+		if j == i || sc <= 0 || (len(idx) == maxRubricNeighbour && sc <= scores[idx[len(idx)-1]]) {
+			continue
+		}
+		at := len(idx)
+		for at > 0 && scores[idx[at-1]] < sc {
+			at--
+		}
+		idx = slices.Insert(idx, at, j)
+		if len(idx) > maxRubricNeighbour {
+			idx = idx[:maxRubricNeighbour]
 		}
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return -cmpFloat(scores[a], scores[b]) })
 	var out []BriefTool
-	for _, j := range idx[:min(len(idx), maxRubricNeighbour)] {
+	for _, j := range idx {
 		n := l.Tools[j]
 		out = append(out, BriefTool{Name: n.Get("name").String(), Description: clipToBytes(n.Get("description").String(), maxNeighbourDesc)})
 	}
 	return out
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // readRubric reads a rubric answer: every dimension present with a whole score from 1 to 5,

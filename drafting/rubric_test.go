@@ -1,10 +1,13 @@
 package drafting
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +15,7 @@ import (
 	"github.com/tool-workbench/workbench/internal/testutil"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
+	"github.com/tool-workbench/workbench/selection"
 )
 
 // testEngine is the engine the server uses: the reference's rules and the extended ones.
@@ -185,5 +189,54 @@ func TestRubricCacheBounds(t *testing.T) {
 	none.add("m", "", ToolRubric{Hash: "x"})
 	if _, ok := none.get("m", "x", ""); ok || none.Len() != 0 {
 		t.Error("a nil cache keeps something")
+	}
+}
+
+// A rubric brief's neighbours are the tools the ranker scores highest for the tool's own words,
+// the earlier tool first on a tie: the same as sorting every scored tool, which the plan no
+// longer does for every tool of a big listing.
+func TestRubricNeighboursAreTheBest(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"tools":[`)
+	words := []string{"ticket", "user", "report", "data", "file", "search", "record", "get", "list", "delete"}
+	for i := range 60 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		// Overlapping word sets, many tied, a few tools sharing no word with the others.
+		desc := []string{}
+		for k, w := range words {
+			if (i+k)%(2+i%4) == 0 {
+				desc = append(desc, w)
+			}
+		}
+		fmt.Fprintf(&b, `{"name":"t%d","description":%q,"inputSchema":{"type":"object"}}`, i, strings.Join(desc, " "))
+	}
+	b.WriteString(`]}`)
+	l, err := listing.Parse([]byte(b.String()), listing.Options{Name: "ties"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranker := selection.NewRanker(l.Tools)
+	for i, tool := range l.Tools {
+		scores := ranker.Scores(tool.Get("name").String() + " " + tool.Get("description").String())
+		var idx []int
+		for j, sc := range scores {
+			if j != i && sc > 0 {
+				idx = append(idx, j)
+			}
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
+		var want []string
+		for _, j := range idx[:min(len(idx), maxRubricNeighbour)] {
+			want = append(want, l.Tools[j].Get("name").String())
+		}
+		var got []string
+		for _, n := range rubricNeighbours(l, ranker, i) {
+			got = append(got, n.Name)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("tool %d (%q): neighbours %v, want %v", i, tool.Get("description").String(), got, want)
+		}
 	}
 }
