@@ -7,6 +7,7 @@ package runs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -163,6 +164,16 @@ func (s *Service) Context() context.Context { return s.ctx }
 
 // Wait blocks until every run in progress has ended and been saved (tests, shutdown).
 func (s *Service) Wait() { s.wg.Wait() }
+
+// Close writes the recordings of endpoints that keep one ("record"), and says what could not
+// be written. The clients stay usable.
+func (s *Service) Close() error {
+	var errs []error
+	for _, c := range s.clients {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}
 
 // Endpoints are the configured endpoints, usable or not.
 func (s *Service) Endpoints() []runner.Endpoint { return s.cfg.Endpoints }

@@ -236,6 +236,9 @@ func endpointLabel(e RunEndpoint) string {
 	if e.Replay {
 		s += " (recording, no key)"
 	}
+	if e.Records {
+		s += " (recorded)"
+	}
 	if e.Problem != "" {
 		s += " (unavailable)"
 	}

@@ -105,7 +105,7 @@ func (s *Server) runForm(ws Workspace, spec runner.Spec, epName string) views.Ru
 	}
 	for _, e := range s.runs.Endpoints() {
 		info := e.Info()
-		re := views.RunEndpoint{Name: info.Name, Model: info.Model, Host: info.Host, Replay: info.Replay, Problem: s.runs.Problem(e.Name)}
+		re := views.RunEndpoint{Name: info.Name, Model: info.Model, Host: info.Host, Replay: info.Replay, Records: info.Records, Problem: s.runs.Problem(e.Name)}
 		if c, _ := s.runs.Client(e.Name); c != nil {
 			// A replay's model comes from its recording.
 			re.Model = c.Endpoint().Model

@@ -248,6 +248,9 @@ func (s *Server) Close() {
 	if !s.drafts.improves.life.close(improveCloseWait) {
 		s.log.Warn("an improvement loop had not ended when the server closed", "waited", improveCloseWait)
 	}
+	if err := s.runs.Close(); err != nil {
+		s.log.Warn("an endpoint's recording could not be written", "err", err)
+	}
 }
 
 // Hub returns the live hub (tests count pages with it).

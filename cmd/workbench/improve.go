@@ -145,6 +145,7 @@ func doImprove(ctx context.Context, e *env, o improveOptions) error {
 	if err != nil {
 		return improveFail(e, err)
 	}
+	defer closeClient(e, client)
 	// A replayed recording's samples hold unless --samples says otherwise.
 	spec.Endpoint, spec.Model = ep.Name, ep.Model
 	opts.Spec, opts.Samples = spec, spec.Samples

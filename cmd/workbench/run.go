@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tool-workbench/workbench/cost"
+	"github.com/tool-workbench/workbench/internal/termsafe"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
 	"github.com/tool-workbench/workbench/selection/runner"
@@ -178,6 +179,7 @@ func doRun(ctx context.Context, e *env, o runOptions) error {
 	if err != nil {
 		return badInput(e, err)
 	}
+	defer closeClient(e, client)
 	var baseline *runner.Run
 	if o.compare != "" {
 		rf, err := runner.OpenRunFile(o.compare)
@@ -214,6 +216,14 @@ func doRun(ctx context.Context, e *env, o runOptions) error {
 		}
 	}
 	return runReport(e, o, res, baseline, dmg)
+}
+
+// closeClient writes the endpoint's recording ("record" in the endpoints file), saying so on
+// stderr when it cannot.
+func closeClient(e *env, c *runner.Client) {
+	if err := c.Close(); err != nil {
+		fmt.Fprintf(e.stderr, "workbench: %s\n", termsafe.Escape(err.Error()))
+	}
 }
 
 // runClient makes the client of the endpoint the flags name (a configured one, --base-url, or

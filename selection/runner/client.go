@@ -45,6 +45,9 @@ type ClientOptions struct {
 	// Recording, for an endpoint with Replay set, is its recording already read (else the
 	// client reads the file).
 	Recording *Recording
+	// RecordTo, for an endpoint with Record set, is its recording already open (else the
+	// client opens the file). Close writes it.
+	RecordTo *RecordFile
 	// Sleep waits between attempts; tests replace it to observe the waits.
 	Sleep func(ctx context.Context, d time.Duration) error
 }
@@ -62,6 +65,7 @@ type Client struct {
 	maxAfter time.Duration
 	sleep    func(context.Context, time.Duration) error
 	rec      *Recording
+	tape     *RecordFile // Endpoint.Record's; nil keeps nothing
 }
 
 // MaxResponseBytes bounds one response body.
@@ -89,6 +93,13 @@ func NewClient(ep Endpoint, opts ClientOptions) (*Client, error) {
 		opts.HTTP = HandlerDoer{ReplayHandler(rec)}
 		opts.Cache = nil
 	}
+	tape := opts.RecordTo
+	if ep.Record != "" && tape == nil {
+		var err error
+		if tape, err = OpenRecordFile(ep.Record, ep); err != nil {
+			return nil, fmt.Errorf("endpoint %q: %w", ep.Name, err)
+		}
+	}
 	key := ""
 	if ep.APIKeyEnv != "" {
 		if opts.Getenv != nil {
@@ -98,7 +109,7 @@ func NewClient(ep Endpoint, opts ClientOptions) (*Client, error) {
 			return nil, fmt.Errorf("endpoint %q: the environment variable %s is unset or empty; set it to the endpoint's API key", ep.Name, ep.APIKeyEnv)
 		}
 	}
-	c := &Client{ep: ep, key: key, cache: opts.Cache, retries: 4, timeout: ep.timeout(), rec: rec,
+	c := &Client{ep: ep, key: key, cache: opts.Cache, retries: 4, timeout: ep.timeout(), rec: rec, tape: tape,
 		maxAfter: 2 * time.Minute, sleep: sleepCtx}
 	n := ep.concurrency()
 	if opts.Concurrency > 0 {
@@ -145,6 +156,10 @@ func (c *Client) Endpoint() Endpoint { return c.ep }
 // Recording is the recording a replay endpoint answers from (nil for a live endpoint). Its Spec
 // holds the settings the recorded requests were made with; other settings find no answers.
 func (c *Client) Recording() *Recording { return c.rec }
+
+// Close writes the endpoint's recording (Endpoint.Record), if it keeps one. The client may
+// still be used; its later calls are written by a later Close.
+func (c *Client) Close() error { return c.tape.Close() }
 
 // Concurrency is the client's bound on calls in flight.
 func (c *Client) Concurrency() int { return cap(c.sem) }
@@ -389,6 +404,7 @@ func (c *Client) Complete(ctx context.Context, req openai.ChatCompletionRequest,
 		if cerr == nil {
 			// An answer that arrived is kept even if the run was cancelled meanwhile.
 			reply.Attempts = attempt
+			c.tape.Add(reply.Exchange)
 			return reply, nil
 		}
 		if ctx.Err() != nil {
@@ -399,6 +415,7 @@ func (c *Client) Complete(ctx context.Context, req openai.ChatCompletionRequest,
 			if cerr.Retryable {
 				cerr.Msg = fmt.Sprintf("%s (gave up after %s)", cerr.Msg, plural(attempt, "attempt"))
 			}
+			c.tape.Add(reply.Exchange) // a replay fails it the same way
 			return reply, cerr
 		}
 		wait := backoff(attempt)

@@ -50,6 +50,9 @@ type Endpoint struct {
 	// Replay, when set, is the path of a recording that answers instead of a server: no key,
 	// no network. BaseURL may then be left out, and Model defaults to the recording's.
 	Replay string `json:"replay,omitempty"`
+	// Record, when set, is the path of a recording every call to this endpoint is added to
+	// (RecordFile), for a replay endpoint to answer later.
+	Record string `json:"record,omitempty"`
 }
 
 // replayURL is the base URL of an endpoint that answers from a recording; nothing is sent there.
@@ -71,6 +74,7 @@ type Info struct {
 	Concurrency int    `json:"concurrency"`
 	NeedsKey    bool   `json:"needsKey"`
 	Replay      bool   `json:"replay"`
+	Records     bool   `json:"records"` // its calls are added to a recording (the path is not shown)
 }
 
 // Info returns the endpoint's displayable summary.
@@ -82,7 +86,8 @@ func (e Endpoint) Info() Info {
 	if e.Replay != "" {
 		host = "recording"
 	}
-	return Info{Name: e.Name, Model: e.Model, Host: host, Concurrency: e.concurrency(), NeedsKey: e.APIKeyEnv != "", Replay: e.Replay != ""}
+	return Info{Name: e.Name, Model: e.Model, Host: host, Concurrency: e.concurrency(), NeedsKey: e.APIKeyEnv != "", Replay: e.Replay != "",
+		Records: e.Record != ""}
 }
 
 func (e Endpoint) concurrency() int {
@@ -114,6 +119,9 @@ func (e Endpoint) Validate() error {
 	}
 	if !nameRE.MatchString(e.Name) {
 		return fmt.Errorf("%s: name must be 1-64 letters, digits, '.', '_' or '-' (starting with a letter or digit), such as \"openai-mini\"", where)
+	}
+	if e.Replay != "" && e.Record != "" {
+		return fmt.Errorf("%s: an endpoint either replays a recording or records one; give it \"replay\" or \"record\", not both", where)
 	}
 	if e.Replay != "" {
 		if e.APIKeyEnv != "" {
