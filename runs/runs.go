@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -146,14 +147,25 @@ func New(cfg Config, st Store, notify Notify, log *slog.Logger) *Service {
 		c, err := runner.NewClient(ep, runner.ClientOptions{Getenv: cfg.Getenv, Cache: cfg.Cache, HTTP: cfg.HTTP,
 			Retries: cfg.Retries, Timeout: cfg.Timeout})
 		if err != nil {
-			// The message names the variable, never its value.
-			s.problems[ep.Name] = err.Error()
+			// The message names the variable, never its value; and the file, never the server's
+			// folders (it is shown on the pages; the log has it whole).
+			s.problems[ep.Name] = withoutFolders(err.Error(), ep.Replay, ep.Record)
 			log.Warn("endpoint unavailable", "endpoint", ep.Name, "err", err)
 			continue
 		}
 		s.clients[ep.Name] = c
 	}
 	return s
+}
+
+// withoutFolders is msg with the folders of paths left out.
+func withoutFolders(msg string, paths ...string) string {
+	for _, p := range paths {
+		if d := filepath.Dir(p); p != "" && d != "." {
+			msg = strings.ReplaceAll(msg, d+string(filepath.Separator), "")
+		}
+	}
+	return msg
 }
 
 // Config is the configuration in force, defaults filled in.

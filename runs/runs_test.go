@@ -220,3 +220,19 @@ func TestAnotherReplica(t *testing.T) {
 		t.Errorf("cancelling the ended run: %v, want a Conflict", err)
 	}
 }
+
+// An endpoint whose recording cannot be read or written is unavailable, with why; the reason,
+// shown on the pages, names the file but not the server's folders.
+func TestEndpointProblemNamesNoFolder(t *testing.T) {
+	dir := t.TempDir()
+	svc := New(Config{Endpoints: []runner.Endpoint{
+		{Name: "tape", BaseURL: "http://h.invalid/v1", Model: "m", Record: filepath.Join(dir, "missing", "tape.json")},
+		{Name: "show", Model: "m", Replay: filepath.Join(dir, "absent.json")},
+	}}, nil, nil, nil)
+	for _, name := range []string{"tape", "show"} {
+		p := svc.Problem(name)
+		if p == "" || strings.Contains(p, dir) {
+			t.Errorf("%s: problem %q; want one that names no folder of %s", name, p, dir)
+		}
+	}
+}

@@ -104,8 +104,9 @@ func (s *Service) check(ctx context.Context, plan Plan, epName string, spec runn
 			return spec, refused(fmt.Sprintf("Task %d has no text. Write it in the Tasks tab, or remove it.", i+1))
 		}
 	}
-	if rec := client.Recording(); rec != nil {
-		// A recording answers only the requests it holds: its settings are the run's.
+	if rec := client.Recording(); rec != nil && rec.Spec.Recorded() {
+		// A run's recording answers only the requests it holds: its settings are the run's. (An
+		// endpoint's "record" keeps no settings: each request it holds carries its own.)
 		spec.Samples, spec.Temperature, spec.Seed = rec.Spec.Samples, rec.Spec.Temperature, rec.Spec.Seed
 		spec.SystemPrompt, spec.Shuffle = rec.Spec.SystemPrompt, rec.Spec.Shuffle
 		if h := runner.NewHeader(plan.Listing, plan.Tasks, spec); rec.Header.ListingHash != "" && h.ListingHash != rec.Header.ListingHash {

@@ -271,7 +271,7 @@ func runClient(e *env, o runOptions) (*runner.Client, runner.Endpoint, runner.Sp
 	if err != nil {
 		return nil, ep, spec, err
 	}
-	if rec := client.Recording(); rec != nil {
+	if rec := client.Recording(); rec != nil && rec.Spec.Recorded() {
 		// The recording's settings made its requests; flags given override them.
 		for name, apply := range map[string]func(){
 			"samples": func() { spec.Samples = rec.Spec.Samples }, "temperature": func() { spec.Temperature = rec.Spec.Temperature },

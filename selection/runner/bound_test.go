@@ -70,3 +70,30 @@ func TestRunKeepsBoundedExchanges(t *testing.T) {
 		}
 	}
 }
+
+// Beside the exchange, a call keeps the model's tool name and arguments: bounded too, after the
+// arguments were checked whole.
+func TestRunKeepsBoundedToolCall(t *testing.T) {
+	l := mustListing(t, ticketTools)
+	tasks := mustTasks(t, `[{"task": "Show me ticket 4521", "expect": "tickets_get"}]`)
+	big := strings.Repeat("x", 4<<20)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"tool_calls",` +
+			`"message":{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"` + big + `","arguments":"{\"a\":\"` + big + `\"}"}}]}}]}`))
+	})
+	c, err := NewClient(Endpoint{Name: "big", BaseURL: "http://big.invalid/v1", Model: "m"}, ClientOptions{HTTP: HandlerDoer{h}, Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := Execute(context.Background(), c, l, tasks, Options{Spec: Spec{Samples: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := run.Calls[0]
+	b, _ := json.Marshal(call)
+	if len(b) > MaxRecordedBytes+MaxArgumentsBytes+4*MaxToolNameBytes+4096 || call.Known || !call.Args.JSON {
+		t.Errorf("the call keeps %d bytes (tool %d, arguments %d, exchange %d); known %v, arguments read as JSON %v",
+			len(b), len(call.Tool), len(call.Arguments), len(call.Exchange.Response), call.Known, call.Args.JSON)
+	}
+}

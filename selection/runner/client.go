@@ -175,67 +175,83 @@ func (c *Client) redact(b []byte) []byte {
 func (c *Client) redactString(s string) string { return string(c.redact([]byte(s))) }
 
 // redactJSON is redact for a JSON body, which may also spell the key with escapes
-// ("\u0073k-…", or "\/" for a slash): such a body (any with a backslash) is re-encoded, escapes
-// resolved, before the key is replaced. A tool call's arguments, and often a message's content,
-// are JSON text inside a JSON string, one escape deeper ("\\u0073k-…" in the body): every such
-// string is re-encoded and redacted too (see redactNested). A body that holds no key decoded is
-// returned as it came.
+// ("\u0073k-…", or "\/" for a slash), hide it in a member a later duplicate overrides, or hold
+// JSON text inside a string one escape deeper (a tool call's arguments: "\\u0073k-…"). A body
+// whose decoded strings (names, values, duplicates and nested JSON included) hold no key is
+// returned as it came; otherwise it is decoded, the key replaced in every string, and encoded
+// again, so that the redaction never breaks the JSON (a key after a backslash, "\fw_…", would).
+// When even that leaves the key's bytes in the text, the answer is replaced by a note.
 func (c *Client) redactJSON(b []byte) []byte {
-	b = c.redact(b)
-	if len(c.key) < 4 || !bytes.ContainsRune(b, '\\') {
+	if len(c.key) < 4 || (!bytes.ContainsRune(b, '\\') && !bytes.Contains(b, []byte(c.key))) {
 		return b
 	}
 	v, ok := decodeJSON(b)
 	if !ok {
+		return c.redact(b)
+	}
+	if !bytes.Contains(b, []byte(c.key)) && !c.tokensHoldKey(b, 0) {
 		return b
 	}
-	v, nested := c.redactNested(v, 0)
-	plain, ok := encodeJSON(v)
-	if !ok || (!nested && !bytes.Contains(plain, []byte(c.key))) {
-		return b
+	plain, ok := encodeJSON(c.redactValue(v, 0))
+	if !ok || bytes.Contains(plain, []byte(c.key)) {
+		return keyNote
 	}
-	return c.redact(plain)
+	return plain
 }
 
-// maxNestedJSON bounds how many JSON texts deep redactNested looks: arguments inside a body is
-// one; a model that nests further gains nothing but work.
-const maxNestedJSON = 3
+// keyNote stands for an answer that held the key where it could not be taken out.
+var keyNote = []byte(`{"error":{"message":"the answer held the endpoint's key in a form that could not be redacted, so it was left out","type":"redacted"}}`)
 
-// redactNested walks a decoded JSON value and replaces every string that holds a backslash and
-// reads as JSON by its re-encoding with escapes resolved, redacted, when that holds the key. It
-// says whether it replaced any.
-func (c *Client) redactNested(v any, depth int) (any, bool) {
-	changed := false
+// tokensHoldKey says whether any string of the JSON text b, read token by token (so a member a
+// later one overrides is seen too), holds the key once decoded, here or in JSON text nested in it.
+func (c *Client) tokensHoldKey(b []byte, depth int) bool {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return false // the end, or text decodeJSON would have refused
+		}
+		s, ok := tok.(string)
+		if !ok {
+			continue
+		}
+		if strings.Contains(s, c.key) || (depth < maxNestedJSON && strings.ContainsRune(s, '\\') && c.tokensHoldKey([]byte(s), depth+1)) {
+			return true
+		}
+	}
+}
+
+// redactValue is v with the key replaced in every string and member name, and in JSON text
+// nested in a string (re-encoded, escapes resolved).
+func (c *Client) redactValue(v any, depth int) any {
 	switch x := v.(type) {
 	case string:
-		if depth >= maxNestedJSON || !strings.Contains(x, `\`) {
-			return x, false
+		if depth < maxNestedJSON && strings.ContainsRune(x, '\\') {
+			if inner, ok := decodeJSON([]byte(x)); ok && c.tokensHoldKey([]byte(x), depth+1) {
+				if plain, ok := encodeJSON(c.redactValue(inner, depth+1)); ok {
+					x = string(plain)
+				}
+			}
 		}
-		inner, ok := decodeJSON([]byte(x))
-		if !ok {
-			return x, false
-		}
-		inner, deeper := c.redactNested(inner, depth+1)
-		plain, ok := encodeJSON(inner)
-		if !ok || (!deeper && !bytes.Contains(plain, []byte(c.key))) {
-			return x, false
-		}
-		return string(c.redact(plain)), true
+		return strings.ReplaceAll(x, c.key, "[redacted]")
 	case []any:
 		for i, it := range x {
-			var ch bool
-			x[i], ch = c.redactNested(it, depth)
-			changed = changed || ch
+			x[i] = c.redactValue(it, depth)
 		}
 	case map[string]any:
+		out := make(map[string]any, len(x))
 		for k, it := range x {
-			var ch bool
-			x[k], ch = c.redactNested(it, depth)
-			changed = changed || ch
+			out[strings.ReplaceAll(k, c.key, "[redacted]")] = c.redactValue(it, depth)
 		}
+		return out
 	}
-	return v, changed
+	return v
 }
+
+// maxNestedJSON bounds how many JSON texts deep redactJSON looks: arguments inside a body is
+// one; a model that nests further gains nothing but work.
+const maxNestedJSON = 3
 
 // decodeJSON reads one JSON value, numbers as written.
 func decodeJSON(b []byte) (any, bool) {
@@ -421,6 +437,7 @@ func (c *Client) Complete(ctx context.Context, req openai.ChatCompletionRequest,
 		wait := backoff(attempt)
 		if ra, ok := retryAfter(reply.header); ok {
 			if ra > c.maxAfter {
+				c.tape.Add(reply.Exchange)
 				return reply, &CallError{Status: cerr.Status, Msg: fmt.Sprintf("%s; the server asks to retry after %s, longer than the %s the workbench waits", cerr.Msg, ra, c.maxAfter)}
 			}
 			wait = ra

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -214,7 +215,7 @@ func ParseEndpoints(src []byte) ([]Endpoint, error) {
 	if len(eps) == 0 {
 		return nil, fmt.Errorf(`reading the endpoint configuration: it lists no endpoints; write {"endpoints": [{"name", "baseURL", "model", "apiKeyEnv"}]}`)
 	}
-	seen := map[string]bool{}
+	seen, records := map[string]bool{}, map[string]string{}
 	for i, e := range eps {
 		if err := e.Validate(); err != nil {
 			return nil, fmt.Errorf("endpoint %d: %w", i+1, err)
@@ -223,6 +224,15 @@ func ParseEndpoints(src []byte) ([]Endpoint, error) {
 			return nil, fmt.Errorf("endpoint %d: the name %q is used twice", i+1, e.Name)
 		}
 		seen[e.Name] = true
+		if e.Record != "" {
+			// Each recording is rewritten whole by its endpoint: two on one file would each
+			// drop the other's calls.
+			p, _ := filepath.Abs(e.Record)
+			if other, ok := records[p]; ok {
+				return nil, fmt.Errorf("endpoint %d: %q records to the same file as %q; give each endpoint a file of its own", i+1, e.Name, other)
+			}
+			records[p] = e.Name
+		}
 	}
 	return eps, nil
 }

@@ -31,6 +31,9 @@ func TestParseEndpoints(t *testing.T) {
 		{"trailing brace", `{"endpoints": [{"name": "a", "baseURL": "http://h/v1", "model": "m"}]}}`, "text follows"},
 		{"no endpoints", `{"endpoints": []}`, "lists no endpoints"},
 		{"null", `null`, "lists no endpoints"},
+		{"record", `[{"name": "a", "baseURL": "http://h/v1", "model": "m", "record": "tape.json"}]`, ""},
+		{"record and replay", `[{"name": "a", "model": "m", "record": "a.json", "replay": "b.json"}]`, "not both"},
+		{"one recording, two endpoints", `[{"name": "a", "baseURL": "http://h/v1", "model": "m", "record": "tape.json"}, {"name": "b", "baseURL": "http://h/v1", "model": "n", "record": "./tape.json"}]`, "records to the same file as"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

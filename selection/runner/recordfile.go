@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,21 +16,26 @@ import (
 // in the endpoints file. Every final exchange (a drafting ask's, a run's), key scrubbed and
 // bounded as a run's are, is added, so that an endpoint with "replay" set to the same file
 // answers the same asks later with no key and no network: a workshop rehearsed once with a
-// model, then shown offline. An existing recording is continued, not replaced.
+// model, then shown offline. An existing recording is continued (its settings kept), not
+// replaced.
 //
-// The file is written whole (a temporary file beside it, then a rename, so a reader never sees
-// half of it) recordFlushDelay after the first exchange not yet written, and on Close. It stops
-// growing at MaxRecordFileBytes. Safe for concurrent use.
+// Each exchange is encoded once, as it is added, and counted at its encoded size. The file is
+// written whole (a temporary file beside it, then a rename, so a reader never sees half of it)
+// a while after the first exchange not yet written (flushDelay: longer as the file grows, so a
+// long run does not rewrite a big file twice a second), and on Close. It stops growing at
+// MaxRecordFileBytes. Safe for concurrent use.
 type RecordFile struct {
 	path string
 	max  int64 // MaxRecordFileBytes; tests lower it
 
 	mu    sync.Mutex
-	rec   Recording
+	head  []byte   // the recording's members but its exchanges: {"format":…,"header":…
+	xs    [][]byte // the exchanges, encoded
 	size  int64
 	dirty bool
 	timer *time.Timer
-	full  bool
+	full  bool  // past the bound: an exchange was refused
+	left  int   // exchanges refused for the bound
 	err   error // the last write's, until one succeeds
 
 	write sync.Mutex // one write at a time, outside mu
@@ -39,61 +45,113 @@ type RecordFile struct {
 // which a replay reads back.
 const MaxRecordFileBytes = 64 << 20
 
-// recordFlushDelay gathers the exchanges of an ask (or of a run's burst) into one write.
-const recordFlushDelay = 500 * time.Millisecond
+// flushDelay gathers the exchanges of an ask (or of a run's burst) into one write: half a
+// second, and a second more for every 4 MiB already recorded.
+func flushDelay(size int64) time.Duration {
+	return 500*time.Millisecond + time.Duration(size/(4<<20))*time.Second
+}
 
 // OpenRecordFile continues the recording at path, or starts one there for the endpoint's model.
 // It fails at once, saying why, when path holds something else or its folder cannot be written.
 func OpenRecordFile(path string, ep Endpoint) (*RecordFile, error) {
-	f := &RecordFile{path: path, max: MaxRecordFileBytes, rec: Recording{Format: RecordingFormat, Spec: Spec{Endpoint: ep.Name, Model: ep.Model}, Exchanges: []Exchange{}}}
-	old, err := OpenRecording(path)
+	f := &RecordFile{path: path, max: MaxRecordFileBytes}
+	rec := &Recording{Format: RecordingFormat, Spec: Spec{Endpoint: ep.Name, Model: ep.Model}}
+	old, err := readRecordFile(path)
 	switch {
 	case err == nil:
-		f.rec.Exchanges = old.Exchanges
+		rec = old
 		for _, x := range old.Exchanges {
-			f.size += exchangeSize(x)
+			b, err := encodeExchange(x)
+			if err != nil {
+				return nil, fmt.Errorf("record: %s: %w", filepath.Base(path), err)
+			}
+			f.xs = append(f.xs, b)
+			f.size += int64(len(b)) + 1
 		}
 		f.full = f.size >= f.max
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("record: %w (name a new file, or a recording to continue)", err)
+		return nil, fmt.Errorf("record: %s: %w (name a new file, or a recording to continue)", filepath.Base(path), pathless(err))
 	}
+	head, err := json.Marshal(struct {
+		Format string `json:"format"`
+		Spec   Spec   `json:"spec"`
+		Header Header `json:"header"`
+	}{rec.Format, rec.Spec, rec.Header})
+	if err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
+	f.head = head[:len(head)-1] // the closing brace comes after the exchanges
+	f.size += int64(len(f.head)) + 20
 	probe, err := os.CreateTemp(filepath.Dir(path), ".recording-*")
 	if err != nil {
-		return nil, fmt.Errorf("record: cannot write beside %s: %w", path, err)
+		return nil, fmt.Errorf("record: cannot write a file beside %s: %w", filepath.Base(path), pathless(err))
 	}
 	probe.Close()
 	os.Remove(probe.Name())
 	return f, nil
 }
 
-func exchangeSize(x Exchange) int64 {
-	return int64(len(x.Request)+len(x.Response)+len(x.Body)) + 64
+// readRecordFile reads the recording at path; its errors name no path.
+func readRecordFile(path string) (*Recording, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadRecording(f)
+}
+
+// pathless is err without the path an *fs.PathError names: the message may reach a page.
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// encodeExchange is x as the recording holds it, with no HTML escapes: the size counted is
+// the size written.
+func encodeExchange(x Exchange) ([]byte, error) {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(x); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // Add keeps one exchange (one without a request or a status is not a call that was made). It
-// says false when the recording is full and the exchange was not kept.
+// says false when the exchange was not kept: the recording is full, or the exchange cannot be
+// encoded (a response that is not JSON after all), which is left out rather than stopping
+// every later write.
 func (f *RecordFile) Add(x Exchange) bool {
 	if f == nil || len(x.Request) == 0 || x.Status == 0 {
 		return true
 	}
-	x = BoundExchange(x)
+	b, err := encodeExchange(BoundExchange(x))
+	if err != nil {
+		return false
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	n := exchangeSize(x)
+	n := int64(len(b)) + 1
 	if f.size+n > f.max {
 		f.full = true
+		f.left++
 		return false
 	}
 	f.size += n
-	f.rec.Exchanges = append(f.rec.Exchanges, x)
+	f.xs = append(f.xs, b)
 	f.dirty = true
 	if f.timer == nil {
-		f.timer = time.AfterFunc(recordFlushDelay, func() { _ = f.Flush() })
+		f.timer = time.AfterFunc(flushDelay(f.size), func() { _ = f.Flush() })
 	}
 	return true
 }
 
-// Full says whether the recording reached MaxRecordFileBytes (later exchanges are not kept).
+// Full says whether the recording reached its bound (later exchanges are not kept).
 func (f *RecordFile) Full() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -115,10 +173,10 @@ func (f *RecordFile) Flush() error {
 		return err
 	}
 	// Exchanges are only appended: this slice stays as it is while it is written.
-	rec := f.rec
+	head, xs := f.head, f.xs
 	f.dirty = false
 	f.mu.Unlock()
-	err := writeRecording(f.path, &rec)
+	err := writeRecording(f.path, head, xs)
 	f.mu.Lock()
 	if f.err = err; err != nil {
 		f.dirty = true // the next flush tries again
@@ -133,32 +191,43 @@ func (f *RecordFile) Close() error {
 		return nil
 	}
 	err := f.Flush()
-	if f.Full() {
-		err = errors.Join(err, fmt.Errorf("record %s: the recording reached %d bytes, so later calls were not kept; start a new file for them", f.path, f.max))
+	f.mu.Lock()
+	left := f.left
+	f.mu.Unlock()
+	if left > 0 {
+		err = errors.Join(err, fmt.Errorf("record %s: %d calls were not kept, over the recording's bound of %d bytes; start a new file for them", filepath.Base(f.path), left, f.max))
 	}
 	return err
 }
 
-// writeRecording replaces path with rec: a temporary file in its folder, then a rename.
-func writeRecording(path string, rec *Recording) error {
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return fmt.Errorf("record %s: %w", path, err)
-	}
+// writeRecording replaces path with the recording of head and the exchanges xs: a temporary
+// file in its folder, then a rename.
+func writeRecording(path string, head []byte, xs [][]byte) error {
+	fail := func(err error) error { return fmt.Errorf("record %s: %w", filepath.Base(path), pathless(err)) }
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".recording-*")
 	if err != nil {
-		return fmt.Errorf("record %s: %w", path, err)
+		return fail(err)
 	}
 	defer os.Remove(tmp.Name()) // after a rename, nothing is there
-	if _, err := tmp.Write(b); err != nil {
+	var b bytes.Buffer
+	b.Write(head)
+	b.WriteString(`,"exchanges":[`)
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(x)
+	}
+	b.WriteString("]}")
+	if _, err := tmp.Write(b.Bytes()); err != nil {
 		tmp.Close()
-		return fmt.Errorf("record %s: %w", path, err)
+		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("record %s: %w", path, err)
+		return fail(err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("record %s: %w", path, err)
+		return fail(err)
 	}
 	return nil
 }

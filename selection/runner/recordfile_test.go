@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -76,12 +77,16 @@ func TestRecordFileRefuses(t *testing.T) {
 		want string
 	}{
 		{"a file that is not a recording", Endpoint{Name: "e", BaseURL: "http://e.invalid/v1", Model: "m", Record: notRecording}, "not a workbench recording"},
-		{"a folder that does not exist", Endpoint{Name: "e", BaseURL: "http://e.invalid/v1", Model: "m", Record: filepath.Join(dir, "no", "tape.json")}, "cannot write beside"},
+		{"a folder that does not exist", Endpoint{Name: "e", BaseURL: "http://e.invalid/v1", Model: "m", Record: filepath.Join(dir, "no", "tape.json")}, "cannot write a file beside tape.json: no such file"},
 		{"record and replay", Endpoint{Name: "e", Model: "m", Record: filepath.Join(dir, "a.json"), Replay: filepath.Join(dir, "b.json")}, "not both"},
 	} {
 		_, err := NewClient(tc.ep, ClientOptions{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+		// The message becomes the endpoint's problem on the pages: no server folder in it.
+		if err != nil && strings.Contains(err.Error(), dir) {
+			t.Errorf("%s: the error names the folder: %v", tc.name, err)
 		}
 	}
 }
@@ -102,7 +107,7 @@ func TestRecordFileFull(t *testing.T) {
 	for i := range 10 {
 		ask(t, c, strings.Repeat("x", 10*i))
 	}
-	if err := c.Close(); err == nil || !strings.Contains(err.Error(), "later calls were not kept") {
+	if err := c.Close(); err == nil || !strings.Contains(err.Error(), "calls were not kept") {
 		t.Errorf("Close of a full recording: %v, want it said", err)
 	}
 	rec, err := OpenRecording(tape)
@@ -111,5 +116,104 @@ func TestRecordFileFull(t *testing.T) {
 	}
 	if n := len(rec.Exchanges); n == 0 || n >= 10 || !f.Full() {
 		t.Errorf("%d of 10 exchanges kept (full %v); want some, and fewer than all", n, f.Full())
+	}
+}
+
+// A hostile endpoint has the key: it may echo it back in any spelling, hoping it lands in the
+// recording, which is made to be shared; or make redaction break the JSON so that nothing more
+// can be written. Neither works, and what the recording keeps stays valid.
+func TestRecordFileHostileAnswers(t *testing.T) {
+	const ok = `"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"answered"}}]`
+	for _, tc := range []struct{ name, key, body string }{
+		{"an escaped key in a member a duplicate overrides", "sk-secret-key-1234", `{"note":"\u0073k-secret-key-1234","note":"x",` + ok + `}`},
+		{"a key after a backslash (\\f…)", "fw_secret1234", `{"note":"\fw_secret1234",` + ok + `}`},
+		{"a key as a member name", "sk-secret-key-1234", `{"sk-secret-key-1234":1,` + ok + `}`},
+		{"an escaped key in nested arguments", "sk-secret-key-1234", `{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"t","arguments":"{\"k\":\"\\u0073k-secret-key-1234\"}"}}]}}]}`},
+	} {
+		tape := filepath.Join(t.TempDir(), "tape.json")
+		ep := Endpoint{Name: "live", BaseURL: "http://live.invalid/v1", Model: "m", APIKeyEnv: "K", Record: tape}
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(tc.body))
+		})
+		c, err := NewClient(ep, ClientOptions{Getenv: func(string) string { return tc.key }, HTTP: HandlerDoer{h}, Retries: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Complete(context.Background(), openai.ChatCompletionRequest{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "hi"}}}, 0, true)
+		c.Complete(context.Background(), openai.ChatCompletionRequest{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "again"}}}, 0, true)
+		if err := c.Close(); err != nil {
+			t.Errorf("%s: the recording cannot be written: %v", tc.name, err)
+			continue
+		}
+		rec, err := OpenRecording(tape)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if len(rec.Exchanges) != 2 {
+			t.Errorf("%s: %d exchanges, want 2", tc.name, len(rec.Exchanges))
+		}
+		for _, x := range rec.Exchanges {
+			if c.tokensHoldKey(x.Response, 0) || strings.Contains(string(x.Response), tc.key) || !json.Valid(x.Response) {
+				t.Errorf("%s: the recording keeps %s", tc.name, x.Response)
+			}
+		}
+	}
+}
+
+// The bound counts bytes as written: a response of characters JSON may escape (< > &) costs
+// what it costs in the file.
+func TestRecordFileBoundCountsBytesWritten(t *testing.T) {
+	tape := filepath.Join(t.TempDir(), "tape.json")
+	ep := Endpoint{Name: "live", BaseURL: "http://live.invalid/v1", Model: "m", Record: tape}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"pad":"` + strings.Repeat("<&>", 60<<10) + `","id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"a"}}]}`))
+	})
+	f, err := OpenRecordFile(tape, ep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.max = 2 << 20
+	c, err := NewClient(ep, ClientOptions{RecordTo: f, HTTP: HandlerDoer{h}, Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		ask(t, c, strings.Repeat("x", i+1))
+	}
+	c.Close()
+	st, err := os.Stat(tape)
+	if err != nil || st.Size() > f.max || !f.Full() {
+		t.Errorf("the recording is %v bytes (%v), bound %d, full %v", st.Size(), err, f.max, f.Full())
+	}
+}
+
+// Continuing a run's recording (its settings and header kept) adds the endpoint's calls to it,
+// and the run's settings still replay it.
+func TestRecordFileContinuesARun(t *testing.T) {
+	tape := filepath.Join(t.TempDir(), "tape.json")
+	seed := int64(7)
+	run := &Recording{Format: RecordingFormat, Spec: Spec{Endpoint: "old", Model: "m", Samples: 3, Temperature: 0.7, Seed: &seed, SystemPrompt: "Pick a tool."},
+		Header: Header{Kind: "run", ListingHash: "abc"}, Exchanges: []Exchange{{Request: []byte(`{"model":"m"}`), Status: 200, Response: []byte(`{"choices":[]}`)}}}
+	b, _ := json.Marshal(run)
+	if err := os.WriteFile(tape, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewClient(Endpoint{Name: "live", BaseURL: "http://live.invalid/v1", Model: "m", Record: tape}, ClientOptions{HTTP: HandlerDoer{echoHandler}, Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask(t, c, "one")
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := OpenRecording(tape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Exchanges) != 2 || rec.Spec.Samples != 3 || rec.Spec.SystemPrompt != "Pick a tool." || rec.Header.ListingHash != "abc" {
+		t.Errorf("continued: %d exchanges, spec %+v, header %+v", len(rec.Exchanges), rec.Spec, rec.Header)
 	}
 }

@@ -41,6 +41,11 @@ type Spec struct {
 	Shuffle bool `json:"shuffle"`
 }
 
+// Recorded says whether a recording's Spec holds the settings its requests were made with: a
+// run's does; an endpoint's "record" (RecordFile), which keeps asks made with many settings, has
+// no samples and holds none.
+func (s Spec) Recorded() bool { return s.Samples > 0 }
+
 func (s Spec) validate() error {
 	if s.Samples < 1 || s.Samples > MaxSamples {
 		return fmt.Errorf("samples %d is out of range; give 1 to %d", s.Samples, MaxSamples)
@@ -414,6 +419,13 @@ func buildRequest(ts *toolSet, t selection.Task, task, sample int, spec Spec) (o
 // MaxTextBytes bounds the text kept of an answer without a tool call.
 const MaxTextBytes = 2000
 
+// MaxArgumentsBytes bounds the arguments a call keeps (they are checked whole first), and
+// MaxToolNameBytes the name of a tool the listing does not have (a known name is the listing's).
+const (
+	MaxArgumentsBytes = 16 << 10
+	MaxToolNameBytes  = 256
+)
+
 func callOnce(ctx context.Context, c *Client, ts *toolSet, t selection.Task, task, sample int, spec Spec, noCache bool) (Call, error) {
 	req, ord := buildRequest(ts, t, task, sample, spec)
 	cl := Call{Task: task, Sample: sample, Position: -1}
@@ -461,8 +473,11 @@ func callOnce(ctx context.Context, c *Client, ts *toolSet, t selection.Task, tas
 			}
 		}
 		cl.Args = ts.check(name, args, t.Args, argsTool(t, name))
+		// Checked whole, kept bounded: an endpoint may send megabytes of either on every call.
+		cl.Arguments = snippet([]byte(args), MaxArgumentsBytes)
 		if !cl.Known {
-			cl.Args.Problems = append(cl.Args.Problems, fmt.Sprintf("the listing has no tool named %q", name))
+			cl.Tool = snippet([]byte(name), MaxToolNameBytes)
+			cl.Args.Problems = append(cl.Args.Problems, fmt.Sprintf("the listing has no tool named %q", cl.Tool))
 		}
 	case strings.TrimSpace(msg.Content) != "":
 		cl.Outcome = OutText
