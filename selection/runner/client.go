@@ -180,7 +180,8 @@ func (c *Client) redactString(s string) string { return string(c.redact([]byte(s
 // whose decoded strings (names, values, duplicates and nested JSON included) hold no key is
 // returned as it came; otherwise it is decoded, the key replaced in every string, and encoded
 // again, so that the redaction never breaks the JSON (a key after a backslash, "\fw_…", would).
-// When even that leaves the key's bytes in the text, the answer is replaced by a note.
+// When even that leaves the key in the text, as bytes or in a string read token by token, the
+// answer is replaced by a note.
 func (c *Client) redactJSON(b []byte) []byte {
 	if len(c.key) < 4 || (!bytes.ContainsRune(b, '\\') && !bytes.Contains(b, []byte(c.key))) {
 		return b
@@ -193,7 +194,7 @@ func (c *Client) redactJSON(b []byte) []byte {
 		return b
 	}
 	plain, ok := encodeJSON(c.redactValue(v, 0))
-	if !ok || bytes.Contains(plain, []byte(c.key)) {
+	if !ok || bytes.Contains(plain, []byte(c.key)) || c.tokensHoldKey(plain, 0) {
 		return keyNote
 	}
 	return plain

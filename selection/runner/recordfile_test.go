@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -216,4 +217,26 @@ func TestRecordFileContinuesARun(t *testing.T) {
 	if len(rec.Exchanges) != 2 || rec.Spec.Samples != 3 || rec.Spec.SystemPrompt != "Pick a tool." || rec.Header.ListingHash != "abc" {
 		t.Errorf("continued: %d exchanges, spec %+v, header %+v", len(rec.Exchanges), rec.Spec, rec.Header)
 	}
+}
+
+// Whatever an endpoint answers, the body kept of it holds no key, read as bytes or decoded, and
+// is JSON when the answer was.
+func FuzzRedactJSON(f *testing.F) {
+	for _, s := range []string{`{"a":"sk-k3y-9f8e"}`, `{"a":"\u0073k-k3y-9f8e","a":1}`, `{"\fsk-k3y-9f8e":"\\u0073k-k3y-9f8e"}`,
+		`["{\"x\":\"\\u0073k-k3y-9f8e\"}"]`, `"sk-k3y-9f8e\\"`, `{"a":"\/sk-k3y-9f8e"}`} {
+		f.Add([]byte(s))
+	}
+	c := &Client{key: "sk-k3y-9f8e"}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if len(body) > 64<<10 {
+			return
+		}
+		out := c.redactJSON(body)
+		if bytes.Contains(out, []byte(c.key)) {
+			t.Fatalf("the key survives in %q (from %q)", out, body)
+		}
+		if json.Valid(body) && (!json.Valid(out) || c.tokensHoldKey(out, 0)) {
+			t.Fatalf("%q from %q: valid %v, holds the key decoded %v", out, body, json.Valid(out), c.tokensHoldKey(out, 0))
+		}
+	})
 }
