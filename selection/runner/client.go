@@ -183,7 +183,7 @@ func (c *Client) redactString(s string) string { return string(c.redact([]byte(s
 // When even that leaves the key in the text, as bytes or in a string read token by token, the
 // answer is replaced by a note.
 func (c *Client) redactJSON(b []byte) []byte {
-	if len(c.key) < 4 || (!bytes.ContainsRune(b, '\\') && !bytes.Contains(b, []byte(c.key))) {
+	if !c.mayHoldKey(b) {
 		return b
 	}
 	v, ok := decodeJSON(b)
@@ -193,18 +193,45 @@ func (c *Client) redactJSON(b []byte) []byte {
 	if !bytes.Contains(b, []byte(c.key)) && !c.tokensHoldKey(b, 0) {
 		return b
 	}
-	plain, ok := encodeJSON(c.redactValue(v, 0))
+	plain, ok := encodeJSON(c.redactValue(v, 0, false))
+	if ok && bytes.Contains(plain, []byte(c.key)) {
+		// The key's bytes are back once a string is written ("\fw_…"): again, each string
+		// written on its own and dropped if they are in it (slower, so only here).
+		if v, ok = decodeJSON(b); ok {
+			plain, ok = encodeJSON(c.redactValue(v, 0, true))
+		}
+	}
 	if !ok || bytes.Contains(plain, []byte(c.key)) || c.tokensHoldKey(plain, 0) {
 		return keyNote
 	}
 	return plain
 }
 
+// mayHoldKey says whether b could hold the key as bytes or decoded, at any depth of JSON text
+// nested in strings: as bytes, or through an escape that can spell one of its characters. Only
+// \uXXXX (and \/ for a slash) can, when the key holds no quote, backslash or control character,
+// and a nested escape is written with its backslash escaped ("\\u…"), which holds "\u" too. Most
+// answers hold neither, and are left as they came without being decoded.
+func (c *Client) mayHoldKey(b []byte) bool {
+	switch {
+	case len(c.key) < 4:
+		return false
+	case bytes.Contains(b, []byte(c.key)):
+		return true
+	case !bytes.ContainsRune(b, '\\'):
+		return false
+	case strings.IndexFunc(c.key, func(r rune) bool { return r == '"' || r == '\\' || r < 0x20 }) >= 0:
+		return true
+	}
+	return bytes.Contains(b, []byte(`\u`)) || bytes.Contains(b, []byte(`\/`))
+}
+
 // keyNote stands for an answer that held the key where it could not be taken out.
 var keyNote = []byte(`{"error":{"message":"the answer held the endpoint's key in a form that could not be redacted, so it was left out","type":"redacted"}}`)
 
 // tokensHoldKey says whether any string of the JSON text b, read token by token (so a member a
-// later one overrides is seen too), holds the key once decoded, here or in JSON text nested in it.
+// later one overrides is seen too), holds the key once decoded, here or in JSON text nested in it
+// (deeper than maxNestedJSON, JSON text that may hold it counts as holding it).
 func (c *Client) tokensHoldKey(b []byte, depth int) bool {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
@@ -217,37 +244,67 @@ func (c *Client) tokensHoldKey(b []byte, depth int) bool {
 		if !ok {
 			continue
 		}
-		if strings.Contains(s, c.key) || (depth < maxNestedJSON && strings.ContainsRune(s, '\\') && c.tokensHoldKey([]byte(s), depth+1)) {
+		if strings.Contains(s, c.key) {
 			return true
+		}
+		if strings.ContainsRune(s, '\\') && c.mayHoldKey([]byte(s)) {
+			if depth < maxNestedJSON {
+				if c.tokensHoldKey([]byte(s), depth+1) {
+					return true
+				}
+			} else if _, ok := decodeJSON([]byte(s)); ok {
+				return true // too deep to read: it may hold the key (redactText drops it)
+			}
 		}
 	}
 }
 
 // redactValue is v with the key replaced in every string and member name, and in JSON text
-// nested in a string (re-encoded, escapes resolved).
-func (c *Client) redactValue(v any, depth int) any {
+// nested in a string (re-encoded, escapes resolved). A string that would still hold the key once
+// decoded becomes "[redacted]" whole, so the answer keeps its shape; so does JSON text nested
+// deeper than maxNestedJSON that could hold it; strict drops too a string whose key returns when
+// it is written.
+func (c *Client) redactValue(v any, depth int, strict bool) any {
 	switch x := v.(type) {
 	case string:
-		if depth < maxNestedJSON && strings.ContainsRune(x, '\\') {
-			if inner, ok := decodeJSON([]byte(x)); ok && c.tokensHoldKey([]byte(x), depth+1) {
-				if plain, ok := encodeJSON(c.redactValue(inner, depth+1)); ok {
-					x = string(plain)
-				}
-			}
-		}
-		return strings.ReplaceAll(x, c.key, "[redacted]")
+		return c.redactText(x, depth, strict)
 	case []any:
 		for i, it := range x {
-			x[i] = c.redactValue(it, depth)
+			x[i] = c.redactValue(it, depth, strict)
 		}
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, it := range x {
-			out[strings.ReplaceAll(k, c.key, "[redacted]")] = c.redactValue(it, depth)
+			out[c.redactText(k, maxNestedJSON, strict)] = c.redactValue(it, depth, strict)
 		}
 		return out
 	}
 	return v
+}
+
+// redactText is redactValue for one string.
+func (c *Client) redactText(s string, depth int, strict bool) string {
+	nested := strings.ContainsRune(s, '\\') && c.mayHoldKey([]byte(s))
+	if nested {
+		if inner, ok := decodeJSON([]byte(s)); ok {
+			if depth >= maxNestedJSON {
+				return "[redacted]" // too deep to read for the key: it may hold one
+			}
+			if plain, ok := encodeJSON(c.redactValue(inner, depth+1, strict)); ok {
+				s = string(plain)
+			}
+		}
+	}
+	s = strings.ReplaceAll(s, c.key, "[redacted]")
+	if nested && c.tokensHoldKey([]byte(s), depth) {
+		return "[redacted]"
+	}
+	if strict {
+		if enc, ok := encodeJSON(s); !ok || bytes.Contains(enc, []byte(c.key)) {
+			return "[redacted]"
+		}
+	}
+	return s
 }
 
 // maxNestedJSON bounds how many JSON texts deep redactJSON looks: arguments inside a body is
@@ -477,9 +534,9 @@ func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, 
 			return r, &CallError{Status: x.status, Msg: fmt.Sprintf("endpoint %q answered with no choices", c.ep.Name)}
 		}
 		r.Completion = c.scrub(resp)
-		if x.cache != nil && !x.cached {
+		if x.cache != nil && !x.cached && !bytes.Equal(r.Exchange.Response, keyNote) {
 			// A failed store costs only a repeat call later.
-			_ = x.cache.Put(x.key, c.redactJSON(x.response))
+			_ = x.cache.Put(x.key, r.Exchange.Response)
 		}
 		return r, nil
 	}

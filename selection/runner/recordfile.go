@@ -16,8 +16,8 @@ import (
 // in the endpoints file. Every final exchange (a drafting ask's, a run's), key scrubbed and
 // bounded as a run's are, is added, so that an endpoint with "replay" set to the same file
 // answers the same asks later with no key and no network: a workshop rehearsed once with a
-// model, then shown offline. An existing recording is continued (its settings kept), not
-// replaced.
+// model, then shown offline. An existing recording is continued, not replaced (a run's, once
+// a call is added, without the run's settings: see OpenRecordFile).
 //
 // Each exchange is encoded once, as it is added, and counted at its encoded size. The file is
 // written whole (a temporary file beside it, then a rename, so a reader never sees half of it)
@@ -30,6 +30,7 @@ type RecordFile struct {
 
 	mu    sync.Mutex
 	head  []byte   // the recording's members but its exchanges: {"format":…,"header":…
+	mixed []byte   // head once this endpoint adds a call: no settings, no header
 	xs    [][]byte // the exchanges, encoded
 	size  int64
 	dirty bool
@@ -72,15 +73,11 @@ func OpenRecordFile(path string, ep Endpoint) (*RecordFile, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("record: %s: %w (name a new file, or a recording to continue)", filepath.Base(path), pathless(err))
 	}
-	head, err := json.Marshal(struct {
-		Format string `json:"format"`
-		Spec   Spec   `json:"spec"`
-		Header Header `json:"header"`
-	}{rec.Format, rec.Spec, rec.Header})
-	if err != nil {
-		return nil, fmt.Errorf("record: %w", err)
-	}
-	f.head = head[:len(head)-1] // the closing brace comes after the exchanges
+	// The recording's members but its exchanges. Once this endpoint adds a call, a run's
+	// recording (Spec.Recorded) holds calls made with other settings: its settings and header
+	// no longer describe it, and a replay must not force them on a run.
+	f.head = recordHead(rec.Spec, rec.Header)
+	f.mixed = recordHead(Spec{Endpoint: rec.Spec.Endpoint, Model: rec.Spec.Model}, Header{})
 	f.size += int64(len(f.head)) + 20
 	probe, err := os.CreateTemp(filepath.Dir(path), ".recording-*")
 	if err != nil {
@@ -89,6 +86,16 @@ func OpenRecordFile(path string, ep Endpoint) (*RecordFile, error) {
 	probe.Close()
 	os.Remove(probe.Name())
 	return f, nil
+}
+
+// recordHead is the start of a recording with spec and header, before its exchanges.
+func recordHead(spec Spec, h Header) []byte {
+	head, _ := json.Marshal(struct { // only strings, numbers and lists: it cannot fail
+		Format string `json:"format"`
+		Spec   Spec   `json:"spec"`
+		Header Header `json:"header"`
+	}{RecordingFormat, spec, h})
+	return head[:len(head)-1] // the closing brace comes after the exchanges
 }
 
 // readRecordFile reads the recording at path; its errors name no path.
@@ -101,11 +108,16 @@ func readRecordFile(path string) (*Recording, error) {
 	return ReadRecording(f)
 }
 
-// pathless is err without the path an *fs.PathError names: the message may reach a page.
+// pathless is err without the paths an *fs.PathError or an *os.LinkError (a rename) names: the
+// message may reach a page.
 func pathless(err error) error {
 	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
 		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
 	}
 	return err
 }
@@ -144,6 +156,7 @@ func (f *RecordFile) Add(x Exchange) bool {
 	}
 	f.size += n
 	f.xs = append(f.xs, b)
+	f.head = f.mixed
 	f.dirty = true
 	if f.timer == nil {
 		f.timer = time.AfterFunc(flushDelay(f.size), func() { _ = f.Flush() })

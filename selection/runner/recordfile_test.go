@@ -191,8 +191,8 @@ func TestRecordFileBoundCountsBytesWritten(t *testing.T) {
 	}
 }
 
-// Continuing a run's recording (its settings and header kept) adds the endpoint's calls to it,
-// and the run's settings still replay it.
+// Continuing a run's recording adds the endpoint's calls to it; since they were made with other
+// settings, the recording no longer claims the run's (a replay would force them on every run).
 func TestRecordFileContinuesARun(t *testing.T) {
 	tape := filepath.Join(t.TempDir(), "tape.json")
 	seed := int64(7)
@@ -214,7 +214,7 @@ func TestRecordFileContinuesARun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.Exchanges) != 2 || rec.Spec.Samples != 3 || rec.Spec.SystemPrompt != "Pick a tool." || rec.Header.ListingHash != "abc" {
+	if len(rec.Exchanges) != 2 || rec.Spec.Recorded() || rec.Spec.Model != "m" || rec.Header.ListingHash != "" {
 		t.Errorf("continued: %d exchanges, spec %+v, header %+v", len(rec.Exchanges), rec.Spec, rec.Header)
 	}
 }
@@ -239,4 +239,23 @@ func FuzzRedactJSON(f *testing.F) {
 			t.Fatalf("%q from %q: valid %v, holds the key decoded %v", out, body, json.Valid(out), c.tokensHoldKey(out, 0))
 		}
 	})
+}
+
+// A write that fails says so at Close, naming the file but no folder of the server.
+func TestRecordFileWriteFails(t *testing.T) {
+	dir := t.TempDir()
+	tape := filepath.Join(dir, "tape.json")
+	ep := Endpoint{Name: "live", BaseURL: "http://live.invalid/v1", Model: "m", Record: tape}
+	c, err := NewClient(ep, ClientOptions{HTTP: HandlerDoer{echoHandler}, Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(tape, "in-the-way"), 0o700); err != nil { // the rename cannot replace it
+		t.Fatal(err)
+	}
+	ask(t, c, "one")
+	err = c.Close()
+	if err == nil || !strings.Contains(err.Error(), "record tape.json") || strings.Contains(err.Error(), dir) {
+		t.Errorf("Close: %v; want an error naming tape.json and no folder", err)
+	}
 }

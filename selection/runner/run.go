@@ -88,7 +88,7 @@ type Call struct {
 	Known bool   `json:"known,omitempty"`
 	// Position is the 0-based place of the chosen tool in the order sent (-1 if none).
 	Position  int      `json:"position"`
-	Arguments string   `json:"arguments,omitempty"` // raw, as the model wrote them
+	Arguments string   `json:"arguments,omitempty"` // as the model wrote them, key redacted, cut at MaxArgumentsBytes ("…")
 	Args      ArgCheck `json:"args,omitzero"`
 	ToolCalls int      `json:"toolCalls"` // how many calls the answer held
 	Text      string   `json:"text,omitempty"`
