@@ -77,3 +77,57 @@ func TestServeDraftingAPI(t *testing.T) {
 		})
 	}
 }
+
+// TestServeRecordsThenReplays is the workshop's preparation as a new user does it: serve with an
+// endpoint that records, ask for rewrites through the API, stop the server (which writes the
+// recording); serve again with the model gone, no key, and an endpoint that replays the file:
+// the same ask gets the same candidates.
+func TestServeRecordsThenReplays(t *testing.T) {
+	const key = "sk-serve-record-0123456789"
+	model := httptest.NewServer(&fakemodel.Server{Key: key})
+	dir := t.TempDir()
+	tape := filepath.Join(dir, "workshop.json")
+	live, replay := filepath.Join(dir, "live.json"), filepath.Join(dir, "replay.json")
+	os.WriteFile(live, []byte(`{"endpoints": [{"name": "fake", "baseURL": "`+model.URL+`/v1", "model": "fake-model", "apiKeyEnv": "FAKE_KEY", "record": "`+tape+`"}]}`), 0o600)
+	os.WriteFile(replay, []byte(`{"endpoints": [{"name": "fake", "model": "fake-model", "replay": "`+tape+`"}]}`), 0o600)
+	body := `{"listing": {"tools": [{"name": "get_forecast", "description": "Weather forecast for a city.", "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}]}, "tool": 0}`
+	ask := func(endpoints string, getenv func(string) string) string {
+		var out, errOut syncBuffer
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := make(chan error, 1)
+		args := []string{"serve", "--listen", "127.0.0.1:0", "--db", "sqlite:" + t.TempDir() + "/wb.db", "--cache-dir", "off", "--endpoints", endpoints}
+		go func() { done <- run(ctx, args, getenv, strings.NewReader(""), &out, &errOut) }()
+		addr := waitListening(t, &out, &errOut, done)
+		resp, err := http.Post("http://"+addr+"/api/v1/suggest", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("suggest: %d %.500s", resp.StatusCode, b)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+		_, cands, _ := strings.Cut(string(b), `"candidates"`)
+		cands, _, _ = strings.Cut(cands, `"plan"`)
+		return cands
+	}
+	rehearsed := ask(live, func(k string) string {
+		if k == "FAKE_KEY" {
+			return key
+		}
+		return ""
+	})
+	model.Close()
+	b, err := os.ReadFile(tape)
+	if err != nil || strings.Contains(string(b), key) {
+		t.Fatalf("the recording after the server stopped: %v (holds the key: %v)", err, strings.Contains(string(b), key))
+	}
+	if shown := ask(replay, func(string) string { return "" }); shown != rehearsed || !strings.Contains(shown, `"description"`) {
+		t.Errorf("the replay's candidates:\n%.600s\nwant the rehearsal's:\n%.600s", shown, rehearsed)
+	}
+}
