@@ -11,8 +11,9 @@ import templruntime "github.com/a-h/templ/runtime"
 
 // ViewSwitch shows one pane at a time on a phone (Tools · Editor · Results), so that the result
 // tabs are near the top of the page rather than below the whole editor; static/files/app.css
-// hides it, and shows every pane, on a wider screen. Without the live client the switch stays
-// hidden and the panes follow each other down the page.
+// hides it, and shows every pane, on a wider screen. With scripts off the switch stays hidden
+// and the panes follow each other down the page; with them on, the style sheet draws the editor
+// view before the live client sets $view, so nothing moves when it does.
 func ViewSwitch() templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context

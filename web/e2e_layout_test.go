@@ -333,17 +333,23 @@ func TestBrowserNoShiftOnLoad(t *testing.T) {
 	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		_, err := cdp.Call(ctx, t, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: watch})
 		return err
-	}), chromedp.Navigate(base+"/"), chromedp.Click(chromedp.CSS("[data-testid=example-library-2-draft]")),
-		chromedp.WaitVisible(chromedp.CSS("[data-testid=workspace]")),
-		// The stream is open once Datastar runs and the hub counts the page; patches follow.
-		poll("document.querySelector('[data-testid=datastar-missing]').style.display === 'none' && !!window.__first"))
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
-	first, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__first`))
-	moved, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__moved`))
-	if err != nil || len(moved) > 0 {
-		t.Errorf("the page moved after it was drawn (%v): first %q, then %q", err, first, moved)
+	for _, width := range []int64{1280, 390} {
+		err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 844), chromedp.Navigate(base+"/"),
+			chromedp.Click(chromedp.CSS("[data-testid=example-library-2-draft]")), chromedp.WaitVisible(chromedp.CSS("[data-testid=workspace]")),
+			// The stream is open once Datastar runs and the hub counts the page; patches follow.
+			poll("document.querySelector('[data-testid=datastar-missing]').style.display === 'none' && !!window.__first"))
+		if err != nil {
+			t.Fatalf("%d px: %v", width, err)
+		}
+		time.Sleep(1500 * time.Millisecond)
+		first, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__first`))
+		moved, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__moved`))
+		if err != nil || len(moved) > 0 {
+			t.Errorf("%d px: the page moved after it was drawn (%v): first %q, then %q", width, err, first, moved)
+		}
 	}
 }
