@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/tool-workbench/workbench/analysis"
 	"github.com/tool-workbench/workbench/cost"
 	"github.com/tool-workbench/workbench/export"
+	"github.com/tool-workbench/workbench/internal/atomicfile"
 	"github.com/tool-workbench/workbench/lint"
 	"github.com/tool-workbench/workbench/listing"
 	"github.com/tool-workbench/workbench/selection"
@@ -236,27 +236,10 @@ func printExportWarnings(w io.Writer, warns []export.Warning) {
 	}
 }
 
-// writeFileAtomic writes data to path through a temporary file in the same directory, so that
-// a failed write leaves no half-written file.
+// writeFileAtomic writes data to path whole or not at all (atomicfile.Write).
 func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
+	if err := atomicfile.Write(path, data, 0o644); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(f.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, werr)
 	}
 	return nil
 }

@@ -23,7 +23,8 @@ const module = "github.com/tool-workbench/workbench"
 var layers = map[string]int{
 	"listing": 0, "words": 0, "schema": 0, "static": 0, "examples": 0, "views": 0,
 	"internal/lru": 0, "internal/testutil": 0, "internal/hostile": 0, "internal/archtest": 0, "internal/termsafe": 0,
-	"selection/stats": 0, "listing/remote/internal/testserver": 0, "cost/hfbpe": 0,
+	"internal/atomicfile": 0,
+	"selection/stats":     0, "listing/remote/internal/testserver": 0, "cost/hfbpe": 0,
 
 	"listing/remote": 1, "listing/tooledit": 1, "internal/testlistings": 1, "lint/reference": 1, "cost": 1, "export": 1, "store": 1,
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"sync"
+
+	"github.com/tool-workbench/workbench/internal/atomicfile"
 )
 
 // Cache keeps successful responses by a hash of the request, so that running the same
@@ -59,28 +61,8 @@ func (c *DirCache) Put(key string, response []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return fmt.Errorf("writing the response cache: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
+	if err := atomicfile.Write(p, response, 0o600); err != nil {
 		return fmt.Errorf("writing the response cache: %w", err)
-	}
-	_, werr := f.Write(response)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing the response cache: %w", firstErr(werr, cerr))
-	}
-	if err := os.Rename(f.Name(), p); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing the response cache: %w", err)
-	}
-	return nil
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
 	}
 	return nil
 }

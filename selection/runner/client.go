@@ -193,14 +193,7 @@ func (c *Client) redactJSON(b []byte) []byte {
 	if !bytes.Contains(b, []byte(c.key)) && !c.tokensHoldKey(b, 0) {
 		return b
 	}
-	plain, ok := encodeJSON(c.redactValue(v, 0, false))
-	if ok && bytes.Contains(plain, []byte(c.key)) {
-		// The key's bytes are back once a string is written ("\fw_…"): again, each string
-		// written on its own and dropped if they are in it (slower, so only here).
-		if v, ok = decodeJSON(b); ok {
-			plain, ok = encodeJSON(c.redactValue(v, 0, true))
-		}
-	}
+	plain, ok := encodeJSON(c.redactValue(v, 0))
 	if !ok || bytes.Contains(plain, []byte(c.key)) || c.tokensHoldKey(plain, 0) {
 		return keyNote
 	}
@@ -262,20 +255,20 @@ func (c *Client) tokensHoldKey(b []byte, depth int) bool {
 // redactValue is v with the key replaced in every string and member name, and in JSON text
 // nested in a string (re-encoded, escapes resolved). A string that would still hold the key once
 // decoded becomes "[redacted]" whole, so the answer keeps its shape; so does JSON text nested
-// deeper than maxNestedJSON that could hold it; strict drops too a string whose key returns when
-// it is written.
-func (c *Client) redactValue(v any, depth int, strict bool) any {
+// deeper than maxNestedJSON that could hold it, and a string whose key's bytes return when it is
+// written ("\fw_…": a form feed, then the rest of a key that starts with f).
+func (c *Client) redactValue(v any, depth int) any {
 	switch x := v.(type) {
 	case string:
-		return c.redactText(x, depth, strict)
+		return c.redactText(x, depth)
 	case []any:
 		for i, it := range x {
-			x[i] = c.redactValue(it, depth, strict)
+			x[i] = c.redactValue(it, depth)
 		}
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, it := range x {
-			out[c.redactText(k, maxNestedJSON, strict)] = c.redactValue(it, depth, strict)
+			out[c.redactText(k, maxNestedJSON)] = c.redactValue(it, depth)
 		}
 		return out
 	}
@@ -283,14 +276,14 @@ func (c *Client) redactValue(v any, depth int, strict bool) any {
 }
 
 // redactText is redactValue for one string.
-func (c *Client) redactText(s string, depth int, strict bool) string {
+func (c *Client) redactText(s string, depth int) string {
 	nested := strings.ContainsRune(s, '\\') && c.mayHoldKey([]byte(s))
 	if nested {
 		if inner, ok := decodeJSON([]byte(s)); ok {
 			if depth >= maxNestedJSON {
 				return "[redacted]" // too deep to read for the key: it may hold one
 			}
-			if plain, ok := encodeJSON(c.redactValue(inner, depth+1, strict)); ok {
+			if plain, ok := encodeJSON(c.redactValue(inner, depth+1)); ok {
 				s = string(plain)
 			}
 		}
@@ -299,7 +292,8 @@ func (c *Client) redactText(s string, depth int, strict bool) string {
 	if nested && c.tokensHoldKey([]byte(s), depth) {
 		return "[redacted]"
 	}
-	if strict {
+	// Only a character JSON escapes can put a backslash sequence before the rest of the key.
+	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == '"' || r == '\\' || r == 0x2028 || r == 0x2029 }) >= 0 {
 		if enc, ok := encodeJSON(s); !ok || bytes.Contains(enc, []byte(c.key)) {
 			return "[redacted]"
 		}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/tool-workbench/workbench/internal/atomicfile"
 )
 
 // A RecordFile is an endpoint's recording on disk that grows as the endpoint is used: "record"
@@ -20,7 +22,7 @@ import (
 // a call is added, without the run's settings: see OpenRecordFile).
 //
 // Each exchange is encoded once, as it is added, and counted at its encoded size. The file is
-// written whole (a temporary file beside it, then a rename, so a reader never sees half of it)
+// written whole (atomicfile: a reader never sees half of it)
 // a while after the first exchange not yet written (flushDelay: longer as the file grows, so a
 // long run does not rewrite a big file twice a second), and on Close. It stops growing at
 // MaxRecordFileBytes. Safe for concurrent use.
@@ -213,15 +215,8 @@ func (f *RecordFile) Close() error {
 	return err
 }
 
-// writeRecording replaces path with the recording of head and the exchanges xs: a temporary
-// file in its folder, then a rename.
+// writeRecording replaces path with the recording of head and the exchanges xs, whole.
 func writeRecording(path string, head []byte, xs [][]byte) error {
-	fail := func(err error) error { return fmt.Errorf("record %s: %w", filepath.Base(path), pathless(err)) }
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".recording-*")
-	if err != nil {
-		return fail(err)
-	}
-	defer os.Remove(tmp.Name()) // after a rename, nothing is there
 	var b bytes.Buffer
 	b.Write(head)
 	b.WriteString(`,"exchanges":[`)
@@ -232,15 +227,8 @@ func writeRecording(path string, head []byte, xs [][]byte) error {
 		b.Write(x)
 	}
 	b.WriteString("]}")
-	if _, err := tmp.Write(b.Bytes()); err != nil {
-		tmp.Close()
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fail(err)
+	if err := atomicfile.Write(path, b.Bytes(), 0o600); err != nil {
+		return fmt.Errorf("record %s: %w", filepath.Base(path), pathless(err))
 	}
 	return nil
 }
