@@ -7,7 +7,8 @@
 // Calls are bounded per endpoint, retried with backoff that honours Retry-After, cancelled with
 // the context, cached by a hash of the request, and persisted one JSON line per finished call so
 // that a killed run resumes where it stopped. A run exports as a recording of its raw exchanges,
-// which ReplayHandler serves back as an OpenAI-compatible endpoint that needs no key.
+// and an endpoint with "record" keeps one of every call made to it (RecordFile); ReplayHandler
+// serves either back as an OpenAI-compatible endpoint that needs no key.
 //
 // The API key is read from the environment variable an endpoint names, sent only in the
 // request's headers, and scrubbed from every error, response body and text this package returns.
