@@ -184,8 +184,10 @@ func (c Caller) Ask(ctx context.Context, b Brief) (string, error) {
 }
 
 // unescaped is an answer's text ready for Decode with the key redacted. The text is JSON that
-// Decode decodes once more than the client did, so a key the server spelt with escapes inside
-// it ("\u0073k-…", "\/" for a slash) passed the client's redaction still spelt. An answer with
+// Decode decodes once more than the client did; the client reads nested text for the key only
+// when it is JSON by itself, and a model's answer often is not (a fence, prose around it, cut
+// short), so a key the server spelt with escapes inside it ("\u0073k-…", "\/" for a slash) can
+// pass the client's redaction still spelt. An answer with
 // a backslash is therefore replaced by its JSON object (the one Decode would read), re-encoded
 // with its escapes resolved, then redacted. Text past MaxAnswerBytes is left for Decode to
 // refuse.
